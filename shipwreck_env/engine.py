@@ -1,0 +1,675 @@
+"""The rules engine: start a game, list the legal actions, apply one action.
+
+A game is a :class:`~shipwreck_env.state.State` plus the pure functions here:
+
+* :func:`new_game` -- a fresh game from a configuration and a numpy ``Generator``;
+* :func:`legal_actions` -- the action numbers (``shipwreck_env.actions``) that the
+  player in ``state.decider`` may choose now;
+* :func:`step` -- a new state after one action; the given state is untouched.
+  :func:`step_inplace` does the same on the given state (the environment's fast path).
+
+All randomness (shuffling the deck, drawing fates) comes from the ``Generator`` passed
+in: the same seed and the same actions always give the same game. The turn follows
+``shared/rules/rulings.md``: draw, powers before the play, play (The Feast: play, draw,
+play again), automatic announcements (Hours slide, Thief, Chalice, Fall), powers after
+the play, the optional reveals, the group's powers and predictions (leader or vote),
+resolve, Sails, fade, refill, end check, next seat.
+
+Whether a phase happens depends only on public facts, so the order in which players
+are asked to decide never reveals a hidden fate. This module imports neither
+gymnasium nor pettingzoo.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shipwreck_env import powers
+from shipwreck_env.actions import ACTIONS, HOURS_TARGET, NUM_ACTIONS, PASS, REVEAL, describe
+from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES, POWER_INDEX, fate_hours
+from shipwreck_env.config import GameConfig
+from shipwreck_env.number_lines import (
+    constrain_kept,
+    hours_kept_mask,
+    real_mask,
+    record_play,
+    slot_kept_row,
+    visible_summary,
+)
+from shipwreck_env.state import ALL_VALUES, Phase, State
+
+__all__ = [
+    "IllegalActionError",
+    "current_player",
+    "legal_actions",
+    "legal_mask",
+    "new_game",
+    "slot_hours",
+    "step",
+    "step_inplace",
+]
+
+FEAST = CARD_INDEX["feast"]
+WISH = CARD_INDEX["wish"]
+CHALICE = CARD_INDEX["chalice"]
+THIEF = CARD_INDEX["thief"]
+FALL = CARD_INDEX["fall"]
+ASH = CARD_INDEX["ash"]
+IMAGO = CARD_INDEX["imago"]
+BLIND_MAN = CARD_INDEX["blind_man"]
+SANDS = POWER_INDEX["sands"]
+SCIONS = POWER_INDEX["scions"]
+CARD_MOONS: list[int | None] = [card.moons for card in CARDS]
+HOURS_OF: list[int] = [0] + [fate_hours(v) for v in range(1, 8)]
+WIN_SCORE = 7
+LOSE_DOOM = 7
+
+PLAY_ACTION: list[list[int]] = [[0] * 8 for _ in range(HOURS_TARGET + 1)]
+PREDICT_ACTION: list[int] = [0] * 8
+STEAL_ACTION: list[list[int]] = [[0] * 8 for _ in range(4)]
+for _a in ACTIONS:
+    if _a.kind == "play":
+        PLAY_ACTION[_a.slot][_a.value] = _a.index
+    elif _a.kind == "predict":
+        PREDICT_ACTION[_a.value] = _a.index
+    elif _a.kind == "steal":
+        STEAL_ACTION[_a.slot][_a.value] = _a.index
+ALL_PREDICTS: list[int] = PREDICT_ACTION[1:]
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current state; the state is unchanged."""
+
+
+# --- public API -----------------------------------------------------------------------
+
+
+def new_game(
+    config: GameConfig | None = None, rng: np.random.Generator | int | None = None
+) -> State:
+    """Shuffle the deck, deal four cards and let seat 0 draw: a game ready for its first
+    decision.
+
+    Args:
+        config: the rules of this game (default: ``GameConfig()``).
+        rng: the game's random generator, or an int seed for a new one. Keep passing the
+            same generator to :func:`step`: it makes every later draw.
+    """
+    config = config if config is not None else GameConfig()
+    if not isinstance(config, GameConfig):
+        raise ValueError(f"config {config!r} is not a GameConfig")
+    rng = _as_rng(rng)
+    deck = [i for i, card in enumerate(CARDS) if card.set in config.card_sets]
+    order = rng.permutation(len(deck))
+    deck = [deck[i] for i in order]
+    s = State.__new__(State)
+    s.config = config
+    s.slots = deck[:4]
+    s.deck = deck[4:]
+    s.table = [[], [], [], []]
+    s.attached = [[], [], [], []]
+    s.sands_waiting = [-1, -1, -1, -1]
+    s.faded = []
+    s.bag = [FATE_COPIES] * 7
+    s.exiled = [0] * 7
+    seats = config.num_seats
+    s.hands = [[] for _ in range(seats)]
+    s.lines = [ALL_VALUES] * seats
+    s.score = 0
+    s.doom = config.starting_doom
+    s.turn = 0
+    s.over = s.won = s.truncated = False
+    s.events = []
+    _start_turn(s, 0, rng)
+    return s
+
+
+def current_player(s: State) -> int:
+    """The player who must decide now (-1 once the game is over)."""
+    return s.decider
+
+
+def legal_actions(s: State) -> list[int]:
+    """The legal action numbers for ``current_player(s)``, ascending."""
+    phase = s.phase
+    if phase == Phase.PLAY:
+        return _play_legal(s) + powers.offered(s, Phase.PLAY)
+    if phase == Phase.STEAL:
+        return sorted(_steal_legal(s) + powers.offered(s, Phase.STEAL))
+    if phase == Phase.AFTER_PLAY:
+        return [PASS, *powers.offered(s, Phase.AFTER_PLAY)]
+    if phase == Phase.REVEAL:
+        return [PASS, REVEAL]
+    if phase == Phase.GROUP:
+        group_powers = powers.offered(s, Phase.GROUP)
+        if s.config.group_decision == "leader":
+            return [*ALL_PREDICTS, PASS, *group_powers]
+        return [PASS, *group_powers]
+    if phase == Phase.VOTE:
+        return [*ALL_PREDICTS, PASS]
+    if phase == Phase.COST:
+        return powers.cost_legal(s)
+    if phase == Phase.SAILS:
+        return [PASS, *powers.offered(s, Phase.SAILS)]
+    return []
+
+
+def legal_mask(s: State) -> np.ndarray:
+    """Legal actions as an int8 array of length ``NUM_ACTIONS`` (1 = legal)."""
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask[legal_actions(s)] = 1
+    return mask
+
+
+def step(s: State, action: int, rng: np.random.Generator) -> State:
+    """The state after ``current_player(s)`` takes ``action``; ``s`` is not changed.
+
+    Raises:
+        IllegalActionError: ``action`` is not in ``legal_actions(s)``.
+    """
+    _check_legal(s, action)
+    new = s.copy()
+    _apply(new, action, rng)
+    return new
+
+
+def step_inplace(s: State, action: int, rng: np.random.Generator, *, check: bool = True) -> None:
+    """Apply ``action`` to ``s`` itself. With ``check`` (default) an illegal action raises
+    :class:`IllegalActionError` before anything changes; ``check=False`` is for callers
+    that took ``action`` from :func:`legal_actions` of this very state."""
+    if check:
+        _check_legal(s, action)
+    _apply(s, action, rng)
+
+
+def slot_hours(s: State, slot: int) -> int:
+    """Hours in front of the card on ``slot`` (Scions: 1 per fate; Imago: a 7 is 1)."""
+    fates = s.table[slot]
+    for card in s.attached[slot]:
+        if powers.CARD_POWER[card] == SCIONS:
+            return len(fates)
+    if s.slots[slot] == IMAGO:
+        return sum(1 if v == 7 else HOURS_OF[v] for v in fates)
+    return sum(HOURS_OF[v] for v in fates)
+
+
+# --- helpers --------------------------------------------------------------------------
+
+
+def _as_rng(rng: np.random.Generator | int | None) -> np.random.Generator:
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or (isinstance(rng, (int, np.integer)) and not isinstance(rng, bool)):
+        return np.random.default_rng(rng)
+    raise ValueError(f"rng {rng!r} is not a numpy Generator or an int seed")
+
+
+def _check_legal(s: State, action: int) -> None:
+    legal = legal_actions(s)
+    if action in legal and isinstance(action, (int, np.integer)):
+        return
+    if s.over:
+        raise IllegalActionError(f"action {action!r}: the game is over; no action is legal")
+    try:
+        what = describe(int(action))
+    except (TypeError, ValueError):
+        what = f"not an action number (0..{NUM_ACTIONS - 1})"
+    options = ", ".join(f"{a} ({describe(a)})" for a in legal)
+    raise IllegalActionError(f"action {action!r} [{what}] is not legal now; legal: {options}")
+
+
+def _apply(s: State, action: int, rng: np.random.Generator) -> None:
+    action = int(action)
+    _APPLY[s.phase](s, action, rng)
+
+
+def _draw(s: State, rng: np.random.Generator) -> int:
+    """Draw one fate from the bag (an empty bag first takes back every fate on the
+    table, and -- if that is not enough -- the exiled ones)."""
+    bag = s.bag
+    total = sum(bag)
+    if total == 0:
+        returned = 0
+        for fates in s.table:
+            for v in fates:
+                bag[v - 1] += 1
+            returned += len(fates)
+            fates.clear()
+        s.events.append(("table_to_bag", returned))
+        total = returned
+        if total == 0:  # every fate is held or exiled: not reachable in play, kept safe
+            for i, n in enumerate(s.exiled):
+                bag[i] += n
+                s.exiled[i] = 0
+            total = sum(bag)
+            s.events.append(("exiled_to_bag", total))
+    r = int(rng.integers(total))
+    for i in range(7):
+        r -= bag[i]
+        if r < 0:
+            bag[i] -= 1
+            return i + 1
+    raise AssertionError("bag count mismatch")
+
+
+def _visible_on_others(s: State, excluded_slot: int) -> list[tuple[int, int]]:
+    return [
+        (slot, v) for slot in range(4) if slot != excluded_slot for v in sorted(set(s.table[slot]))
+    ]
+
+
+def _slot_of(s: State, card: int) -> int:
+    try:
+        return s.slots.index(card)
+    except ValueError:
+        return -1
+
+
+# --- turn start -----------------------------------------------------------------------
+
+
+def _start_turn(s: State, seat: int, rng: np.random.Generator) -> None:
+    s.turn += 1
+    reset_turn(s, seat)
+    hand = s.hands[seat]
+    drawn = 2 - len(hand)
+    for _ in range(drawn):
+        hand.append(_draw(s, rng))
+    s.events.append(("draw", seat, drawn))
+
+
+def reset_turn(s: State, seat: int) -> None:
+    """Make ``seat`` active at the start of its turn, before it draws: clear everything
+    that lasts one turn and note which fate (if any) it carries over."""
+    s.active = seat
+    s.events = []
+    s.queue = []
+    s.power_used = s.shadows = s.feast_done = s.played_old = s.correct = False
+    s.plays = []
+    s.predictions = []
+    s.votes = []
+    s.preds_left = 1
+    s.pending = ()
+    s.fall_kept = 0
+    s.fall_fading = -1
+    s.ash_trigger = False
+    s.kept_eff = 0
+    hand = s.hands[seat]
+    s.old_fate = hand[0] if hand else 0
+    s.tracked = s.lines[seat] if hand else ALL_VALUES
+    s.line_fresh = s.line_tracked = s.tracked
+    s.phase = Phase.PLAY
+    s.decider = s.owner(seat)
+
+
+# --- play -----------------------------------------------------------------------------
+
+
+def _play_legal(s: State) -> list[int]:
+    a, b = s.hands[s.active]
+    out: list[int] = []
+    vis_mask, vis_sum4 = visible_summary(s)
+    for slot in range(4):
+        card = s.slots[slot]
+        if card < 0 or (card == FEAST and s.feast_done):
+            continue
+        row = slot_kept_row(s, slot, vis_mask, vis_sum4)
+        if row[a - 1] >> (b - 1) & 1:
+            out.append(PLAY_ACTION[slot][a])
+        if b != a and row[b - 1] >> (a - 1) & 1:
+            out.append(PLAY_ACTION[slot][b])
+    if not out:
+        out.append(PLAY_ACTION[HOURS_TARGET][min(a, b)])
+        if a != b:
+            out.append(PLAY_ACTION[HOURS_TARGET][max(a, b)])
+    out.sort()
+    return out
+
+
+def _apply_play_phase(s: State, action: int, rng: np.random.Generator) -> None:
+    spec = ACTIONS[action]
+    if spec.kind == "power":
+        powers.apply_power(s, action)
+        return
+    _play(s, spec.value, spec.slot, rng)
+
+
+def _play(s: State, value: int, target: int, rng: np.random.Generator) -> None:
+    hand = s.hands[s.active]
+    if target == HOURS_TARGET:
+        condition = hours_kept_mask(s, value)
+    else:
+        vis_mask, vis_sum4 = visible_summary(s)
+        condition = slot_kept_row(s, target, vis_mask, vis_sum4)[value - 1]
+    other = hand[1] if hand[0] == value else hand[0]
+    # Two equal fates: the one drawn this turn is played, the carried one stays.
+    s.played_old = bool(s.old_fate) and value == s.old_fate and other != value
+    if s.played_old:
+        s.old_fate = 0
+    hand.remove(value)
+    record_play(s, value, condition)
+    landed = target
+    if target == HOURS_TARGET:
+        landed = next((slot for slot in range(4) if s.slots[slot] >= 0), -1)
+    if landed >= 0:
+        s.table[landed].append(value)
+    else:  # no arcana card in play at all: the fate has nowhere to slide
+        s.bag[value - 1] += 1
+    s.plays.append((value, target, landed))
+    s.events.append(("play", value, target, landed))
+    if value <= 2 and ASH in s.slots:
+        s.ash_trigger = True
+    card = s.slots[target] if target < HOURS_TARGET else -1
+    if card == FEAST and not s.feast_done:
+        s.feast_done = True
+        s.tracked = s.lines[s.active]
+        hand.append(_draw(s, rng))
+        s.events.append(("feast_draw", s.active))
+        return
+    if card == WISH:
+        s.preds_left += 1
+    _finish_plays(s)
+
+
+def _finish_plays(s: State) -> None:
+    s.kept_eff = s.hands[s.active][0] + (1 if s.shadows else 0)
+    thief = _slot_of(s, THIEF)
+    if thief >= 0 and (_visible_on_others(s, thief) or powers.any_offered(s, Phase.STEAL)):
+        s.phase = Phase.STEAL
+        s.decider = s.active_player
+        return
+    _after_steal(s)
+
+
+# --- The Thief ------------------------------------------------------------------------
+
+
+def _steal_legal(s: State) -> list[int]:
+    thief = _slot_of(s, THIEF)
+    out = [STEAL_ACTION[slot][v] for slot, v in _visible_on_others(s, thief) if v > s.kept_eff]
+    return out if out else [PASS]
+
+
+def _apply_steal(s: State, action: int, rng: np.random.Generator) -> None:
+    spec = ACTIONS[action]
+    if spec.kind == "power":
+        powers.apply_power(s, action)
+        return
+    thief = _slot_of(s, THIEF)
+    if spec.kind == "steal":
+        v = spec.value
+        s.table[spec.slot].remove(v)
+        s.table[thief].append(v)
+        constrain_kept(s, real_mask(s, lambda e: e < v))
+        s.events.append(("steal", spec.slot, v))
+    else:
+        highest = max((v for _, v in _visible_on_others(s, thief)), default=0)
+        constrain_kept(s, real_mask(s, lambda e: e >= highest))
+        s.events.append(("steal", -1, 0))
+    _after_steal(s)
+
+
+# --- announcements and the active player's powers after the play ----------------------
+
+
+def _after_steal(s: State) -> None:
+    value, target, _ = s.plays[-1]
+    if target < HOURS_TARGET and s.slots[target] == CHALICE:
+        higher = s.kept_eff > value
+        constrain_kept(s, real_mask(s, lambda e: (e > value) == higher))
+        s.events.append(("chalice", higher))
+    s.fall_kept = s.kept_eff
+    _announce_fall(s)
+    if powers.any_offered(s, Phase.AFTER_PLAY):
+        s.phase = Phase.AFTER_PLAY
+        s.decider = s.active_player
+        return
+    _enter_reveal(s)
+
+
+def _fall_fades(s: State, slot: int) -> bool:
+    return sum(s.table[slot]) >= 2 * s.fall_kept
+
+
+def _announce_fall(s: State) -> None:
+    """The Fall: say whether it fades this turn (again whenever the answer may change)."""
+    slot = _slot_of(s, FALL)
+    if slot < 0 or s.fall_kept == 0:
+        return
+    fading = _fall_fades(s, slot)
+    if int(fading) != s.fall_fading:
+        s.fall_fading = int(fading)
+        s.events.append(("fall", fading))
+    if not s.predictions:  # the kept fate is still hidden: the answer is news about it
+        total = sum(s.table[slot])
+        constrain_kept(s, real_mask(s, lambda e: (total >= 2 * e) == fading))
+
+
+def _apply_after_play(s: State, action: int, rng: np.random.Generator) -> None:
+    if action != PASS:
+        powers.apply_power(s, action)
+        _announce_fall(s)
+    _enter_reveal(s)
+
+
+# --- reveals --------------------------------------------------------------------------
+
+
+def _enter_reveal(s: State) -> None:
+    if s.config.reveal:
+        seats = s.num_seats
+        me = s.active_player
+        order = [(s.active + i) % seats for i in range(1, seats)]
+        s.queue = [seat for seat in order if s.owner(seat) != me and s.hands[seat]]
+        if s.queue:
+            s.phase = Phase.REVEAL
+            s.decider = s.owner(s.queue[0])
+            return
+    _enter_group(s)
+
+
+def _apply_reveal(s: State, action: int, rng: np.random.Generator) -> None:
+    seat = s.queue.pop(0)
+    if action == REVEAL:
+        v = s.hands[seat].pop()
+        s.bag[v - 1] += 1
+        s.lines[seat] = ALL_VALUES
+        s.events.append(("reveal", seat, v))
+    if s.queue:
+        s.decider = s.owner(s.queue[0])
+    else:
+        _enter_group(s)
+
+
+# --- the group: powers, votes, predictions ----------------------------------------------
+
+
+def _enter_group(s: State) -> None:
+    if s.config.group_decision == "leader" or powers.any_offered(s, Phase.GROUP):
+        s.phase = Phase.GROUP
+        s.decider = s.leader
+    else:
+        _enter_vote(s)
+
+
+def _apply_group(s: State, action: int, rng: np.random.Generator) -> None:
+    spec = ACTIONS[action]
+    if spec.kind == "power":
+        powers.apply_power(s, action)
+        if s.phase == Phase.COST:  # Scythes: the cost comes first
+            return
+        if s.config.group_decision == "vote":
+            _enter_vote(s)
+        return
+    if spec.kind == "predict":
+        _predict(s, spec.value, rng)
+    elif s.config.group_decision == "leader":
+        _end_predictions(s, rng)
+    else:
+        _enter_vote(s)
+
+
+def _enter_vote(s: State) -> None:
+    n = s.config.num_players
+    me = s.active_player
+    s.queue = [(me + i) % n for i in range(1, n)]
+    s.votes = []
+    s.phase = Phase.VOTE
+    s.decider = s.queue[0]
+
+
+def _apply_vote(s: State, action: int, rng: np.random.Generator) -> None:
+    player = s.queue.pop(0)
+    value = ACTIONS[action].value if action != PASS else 0
+    s.votes.append(value)
+    s.events.append(("vote", player, value))
+    if s.queue:
+        s.decider = s.queue[0]
+        return
+    voters = len(s.votes)
+    for v in set(s.votes):
+        if v and 2 * s.votes.count(v) > voters:
+            _predict(s, v, rng)
+            return
+    _end_predictions(s, rng)
+
+
+def _predict(s: State, value: int, rng: np.random.Generator) -> None:
+    real = s.hands[s.active][0]
+    correct = value == real
+    s.predictions.append(value)
+    s.events.append(("predict", value, correct))
+    if correct:
+        s.correct = True
+        _end_predictions(s, rng)
+        return
+    s.preds_left -= 1
+    constrain_kept(s, ALL_VALUES & ~(1 << (value - 1)))
+    if s.preds_left > 0:
+        _enter_group(s)
+    else:
+        _end_predictions(s, rng)
+
+
+def _end_predictions(s: State, rng: np.random.Generator) -> None:
+    if s.predictions:  # resolve: the predicted fate goes back to the bag
+        v = s.hands[s.active].pop()
+        s.bag[v - 1] += 1
+        s.lines[s.active] = ALL_VALUES
+        s.events.append(("resolve", s.correct))  # a missed fate is not shown
+    if s.correct and powers.offered(s, Phase.SAILS):
+        s.phase = Phase.SAILS
+        s.decider = s.leader
+        return
+    _end_turn(s, rng)
+
+
+def _apply_sails(s: State, action: int, rng: np.random.Generator) -> None:
+    if action == PASS:
+        _end_turn(s, rng)
+        return
+    powers.apply_power(s, action)  # moves to the cost phase
+
+
+def _apply_cost(s: State, action: int, rng: np.random.Generator) -> None:
+    powers.apply_cost(s, action)
+    used, slot, value = s.pending
+    s.pending = ()
+    if used == "scythes":
+        powers.answer_scythes(s)
+        if s.config.group_decision == "leader":
+            s.phase = Phase.GROUP
+            s.decider = s.leader
+        else:
+            _enter_vote(s)
+        return
+    s.table[slot].remove(value)
+    s.exiled[value - 1] += 1
+    s.events.append(("exile", slot, value))
+    _announce_fall(s)
+    _end_turn(s, rng)
+
+
+# --- end of turn: score, fade, refill, next seat ------------------------------------------
+
+
+def _fades(s: State, slot: int) -> bool:
+    card = s.slots[slot]
+    if card == ASH:
+        return s.ash_trigger
+    if card == FALL:
+        return s.fall_kept > 0 and _fall_fades(s, slot)
+    return slot_hours(s, slot) >= CARD_MOONS[card]
+
+
+def _end_turn(s: State, rng: np.random.Generator) -> None:
+    fading = [slot for slot in range(4) if s.slots[slot] >= 0 and _fades(s, slot)]
+    amplified = any(
+        powers.CARD_POWER[card] == SANDS for slot in fading for card in s.attached[slot]
+    )
+    bonus = 1 if amplified else 0
+    if s.correct:
+        s.score += 1 + bonus
+    else:
+        s.doom += 1 if s.predictions else 0
+        s.doom += sum(0 if s.slots[slot] == BLIND_MAN else 2 + bonus for slot in fading)
+    for slot in fading:
+        _fade(s, slot)
+    _refill(s)
+    if s.score >= WIN_SCORE:
+        _game_over(s, won=True)
+    elif s.doom >= LOSE_DOOM:
+        _game_over(s, won=False)
+    elif s.config.max_turns is not None and s.turn >= s.config.max_turns:
+        s.truncated = True
+        _game_over(s, won=False)
+    else:
+        _start_turn(s, (s.active + 1) % s.num_seats, rng)
+
+
+def _fade(s: State, slot: int) -> None:
+    for v in s.table[slot]:
+        s.bag[v - 1] += 1
+    s.table[slot] = []
+    s.deck.extend(s.attached[slot])
+    s.attached[slot] = []
+    card = s.slots[slot]
+    s.slots[slot] = -1
+    if powers.CARD_POWER[card] == SANDS:
+        s.sands_waiting[slot] = card
+    else:
+        s.faded.append(card)
+    s.events.append(("fade", slot, CARDS[card].id))
+
+
+def _refill(s: State) -> None:
+    for slot in range(4):
+        if s.slots[slot] >= 0 or not s.deck:
+            continue
+        card = s.deck.pop(0)
+        s.slots[slot] = card
+        s.events.append(("refill", slot, CARDS[card].id))
+        if s.sands_waiting[slot] >= 0:
+            s.attached[slot].append(s.sands_waiting[slot])
+            s.sands_waiting[slot] = -1
+            s.events.append(("attach", "sands", slot))
+
+
+def _game_over(s: State, *, won: bool) -> None:
+    s.over = True
+    s.won = won
+    s.phase = Phase.GAME_OVER
+    s.decider = -1
+    s.queue = []
+
+
+_APPLY = {
+    Phase.PLAY: _apply_play_phase,
+    Phase.STEAL: _apply_steal,
+    Phase.AFTER_PLAY: _apply_after_play,
+    Phase.REVEAL: _apply_reveal,
+    Phase.GROUP: _apply_group,
+    Phase.VOTE: _apply_vote,
+    Phase.COST: _apply_cost,
+    Phase.SAILS: _apply_sails,
+}

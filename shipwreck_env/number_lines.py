@@ -1,0 +1,127 @@
+"""Number lines: the public memory of what each held fate can still be.
+
+For every seat the engine keeps a 7-bit mask of the values its held fate may have,
+given only public facts: the plays and the conditions they satisfied, power answers,
+announcements, and wrong predictions. During the active player's turn two masks are
+kept, because the group does not know which fate in hand is the one carried over:
+``line_tracked`` (the kept fate is the one carried over, or already tracked before the
+last play) and ``line_fresh`` (the kept fate was drawn this turn). The public line is
+their union until Shells tells which one holds.
+
+Functions here read the table but never move fates or change the phase.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from shipwreck_env.cards import CARD_INDEX, FATE_VALUES
+from shipwreck_env.rules import CONTEXT_KIND, KEPT_MASKS
+from shipwreck_env.state import ALL_VALUES, State
+
+__all__ = [
+    "constrain_kept",
+    "hours_kept_mask",
+    "real_mask",
+    "record_play",
+    "slot_kept_row",
+]
+
+FEAST = CARD_INDEX["feast"]
+_KIND_CODE = {"hand": 0, "visible": 1, "sum_mod4": 2, "max_on": 3}
+CARD_CONTEXT: list[int] = [
+    _KIND_CODE[CONTEXT_KIND[c]] for c in sorted(CARD_INDEX, key=CARD_INDEX.get)
+]
+"""Per card number: which table summary its condition reads (0 hand, 1 visible set,
+2 visible sum mod 4, 3 highest fate on the card)."""
+
+
+def visible_summary(s: State) -> tuple[int, int]:
+    """(bit mask of distinct visible values, sum of visible fates mod 4)."""
+    mask = 0
+    total = 0
+    for slot, fates in enumerate(s.table):
+        if s.slots[slot] >= 0:
+            for v in fates:
+                mask |= 1 << (v - 1)
+                total += v
+    return mask, total & 3
+
+
+def slot_kept_row(s: State, slot: int, vis_mask: int, vis_sum4: int) -> list[int]:
+    """For the card on ``slot``: ``row[played - 1]`` = mask of real kept values allowed."""
+    card = s.slots[slot]
+    kind = CARD_CONTEXT[card]
+    if kind == 0:
+        key = 0
+    elif kind == 1:
+        key = vis_mask
+    elif kind == 2:
+        key = vis_sum4
+    else:
+        key = max(s.table[slot], default=0)
+    return KEPT_MASKS[card][1 if s.shadows else 0][key]
+
+
+def playable_rows(s: State) -> list[list[int]]:
+    """Rows (see :func:`slot_kept_row`) of every card the active player may play on now:
+    occupied slots, without The Feast once it was played on this turn."""
+    vis_mask, vis_sum4 = visible_summary(s)
+    rows = []
+    for slot in range(4):
+        card = s.slots[slot]
+        if card < 0 or (card == FEAST and s.feast_done):
+            continue
+        rows.append(slot_kept_row(s, slot, vis_mask, vis_sum4))
+    return rows
+
+
+def hours_kept_mask(s: State, played: int) -> int:
+    """Real kept values ``k`` for which a hand (``played``, ``k``) could go nowhere but
+    The Hours on the current table."""
+    rows = playable_rows(s)
+    mask = 0
+    for k in FATE_VALUES:
+        blocked = True
+        for row in rows:
+            if row[played - 1] >> (k - 1) & 1:
+                blocked = False
+                break
+            # the other order: play k, keep `played` (rows already add Shadows' +1)
+            if row[k - 1] >> (played - 1) & 1:
+                blocked = False
+                break
+        if blocked:
+            mask |= 1 << (k - 1)
+    return mask
+
+
+def record_play(s: State, played: int, condition: int) -> None:
+    """Update the active seat's masks after it played ``played`` under ``condition``
+    (mask of real kept values that allowed the play)."""
+    tracked = s.tracked
+    s.line_tracked = tracked & condition
+    s.line_fresh = condition if tracked >> (played - 1) & 1 else 0
+    s.lines[s.active] = s.line_fresh | s.line_tracked
+
+
+def constrain_kept(s: State, mask: int) -> None:
+    """A public fact says the active player's kept fate has a real value in ``mask``."""
+    s.line_fresh &= mask
+    s.line_tracked &= mask
+    s.lines[s.active] &= mask
+
+
+def real_mask(s: State, holds: Callable[[int], bool]) -> int:
+    """Mask of real kept values ``k`` for which ``holds(effective value of k)``."""
+    bonus = 1 if s.shadows else 0
+    mask = 0
+    for k in FATE_VALUES:
+        if holds(k + bonus):
+            mask |= 1 << (k - 1)
+    return mask
+
+
+def reset_line(s: State, seat: int) -> None:
+    """The seat holds no fate it could have carried: nothing is known."""
+    s.lines[seat] = ALL_VALUES

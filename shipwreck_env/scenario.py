@@ -1,0 +1,115 @@
+"""Set up a chosen table: for tests, tutorials, puzzles and analysis.
+
+:func:`arrange` builds a consistent :class:`~shipwreck_env.state.State` at the start of
+a seat's play (after its draw), with the cards, fates, hands and faded powers you name;
+every token and card you do not place goes to the bag or the deck, so the game's
+invariants hold and play continues with :func:`shipwreck_env.engine.step`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES
+from shipwreck_env.config import GameConfig
+from shipwreck_env.engine import reset_turn
+from shipwreck_env.state import ALL_VALUES, State
+
+__all__ = ["arrange"]
+
+
+def _card(name: str) -> int:
+    try:
+        return CARD_INDEX[name]
+    except KeyError:
+        raise ValueError(f"card {name!r} is not a card id; allowed: {sorted(CARD_INDEX)}") from None
+
+
+def arrange(
+    config: GameConfig | None = None,
+    *,
+    slots: Sequence[str | None],
+    hand: Sequence[int],
+    table: Sequence[Sequence[int]] = ((), (), (), ()),
+    held: Mapping[int, int] | None = None,
+    carried: int | None = None,
+    lines: Mapping[int, int] | None = None,
+    faded: Sequence[str] = (),
+    attached: Mapping[int, Sequence[str]] | None = None,
+    deck: Sequence[str] = (),
+    active: int = 0,
+    score: int = 0,
+    doom: int | None = None,
+    turn: int = 1,
+) -> State:
+    """A state where seat ``active`` has drawn ``hand`` and must play.
+
+    Args:
+        config: the game's rules (default ``GameConfig()``).
+        slots: card id (or ``None`` for an empty slot) of each of the four slots.
+        hand: the active seat's two fates.
+        table: fates in front of each slot.
+        held: fate held by other seats (seat -> value).
+        carried: which value of ``hand`` the active seat kept from its previous turn
+            (its number line is ``lines[active]``); ``None`` if both were drawn now.
+        lines: number line masks by seat (bit ``v - 1``), default everything possible.
+        faded: card ids whose powers are available, oldest first.
+        attached: card ids attached to slots (Scions, Sands), by slot.
+        deck: card ids on top of the deck, top first; the rest of the card sets' cards
+            follow in card order.
+        active, score, doom, turn: as in ``State``; ``doom`` defaults to the
+            difficulty's starting doom.
+    """
+    config = config if config is not None else GameConfig()
+    if len(slots) != 4 or len(table) != 4:
+        raise ValueError(f"slots {slots!r} and table {table!r} must have 4 entries each")
+    if len(hand) != 2:
+        raise ValueError(f"hand {list(hand)!r} must hold 2 fates")
+    held = dict(held or {})
+    attached = {slot: [_card(c) for c in cards] for slot, cards in (attached or {}).items()}
+    s = State.__new__(State)
+    s.config = config
+    s.slots = [(-1 if c is None else _card(c)) for c in slots]
+    s.table = [list(f) for f in table]
+    s.attached = [attached.get(slot, []) for slot in range(4)]
+    s.sands_waiting = [-1] * 4
+    s.faded = [_card(c) for c in faded]
+    placed = [c for c in s.slots if c >= 0] + s.faded + [c for a in s.attached for c in a]
+    top = [_card(c) for c in deck]
+    in_sets = [i for i, card in enumerate(CARDS) if card.set in config.card_sets]
+    used = placed + top
+    if len(set(used)) != len(used) or not set(used) <= set(in_sets):
+        raise ValueError(
+            f"cards {sorted(CARDS[c].id for c in used)} repeat or are outside the card sets"
+        )
+    s.deck = top + [c for c in in_sets if c not in used]
+    s.hands = [[] for _ in range(config.num_seats)]
+    s.hands[active] = list(hand)
+    for seat, value in held.items():
+        s.hands[seat] = [value]
+    s.lines = [ALL_VALUES] * config.num_seats
+    for seat, mask in (lines or {}).items():
+        s.lines[seat] = mask
+    s.bag = [FATE_COPIES] * 7
+    for row in (*s.table, *s.hands):
+        for v in row:
+            s.bag[v - 1] -= 1
+    if min(s.bag) < 0:
+        raise ValueError(f"more than {FATE_COPIES} fates of one value placed")
+    s.exiled = [0] * 7
+    s.score = score
+    s.doom = config.starting_doom if doom is None else doom
+    s.turn = turn
+    s.over = s.won = s.truncated = False
+    s.events = []
+    if carried is not None:
+        if carried not in hand:
+            raise ValueError(f"carried {carried!r} is not in hand {list(hand)!r}")
+        s.hands[active] = [carried, *([v for v in hand if v != carried] or [carried])]
+        reset_turn(s, active)
+    else:
+        s.hands[active] = []
+        s.lines[active] = ALL_VALUES
+        reset_turn(s, active)
+        s.hands[active] = list(hand)
+    return s
