@@ -111,6 +111,7 @@ def new_game(
     s.sands_waiting = [-1, -1, -1, -1]
     s.faded = []
     s.bag = [FATE_COPIES] * 7
+    s.bag_known = [0] * 7
     s.exiled = [0] * 7
     seats = config.num_seats
     s.hands = [[] for _ in range(seats)]
@@ -120,6 +121,7 @@ def new_game(
     s.turn = 0
     s.over = s.won = s.truncated = False
     s.events = []
+    s.last_events = []
     _start_turn(s, 0, rng)
     return s
 
@@ -133,25 +135,35 @@ def legal_actions(s: State) -> list[int]:
     """The legal action numbers for ``current_player(s)``, ascending."""
     phase = s.phase
     if phase == Phase.PLAY:
-        return _play_legal(s) + powers.offered(s, Phase.PLAY)
+        legal = _play_legal(s)
+        return _with_powers(legal, s, Phase.PLAY)
     if phase == Phase.STEAL:
-        return sorted(_steal_legal(s) + powers.offered(s, Phase.STEAL))
+        return _with_powers(_steal_legal(s), s, Phase.STEAL)
     if phase == Phase.AFTER_PLAY:
-        return [PASS, *powers.offered(s, Phase.AFTER_PLAY)]
+        return _with_powers([PASS], s, Phase.AFTER_PLAY)
     if phase == Phase.REVEAL:
         return [PASS, REVEAL]
     if phase == Phase.GROUP:
-        group_powers = powers.offered(s, Phase.GROUP)
         if s.config.group_decision == "leader":
-            return [*ALL_PREDICTS, PASS, *group_powers]
-        return [PASS, *group_powers]
+            return _with_powers([*ALL_PREDICTS, PASS], s, Phase.GROUP)
+        return _with_powers([PASS], s, Phase.GROUP)
     if phase == Phase.VOTE:
         return [*ALL_PREDICTS, PASS]
     if phase == Phase.COST:
         return powers.cost_legal(s)
     if phase == Phase.SAILS:
-        return [PASS, *powers.offered(s, Phase.SAILS)]
+        return _with_powers([PASS], s, Phase.SAILS)
     return []
+
+
+def _with_powers(legal: list[int], s: State, phase: int) -> list[int]:
+    """``legal`` plus the powers offered in ``phase``, ascending."""
+    offered = powers.offered(s, phase)
+    if not offered:
+        return legal
+    legal = legal + offered
+    legal.sort()
+    return legal
 
 
 def legal_mask(s: State) -> np.ndarray:
@@ -243,7 +255,8 @@ def _draw(s: State, rng: np.random.Generator) -> int:
                 s.exiled[i] = 0
             total = sum(bag)
             s.events.append(("exiled_to_bag", total))
-    r = int(rng.integers(total))
+    s.bag_known = [0] * 7  # after a blind draw nobody knows which fates are still in
+    r = int(rng.random() * total)  # one uniform double: cheaper than rng.integers
     for i in range(7):
         r -= bag[i]
         if r < 0:
@@ -282,6 +295,7 @@ def reset_turn(s: State, seat: int) -> None:
     """Make ``seat`` active at the start of its turn, before it draws: clear everything
     that lasts one turn and note which fate (if any) it carries over."""
     s.active = seat
+    s.last_events = s.events
     s.events = []
     s.queue = []
     s.power_used = s.shadows = s.feast_done = s.played_old = s.correct = False
@@ -355,6 +369,7 @@ def _play(s: State, value: int, target: int, rng: np.random.Generator) -> None:
         s.table[landed].append(value)
     else:  # no arcana card in play at all: the fate has nowhere to slide
         s.bag[value - 1] += 1
+        s.bag_known[value - 1] += 1
     s.plays.append((value, target, landed))
     s.events.append(("play", value, target, landed))
     if value <= 2 and ASH in s.slots:
@@ -473,6 +488,7 @@ def _apply_reveal(s: State, action: int, rng: np.random.Generator) -> None:
     if action == REVEAL:
         v = s.hands[seat].pop()
         s.bag[v - 1] += 1
+        s.bag_known[v - 1] += 1
         s.lines[seat] = ALL_VALUES
         s.events.append(("reveal", seat, v))
     if s.queue:
@@ -555,6 +571,8 @@ def _end_predictions(s: State, rng: np.random.Generator) -> None:
     if s.predictions:  # resolve: the predicted fate goes back to the bag
         v = s.hands[s.active].pop()
         s.bag[v - 1] += 1
+        if s.correct:  # a missed fate goes back unseen
+            s.bag_known[v - 1] += 1
         s.lines[s.active] = ALL_VALUES
         s.events.append(("resolve", s.correct))  # a missed fate is not shown
     if s.correct and powers.offered(s, Phase.SAILS):
@@ -630,6 +648,7 @@ def _end_turn(s: State, rng: np.random.Generator) -> None:
 def _fade(s: State, slot: int) -> None:
     for v in s.table[slot]:
         s.bag[v - 1] += 1
+        s.bag_known[v - 1] += 1
     s.table[slot] = []
     s.deck.extend(s.attached[slot])
     s.attached[slot] = []

@@ -191,6 +191,7 @@ def _apply_sinners(s: State, a: ActionSpec) -> None:
     _use(s, P["sinners"])
     s.table[a.slot].remove(a.value)
     s.bag[a.value - 1] += 1
+    s.bag_known[a.value - 1] += 1
     v = a.value
     constrain_kept(s, real_mask(s, lambda e: e > v))
     s.events.append(("power", "sinners", (a.slot, a.value), None))
@@ -285,9 +286,10 @@ def offered(s: State, phase: int) -> list[int]:
     """Power action numbers offered in ``phase`` now (none once a power was used)."""
     if s.power_used or not s.faded:
         return []
+    present = {CARD_POWER[card] for card in s.faded}
     out: list[int] = []
     for power in PHASE_POWERS.get(phase, ()):
-        if has_power(s, power):
+        if power in present:
             out.extend(POWER_RULES[power].legal(s))
     return out
 
@@ -297,7 +299,8 @@ def any_offered(s: State, phase: int) -> bool:
     not whether the kept fate allows it)? Used to decide whether the phase happens."""
     if s.power_used or not s.faded:
         return False
-    return any(has_power(s, power) for power in PHASE_POWERS.get(phase, ()))
+    present = {CARD_POWER[card] for card in s.faded}
+    return any(power in present for power in PHASE_POWERS.get(phase, ()))
 
 
 def apply_power(s: State, action: int) -> None:

@@ -55,6 +55,7 @@ _INT_LIST_FIELDS = (
     "slots",
     "sands_waiting",
     "faded",
+    "bag_known",
     "bag",
     "exiled",
     "lines",
@@ -63,7 +64,7 @@ _INT_LIST_FIELDS = (
     "votes",
 )
 _NESTED_FIELDS = ("table", "attached", "hands")
-_TUPLE_FIELDS = ("plays", "events", "pending")
+_TUPLE_FIELDS = ("plays", "events", "last_events", "pending")
 
 
 class SaveGameError(ValueError):
@@ -99,7 +100,7 @@ def loads(text: str) -> tuple[State, np.random.Generator | None]:
         raise SaveGameError(f"saved game is not valid JSON: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise SaveGameError(f"saved game format must be {FORMAT!r}")
-    if data.get("version") != VERSION:
+    if type(data.get("version")) is not int or data.get("version") != VERSION:
         raise SaveGameError(
             f"saved game version {data.get('version')!r} is not supported; allowed: {VERSION}"
         )
@@ -159,11 +160,18 @@ def _build_state(config: GameConfig, fields: object) -> State:
     for name in _TUPLE_FIELDS:
         if not isinstance(fields[name], list):
             raise _fail(name, fields[name], "a list")
+    for play in fields["plays"]:
+        if not (isinstance(play, list) and len(play) == 3 and all(_is_int(x) for x in play)):
+            raise _fail("plays", fields["plays"], "a list of [value, target, landed slot]")
+    for name in ("events", "last_events"):
+        for event in fields[name]:
+            if not (isinstance(event, list) and event and isinstance(event[0], str)):
+                raise _fail(name, fields[name], "a list of events [kind, ...]")
     s = State.__new__(State)
     s.config = config
     for name in expected:
         value = fields[name]
-        if name in ("plays", "events"):
+        if name in ("plays", "events", "last_events"):
             value = [_as_tuple(item) for item in value]
         elif name == "pending":
             value = _as_tuple(value)
@@ -183,7 +191,7 @@ def _check_invariants(s: State) -> None:
     for name in ("table", "attached"):
         if len(getattr(s, name)) != 4:
             raise _fail(name, getattr(s, name), "4 lists")
-    for name in ("bag", "exiled"):
+    for name in ("bag", "bag_known", "exiled"):
         value = getattr(s, name)
         if len(value) != 7 or min(value) < 0:
             raise _fail(name, value, "7 counts >= 0")
@@ -199,6 +207,8 @@ def _check_invariants(s: State) -> None:
         raise SaveGameError(
             f"saved game fate tokens by value {fates}: expected {FATE_COPIES} of each value"
         )
+    if any(known > n for known, n in zip(s.bag_known, s.bag, strict=True)):
+        raise _fail("bag_known", s.bag_known, "no more than the bag holds of each value")
     for hand in s.hands:
         if len(hand) > 2:
             raise _fail("hands", s.hands, "at most 2 fates per seat")

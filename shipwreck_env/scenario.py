@@ -96,12 +96,14 @@ def arrange(
             s.bag[v - 1] -= 1
     if min(s.bag) < 0:
         raise ValueError(f"more than {FATE_COPIES} fates of one value placed")
+    s.bag_known = [0] * 7
     s.exiled = [0] * 7
     s.score = score
     s.doom = config.starting_doom if doom is None else doom
     s.turn = turn
     s.over = s.won = s.truncated = False
     s.events = []
+    s.last_events = []
     if carried is not None:
         if carried not in hand:
             raise ValueError(f"carried {carried!r} is not in hand {list(hand)!r}")

@@ -68,7 +68,9 @@ class State:
         four slots), ``table`` (fates in front of each slot), ``attached`` (cards whose
         power is attached to each slot: Scions, Sands), ``sands_waiting`` (a Sands card
         waiting for its slot to be refilled, or -1), ``faded`` (faded cards whose power
-        is available, oldest first), ``bag`` and ``exiled`` (counts by value).
+        is available, oldest first), ``bag`` and ``exiled`` (counts by value),
+        ``bag_known`` (fates publicly seen going into the bag since its last draw: they
+        are in nobody's hand).
     Players
         ``hands`` (fates held by each seat), ``lines`` (number line of each seat).
     Score
@@ -93,6 +95,7 @@ class State:
         "ash_trigger",
         "attached",
         "bag",
+        "bag_known",
         "config",
         "correct",
         "decider",
@@ -106,6 +109,7 @@ class State:
         "feast_done",
         "hands",
         "kept_eff",
+        "last_events",
         "line_fresh",
         "line_tracked",
         "lines",
@@ -139,6 +143,7 @@ class State:
     sands_waiting: list[int]
     faded: list[int]
     bag: list[int]
+    bag_known: list[int]
     exiled: list[int]
     hands: list[list[int]]
     lines: list[int]
@@ -171,6 +176,7 @@ class State:
     fall_fading: int
     ash_trigger: bool
     events: list[tuple]
+    last_events: list[tuple]
 
     def copy(self) -> State:
         """An independent copy (the config is shared: it is immutable)."""
@@ -183,6 +189,7 @@ class State:
         new.sands_waiting = self.sands_waiting[:]
         new.faded = self.faded[:]
         new.bag = self.bag[:]
+        new.bag_known = self.bag_known[:]
         new.exiled = self.exiled[:]
         new.hands = [hand[:] for hand in self.hands]
         new.lines = self.lines[:]
@@ -215,6 +222,7 @@ class State:
         new.fall_fading = self.fall_fading
         new.ash_trigger = self.ash_trigger
         new.events = self.events[:]
+        new.last_events = self.last_events  # never mutated: replaced at each turn start
         return new
 
     def __eq__(self, other: object) -> bool:

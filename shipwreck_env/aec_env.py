@@ -1,0 +1,224 @@
+"""Shipwreck Arcana as a PettingZoo AEC environment.
+
+| | |
+|---|---|
+| Import | `from shipwreck_env import env, raw_env` |
+| Actions | Discrete(259): `shipwreck_env.actions` (play, predict/vote, pass, reveal, powers with their arguments, costs, The Thief) |
+| Agents | `player_0` ... `player_{n-1}` (2-5); in challenge mode each agent plays two seats |
+| Observation | `{"observation": Box(float32), "action_mask": Box(int8, 259)}` |
+| Action mask | the engine's legal set for the agent that must decide; all zeros for the others |
+| Rewards | shared by every agent: `"win_loss"` (+1 / -1 at the end) or `"score_doom"` (+1 per point, -1 per doom, as they happen) |
+| Version history | v0: first release |
+
+### Description
+A cooperative deduction game: the active player holds two hidden fates, plays one in
+front of an arcana card whose condition it satisfies, and the others try to predict the
+one still hidden. Seven correct predictions win; seven doom lose. Decisions alternate
+irregularly (the active player plays, other players may reveal, the leader -- or every
+voter -- decides for the group), so ``agent_selection`` moves to whoever must decide.
+
+### Observation
+One flat float32 vector; seats and players ordered relative to the observer. Its slices
+are listed by ``raw_env.observation_layout.markdown()`` (and in the README);
+``shipwreck_env.observation.to_text`` reads a vector back as text. With ``belief=True``
+a 7-value literal posterior over the active player's hidden fate is appended.
+
+### Arguments
+Every field of :class:`~shipwreck_env.config.GameConfig` (``num_players``,
+``difficulty``, ``card_sets``, ``group_decision``, ``challenge_mode``, ``reveal``,
+``max_turns``), plus ``reward`` (``"win_loss"`` or ``"score_doom"``), ``render_mode``
+(``"ansi"`` or ``"human"``) and ``belief`` (bool).
+
+### Episode end
+Terminated for every agent when score reaches 7 or doom reaches 7; truncated after
+``max_turns`` turns. At the end every agent's info holds ``score``, ``doom`` and ``won``.
+
+### Seeding
+Only through ``reset(seed=...)``: the same seed and actions give the same game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from shipwreck_env.actions import NUM_ACTIONS
+from shipwreck_env.config import GameConfig
+from shipwreck_env.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.observation import ObservationLayout, encode
+from shipwreck_env.render import render
+from shipwreck_env.state import State
+from shipwreck_env.view import AgentView, make_view
+
+__all__ = ["REWARDS", "env", "raw_env"]
+
+REWARDS = ("win_loss", "score_doom")
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The environment with PettingZoo's usual wrappers (an illegal action ends the game
+    with -1 for the agent that made it)."""
+    wrapped: AECEnv = raw_env(**kwargs)
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    wrapped = wrappers.OrderEnforcingWrapper(wrapped)
+    return wrapped
+
+
+class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
+    """The unwrapped environment; see the module docstring. An illegal action raises
+    :class:`~shipwreck_env.engine.IllegalActionError` and changes nothing."""
+
+    metadata = {
+        "name": "shipwreck_arcana_v0",
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        num_players: int = 3,
+        difficulty: str = "normal",
+        card_sets: Any = "base",
+        group_decision: str = "leader",
+        challenge_mode: bool = False,
+        reveal: bool = True,
+        max_turns: int | None = 200,
+        reward: str = "win_loss",
+        render_mode: str | None = None,
+        belief: bool = False,
+    ) -> None:
+        super().__init__()
+        self.config = GameConfig(
+            num_players=num_players,
+            difficulty=difficulty,
+            card_sets=card_sets,
+            group_decision=group_decision,
+            challenge_mode=challenge_mode,
+            reveal=reveal,
+            max_turns=max_turns,
+        )
+        if reward not in REWARDS:
+            raise ValueError(f"reward {reward!r} is not allowed; allowed: {list(REWARDS)}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode {render_mode!r} is not allowed; allowed: None, "
+                f"{self.metadata['render_modes']}"
+            )
+        if not isinstance(belief, bool):
+            raise ValueError(f"belief {belief!r} is not allowed; allowed: True, False")
+        self.reward_kind = reward
+        self.render_mode = render_mode
+        self.observation_layout = ObservationLayout.for_config(self.config, belief)
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agent_name_mapping = {name: i for i, name in enumerate(self.possible_agents)}
+        size = self.observation_layout.size
+        obs_space = gymnasium.spaces.Dict(
+            {
+                "observation": gymnasium.spaces.Box(0.0, 100.0, (size,), np.float32),
+                "action_mask": gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+            }
+        )
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = {
+            a: gymnasium.spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents
+        }
+        self.state_: State | None = None
+        self._rng: np.random.Generator | None = None
+        self._legal: list[int] = []
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.action_spaces[agent]
+
+    # --- episode ----------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._rng = np.random.default_rng(seed)
+        self.state_ = new_game(self.config, self._rng)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._after_change()
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        s = self.state_
+        score, doom = s.score, s.doom
+        if action not in self._legal:
+            step_inplace(s, action, self._rng)  # raises the engine's clear error
+        step_inplace(s, int(action), self._rng, check=False)
+        reward = self._reward(s, score, doom)
+        self.rewards = dict.fromkeys(self.agents, reward)
+        self._cumulative_rewards[agent] = 0.0
+        if s.over:
+            info = {"score": s.score, "doom": s.doom, "won": s.won}
+            self.infos = {a: dict(info) for a in self.agents}
+            done = dict.fromkeys(self.agents, True)
+            if s.truncated:
+                self.truncations = done
+            else:
+                self.terminations = done
+        self._accumulate_rewards()
+        self._after_change()
+        if self.render_mode == "human":
+            self.render()
+
+    def _reward(self, s: State, score: int, doom: int) -> float:
+        if self.reward_kind == "score_doom":
+            return float((s.score - score) - (s.doom - doom))
+        if s.over and not s.truncated:
+            return 1.0 if s.won else -1.0
+        return 0.0
+
+    def _after_change(self) -> None:
+        s = self.state_
+        self._legal = legal_actions(s)
+        if s.decider >= 0:
+            self.agent_selection = self.possible_agents[s.decider]
+        # at the end, agent_selection stays; PettingZoo's dead-step loop removes agents
+
+    # --- what agents see ----------------------------------------------------------------
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        player = self.agent_name_mapping[agent]
+        obs = encode(self.state_, player, self.observation_layout)
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if self.state_.decider == player:
+            mask[self._legal] = 1
+        return {"observation": obs, "action_mask": mask}
+
+    def view(self, agent: str) -> AgentView:
+        """Read-only structured view of what ``agent`` may know (for scripted agents)."""
+        return make_view(self.state_, self.agent_name_mapping[agent])
+
+    @property
+    def game_state(self) -> State:
+        """The engine state, hidden fates included: for debugging and analysis only --
+        agents must use :meth:`observe` or :meth:`view`."""
+        return self.state_
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; use 'ansi' or 'human'")
+            return None
+        text = render(self.state_)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass

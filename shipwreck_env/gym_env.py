@@ -1,0 +1,223 @@
+"""Single-agent Gymnasium views of the game, for one learner and pluggable partners.
+
+Three roles, registered by ``shipwreck_env.__init__``:
+
+| id | the learner decides | partners decide |
+|---|---|---|
+| ``ShipwreckArcana-v0`` | everything (self-play: whichever player must decide) | nothing |
+| ``ShipwreckArcana-Play-v0`` | the active player's decisions (play, Thief, Shells/Sinners, ...) | the group's |
+| ``ShipwreckArcana-Predict-v0`` | the group's decisions (reveals, powers, predictions, votes, ...) | the active player's |
+
+### Action space
+Discrete(259), the engine's action list; ``action_masks()`` gives the legal ones (the
+method sb3-contrib's ``MaskablePPO`` reads). An action outside the space raises
+``ValueError``; a legal-space action that is illegal now ends the episode with reward
+-1 and ``info["illegal_action"]`` (PettingZoo's TerminateIllegalWrapper convention), or
+raises with ``illegal_action="raise"``.
+
+### Observation space
+The observation vector of the player the learner acts for (``shipwreck_env.observation``).
+
+### Rewards
+The team's: ``"win_loss"`` or ``"score_doom"`` (as in the AEC env), summed over the
+partner decisions between two learner decisions.
+
+### Episode end
+Win, loss (terminated) or ``max_turns`` (truncated); ``info`` then holds ``score``,
+``doom``, ``won``.
+
+### Arguments
+Every :class:`~shipwreck_env.config.GameConfig` field, ``reward``, ``belief``,
+``render_mode``, ``partner`` (a callable ``partner(observation, view, rng) -> action``
+where ``observation`` is ``{"observation", "action_mask"}`` and ``view`` an
+:class:`~shipwreck_env.view.AgentView`; default :func:`random_partner`) and
+``illegal_action``.
+
+### Seeding
+``reset(seed=...)`` seeds the game and the partners; the same seed and actions give the
+same episode.
+
+### Version history
+v0: first release.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from shipwreck_env.actions import NUM_ACTIONS, describe
+from shipwreck_env.config import GameConfig
+from shipwreck_env.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.observation import ObservationLayout, encode
+from shipwreck_env.render import render
+from shipwreck_env.state import State
+from shipwreck_env.view import AgentView, make_view
+
+__all__ = ["ROLES", "Partner", "ShipwreckGymEnv", "random_partner"]
+
+ROLES = ("self", "play", "predict")
+Partner = Callable[[dict, AgentView, np.random.Generator], int]
+"""A partner policy: ``(observation dict, view, rng) -> legal action``."""
+
+
+def random_partner(observation: dict, view: AgentView, rng: np.random.Generator) -> int:
+    """Uniformly random among the legal actions."""
+    legal = np.flatnonzero(observation["action_mask"])
+    return int(legal[rng.integers(len(legal))])
+
+
+class ShipwreckGymEnv(gymnasium.Env):
+    """One learner in a game of Shipwreck Arcana; see the module docstring."""
+
+    metadata = {"render_modes": ["ansi", "human"]}
+
+    def __init__(
+        self,
+        role: str = "self",
+        partner: Partner | None = None,
+        reward: str = "win_loss",
+        belief: bool = False,
+        render_mode: str | None = None,
+        illegal_action: str = "terminate",
+        **config: Any,
+    ) -> None:
+        if role not in ROLES:
+            raise ValueError(f"role {role!r} is not allowed; allowed: {list(ROLES)}")
+        if reward not in ("win_loss", "score_doom"):
+            raise ValueError(
+                f"reward {reward!r} is not allowed; allowed: ['win_loss', 'score_doom']"
+            )
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode {render_mode!r} is not allowed; allowed: None, 'ansi', 'human'"
+            )
+        if illegal_action not in ("terminate", "raise"):
+            raise ValueError(
+                f"illegal_action {illegal_action!r} is not allowed; allowed: 'terminate', 'raise'"
+            )
+        if partner is not None and not callable(partner):
+            raise ValueError(f"partner {partner!r} is not callable")
+        self.config = GameConfig(**config)
+        self.role = role
+        self.partner = partner if partner is not None else random_partner
+        self.reward_kind = reward
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.layout = ObservationLayout.for_config(self.config, belief)
+        self.observation_space = gymnasium.spaces.Box(0.0, 100.0, (self.layout.size,), np.float32)
+        self.action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
+        self.state: State | None = None
+        self._game_rng: np.random.Generator | None = None
+        self._partner_rng: np.random.Generator | None = None
+        self._legal: list[int] = []
+        self._player = 0
+
+    def _learner_decides(self, s: State) -> bool:
+        if self.role == "self":
+            return True
+        active_decides = s.decider == s.active_player
+        return active_decides if self.role == "play" else not active_decides
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        # With a seed the game is the AEC env's game for that seed; without one, the
+        # next game follows from the generator seeded earlier (Gymnasium's convention).
+        game_seed = seed if seed is not None else int(self.np_random.integers(2**63))
+        self._game_rng = np.random.default_rng(game_seed)
+        self._partner_rng = np.random.default_rng([game_seed, 1])
+        self.state = new_game(self.config, self._game_rng)
+        self._advance()
+        return self._obs(), {}
+
+    def step(self, action: Any):
+        if not self.action_space.contains(action):
+            raise ValueError(
+                f"action {action!r} is not in the action space; allowed: 0..{NUM_ACTIONS - 1}"
+            )
+        s = self.state
+        if s is None or s.over:
+            raise RuntimeError("step() called before reset() or after the episode ended")
+        action = int(action)
+        if action not in self._legal:
+            if self.illegal_action == "raise":
+                step_inplace(s, action, self._game_rng)  # raises the engine's clear error
+            info = {
+                "illegal_action": f"{action} ({describe(action)}); legal: {self._legal}",
+                **self._end_info(s),
+            }
+            return self._obs(), -1.0, True, False, info
+        score, doom = s.score, s.doom
+        step_inplace(s, action, self._game_rng, check=False)
+        self._advance()
+        reward = self._reward(s, score, doom)
+        info = self._end_info(s) if s.over else {}
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), reward, s.over and not s.truncated, s.truncated, info
+
+    def _advance(self) -> None:
+        """Let partners decide until the learner must (or the game ends)."""
+        s = self.state
+        while True:
+            self._legal = legal_actions(s)
+            if s.over:
+                return
+            if self._learner_decides(s):
+                self._player = s.decider
+                return
+            player = s.decider
+            observation = {
+                "observation": encode(s, player, self.layout),
+                "action_mask": self._mask(),
+            }
+            action = int(self.partner(observation, make_view(s, player), self._partner_rng))
+            if action not in self._legal:
+                raise ValueError(
+                    f"partner chose action {action} ({describe(action) if 0 <= action < NUM_ACTIONS else '?'}), "
+                    f"which is not legal; legal: {self._legal}"
+                )
+            step_inplace(s, action, self._game_rng, check=False)
+
+    def _reward(self, s: State, score: int, doom: int) -> float:
+        if self.reward_kind == "score_doom":
+            return float((s.score - score) - (s.doom - doom))
+        if s.over and not s.truncated:
+            return 1.0 if s.won else -1.0
+        return 0.0
+
+    @staticmethod
+    def _end_info(s: State) -> dict:
+        return {"score": s.score, "doom": s.doom, "won": s.won}
+
+    def _mask(self) -> np.ndarray:
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask[self._legal] = 1
+        return mask
+
+    def _obs(self) -> np.ndarray:
+        return encode(self.state, self._player, self.layout)
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner now, as booleans (for ``MaskablePPO``)."""
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        if not self.state.over:
+            mask[self._legal] = True
+        return mask
+
+    def view(self) -> AgentView:
+        """What the player the learner acts for may know now."""
+        return make_view(self.state, self._player)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; use 'ansi' or 'human'")
+            return None
+        text = render(self.state)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text

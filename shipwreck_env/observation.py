@@ -1,0 +1,508 @@
+"""What one player sees, as one flat float32 vector with named slices.
+
+:class:`ObservationLayout` declares every slice once -- name, offset, size, meaning --
+for a given number of players, challenge mode and options; :func:`encode` fills a
+vector from a state for one observer; :func:`decode` and :func:`to_text` turn a vector
+back into named values and readable text. The layout table in the README is generated
+from :meth:`ObservationLayout.markdown`.
+
+Seats and players are ordered relative to the observer (index 0 is the observer's own
+seat or player, then clockwise). Only public facts and the observer's own fates are
+encoded: never another player's held fate, nor anything derived from it (the kept
+fate's effective value, whether the played fate was the carried one, ...).
+Sized for all 36 cards and 17 powers whatever the card sets.
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass
+
+import numpy as np
+
+from shipwreck_env.actions import HOURS_TARGET
+from shipwreck_env.cards import CARDS, NUM_CARDS, NUM_POWERS, POWER_INDEX, POWERS
+from shipwreck_env.config import GameConfig
+from shipwreck_env.engine import CARD_MOONS, IMAGO as _IMAGO
+from shipwreck_env.powers import CARD_POWER
+from shipwreck_env.rules import mask_values
+from shipwreck_env.state import PHASES, State
+
+__all__ = ["Field", "ObservationLayout", "decode", "encode", "to_text", "unseen_counts"]
+
+EMPTY = NUM_CARDS  # one-hot index for "no card"
+_SCIONS = POWER_INDEX["scions"]
+_SANDS = POWER_INDEX["sands"]
+
+
+@dataclass(frozen=True)
+class Field:
+    """One named slice of the observation vector."""
+
+    name: str
+    offset: int
+    size: int
+    meaning: str
+
+    @property
+    def slice(self) -> slice:
+        """``obs[field.slice]`` is this field."""
+        return slice(self.offset, self.offset + self.size)
+
+
+class ObservationLayout:
+    """The observation's slices for one configuration.
+
+    Args:
+        num_players: players in the game.
+        challenge_mode: two seats per player.
+        belief: append the literal posterior over the active player's kept fate.
+    """
+
+    def __init__(self, num_players: int, challenge_mode: bool = False, belief: bool = False):
+        self.num_players = num_players
+        self.num_seats = 2 * num_players if challenge_mode else num_players
+        self.own_seats = 2 if challenge_mode else 1
+        self.belief = belief
+        P, S, O = num_players, self.num_seats, self.own_seats
+        spec = [
+            ("phase", len(PHASES), "one-hot phase: " + ", ".join(PHASES)),
+            ("decider", P, "one-hot player who decides now (0 = me, then clockwise)"),
+            ("active_seat", S, "one-hot seat whose turn it is (0 = my first seat)"),
+            ("leader", P, "one-hot player who decides for the group"),
+            ("score", 8, "one-hot score 0..7"),
+            ("doom", 8, "one-hot doom 0..7 (7 = lost)"),
+            ("turn", 1, "turns started / 100"),
+            ("own_hand", 7 * O, "count of each value 1..7 in my seat's hand (per own seat)"),
+            (
+                "own_carried",
+                7,
+                "one-hot value of the fate I carried into this turn, while "
+                "I am active and it is still in my hand",
+            ),
+            (
+                "slot_card",
+                4 * (NUM_CARDS + 1),
+                "per slot 0..3: one-hot card number "
+                f"(0..{NUM_CARDS - 1}, cards.CARDS order) or {EMPTY} = empty slot",
+            ),
+            ("slot_fates", 4 * 7, "per slot: count of each value 1..7 in front of it"),
+            ("slot_hours", 4, "per slot: hours in front of the card"),
+            ("slot_moons", 4, "per slot: the card's moons (0 if none or empty)"),
+            ("slot_scions", 4, "per slot: 1 if Scions is attached"),
+            ("slot_sands", 4, "per slot: 1 if Sands is attached"),
+            ("deck_top", NUM_CARDS + 1, f"one-hot top card of the deck, {EMPTY} = empty"),
+            ("deck_size", 1, "cards in the deck / 36"),
+            ("faded_powers", NUM_POWERS, "available faded cards per power (cards.POWERS order)"),
+            (
+                "unseen",
+                7,
+                "copies of each value 1..7 whose place I cannot see: not on the "
+                "table, not in my hands, not exiled, not known to be in the bag",
+            ),
+            ("exiled", 7, "exiled copies of each value"),
+            ("number_lines", 7 * S, "per seat: 1 for each value its held fate may still be"),
+            ("holding", S, "per seat: fates it holds (0, 1 or 2)"),
+            ("play_value", 2 * 7, "this turn's first and second play: one-hot value"),
+            ("play_target", 2 * 5, "this turn's plays: one-hot target slot 0..3 or 4 = The Hours"),
+            ("play_landed", 2 * 4, "this turn's plays: one-hot slot where the fate landed"),
+            ("feast_done", 1, "1 if The Feast was played on this turn"),
+            ("power_used", NUM_POWERS, "one-hot power used this turn"),
+            (
+                "power_value",
+                7,
+                "one-hot value argument of that power (Saints X, Storms, "
+                "Sinners, Skies, Sails, Shackles' played fate)",
+            ),
+            ("power_slot", 4, "one-hot slot argument of that power"),
+            ("power_to_slot", 4, "one-hot destination slot of Skies"),
+            ("power_answer", 2, "that power's answer: [yes, no]"),
+            ("shadows", 1, "1 if Shadows is active this turn"),
+            ("cost_paid", NUM_POWERS, "one-hot power discarded as a cost this turn"),
+            ("pending", 2, "waiting for a cost: [sails, scythes]"),
+            (
+                "steal",
+                7 + 4 + 1,
+                "The Thief: one-hot value taken, one-hot slot it came from, took nothing",
+            ),
+            ("chalice", 2, "The Chalice's tell: [higher, not higher]"),
+            ("fall", 2, "The Fall's announcement: [fades, does not fade]"),
+            ("reveals", 7 * S, "per seat: one-hot value it revealed this turn"),
+            ("votes", 8 * P, "per player: this round's vote, one-hot 1..7 or pass"),
+            ("wrong_predictions", 7, "values predicted wrongly this turn"),
+            ("predictions_left", 1, "predictions the group may still make this turn"),
+            ("correct", 1, "1 if this turn's prediction was correct"),
+        ]
+        if belief:
+            spec.append(
+                (
+                    "belief",
+                    7,
+                    "literal posterior over the active seat's kept fate: "
+                    "its number line times unseen copies, normalised (0 before the play)",
+                )
+            )
+        self.fields: tuple[Field, ...] = ()
+        offset = 0
+        fields = []
+        for name, size, meaning in spec:
+            fields.append(Field(name, offset, size, meaning))
+            offset += size
+        self.fields = tuple(fields)
+        self.size = offset
+        self.offsets: dict[str, int] = {f.name: f.offset for f in fields}
+        self.by_name: dict[str, Field] = {f.name: f for f in fields}
+        self.encoder = _compile_encoder(self)
+
+    @classmethod
+    def for_config(cls, config: GameConfig, belief: bool = False) -> ObservationLayout:
+        """The layout of a game with ``config``."""
+        return cls(config.num_players, config.challenge_mode, belief)
+
+    def markdown(self) -> str:
+        """The layout as a Markdown table."""
+        rows = ["| name | offset | size | meaning |", "|---|---:|---:|---|"]
+        rows += [f"| `{f.name}` | {f.offset} | {f.size} | {f.meaning} |" for f in self.fields]
+        return "\n".join(rows)
+
+
+def unseen_counts(s: State, observer: int) -> list[int]:
+    """Copies of each value whose place ``observer`` cannot see (see the layout)."""
+    unseen = [3 - e - k for e, k in zip(s.exiled, s.bag_known, strict=True)]
+    for slot in range(4):
+        for v in s.table[slot]:
+            unseen[v - 1] -= 1
+    for seat in range(observer, len(s.hands), s.config.num_players):
+        for v in s.hands[seat]:
+            unseen[v - 1] -= 1
+    return unseen
+
+
+def encode(s: State, observer: int, layout: ObservationLayout) -> np.ndarray:
+    """The observation vector (float32, ``layout.size``) of player ``observer``."""
+    return layout.encoder(s, observer)
+
+
+def _compile_encoder(layout: ObservationLayout):
+    """Build the layout's encoder: a closure with every offset bound as a local.
+
+    The vector is assembled as a list of indices -- one per unit of count, so a value
+    seen twice adds its index twice -- turned into counts by one ``np.bincount``; only
+    the few fractional entries are written afterwards. No per-step objects besides that
+    list and the returned array.
+    """
+    o = layout.offsets
+    P, S, size = layout.num_players, layout.num_seats, layout.size
+    PHASE, DECIDER, ACTIVE, LEADER = o["phase"], o["decider"], o["active_seat"], o["leader"]
+    SCORE, DOOM, TURN, OWN, CARRIED = (
+        o["score"],
+        o["doom"],
+        o["turn"],
+        o["own_hand"],
+        o["own_carried"],
+    )
+    CARD, FATES, HOURS, MOONS = o["slot_card"], o["slot_fates"], o["slot_hours"], o["slot_moons"]
+    SCIONS_AT, SANDS_AT, TOP, DECK = (
+        o["slot_scions"],
+        o["slot_sands"],
+        o["deck_top"],
+        o["deck_size"],
+    )
+    FADED, UNSEEN, EXILED = o["faded_powers"], o["unseen"], o["exiled"]
+    LINES, HOLDING = o["number_lines"], o["holding"]
+    PLAY_V, PLAY_T, PLAY_L, FEAST = (
+        o["play_value"],
+        o["play_target"],
+        o["play_landed"],
+        o["feast_done"],
+    )
+    SHADOWS, PENDING, WRONG = o["shadows"], o["pending"], o["wrong_predictions"]
+    LEFT, CORRECT, VOTES = o["predictions_left"], o["correct"], o["votes"]
+    BELIEF = o.get("belief", -1)
+    events = _event_encoder(o, S)
+    line_idx = [
+        [[LINES + 7 * rel + v for v in range(7) if m >> v & 1] for m in range(128)]
+        for rel in range(S)
+    ]
+    moons = [(c or 0) for c in CARD_MOONS]
+    hours_of = [0, 1, 1, 1, 2, 2, 2, 3]
+    card_power = CARD_POWER
+
+    # Index lists prepared once, so the hot loop only appends and extends.
+    repeat = [[[base + i] * n for n in range(16)] for i, base in enumerate(range(0))]
+    unseen_idx = [[[UNSEEN + i] * n for n in range(4)] for i in range(7)]
+    exiled_idx = [[[EXILED + i] * n for n in range(4)] for i in range(7)]
+    holding_idx = [[[HOLDING + rel] * n for n in range(3)] for rel in range(S)]
+    hours_idx = [[[HOURS + slot] * n for n in range(32)] for slot in range(4)]
+    moons_idx = [[[MOONS + slot] * (c or 0) for c in CARD_MOONS] for slot in range(4)]
+    left_idx = [[LEFT] * n for n in range(8)]
+    zero7 = [0] * 7
+    del repeat
+
+    def encoder(s: State, observer: int) -> np.ndarray:
+        hands = s.hands
+        score, doom, active = s.score, s.doom, s.active
+        idx = [
+            PHASE + s.phase,
+            ACTIVE + (active - observer) % S,
+            LEADER + ((active + 1) % P - observer) % P,
+            SCORE + (score if score < 7 else 7),
+            DOOM + (doom if doom < 7 else 7),
+        ]
+        ap = idx.append
+        ext = idx.extend
+        if s.decider >= 0:
+            ap(DECIDER + (s.decider - observer) % P)
+        unseen = [3, 3, 3, 3, 3, 3, 3]
+        base = OWN - 1
+        for seat in range(observer, S, P):
+            for v in hands[seat]:
+                ap(base + v)
+                unseen[v - 1] -= 1
+            base += 7
+        if s.old_fate and active % P == observer and not s.over:
+            ap(CARRIED + s.old_fate - 1)
+        exiled, known = s.exiled, s.bag_known
+        if exiled != zero7 or known != zero7:
+            for i in range(7):
+                unseen[i] -= exiled[i] + known[i]
+                if exiled[i]:
+                    ext(exiled_idx[i][exiled[i]])
+        slots, table, attached = s.slots, s.table, s.attached
+        for slot in range(4):
+            card = slots[slot]
+            if card < 0:
+                ap(CARD + slot * 37 + EMPTY)
+                continue
+            ap(CARD + slot * 37 + card)
+            ext(moons_idx[slot][card])
+            fates = table[slot]
+            if not fates:
+                continue
+            fbase = FATES + 7 * slot - 1
+            hours = 0
+            for v in fates:
+                ap(fbase + v)
+                unseen[v - 1] -= 1
+                hours += hours_of[v]
+            if attached[slot]:
+                for att in attached[slot]:
+                    power = card_power[att]
+                    if power == _SCIONS:
+                        ap(SCIONS_AT + slot)
+                        hours = len(fates)
+                    elif power == _SANDS:
+                        ap(SANDS_AT + slot)
+            if card == _IMAGO and hours != len(fates):
+                hours -= 2 * fates.count(7)  # a 7 on The Imago counts 1 hour, not 3
+            ext(hours_idx[slot][hours])
+        for slot in range(4):  # attachments on cards with no fates still show
+            if attached[slot] and not table[slot]:
+                for att in attached[slot]:
+                    power = card_power[att]
+                    if power == _SCIONS:
+                        ap(SCIONS_AT + slot)
+                    elif power == _SANDS:
+                        ap(SANDS_AT + slot)
+        deck = s.deck
+        ap(TOP + (deck[0] if deck else EMPTY))
+        for card in s.faded:
+            ap(FADED + card_power[card])
+        for i in range(7):
+            ext(unseen_idx[i][unseen[i]])
+        lines = s.lines
+        for rel in range(S):
+            seat = (observer + rel) % S
+            ext(line_idx[rel][lines[seat]])
+            ext(holding_idx[rel][len(hands[seat])])
+        if s.plays or s.power_used or s.shadows:
+            plays = s.plays
+            for i, (value, target, landed) in enumerate(plays[:2]):
+                ap(PLAY_V + 7 * i + value - 1)
+                ap(PLAY_T + 5 * i + target)
+                if landed >= 0:
+                    ap(PLAY_L + 4 * i + landed)
+            if s.feast_done:
+                ap(FEAST)
+            if s.shadows:
+                ap(SHADOWS)
+            events(s, observer, ap)
+            if s.pending:
+                ap(PENDING + (0 if s.pending[0] == "sails" else 1))
+            preds = s.predictions
+            if preds:
+                last = len(preds) - 1
+                for i, v in enumerate(preds):
+                    if i < last or not s.correct:
+                        ap(WRONG + v - 1)
+                if s.correct:
+                    ap(CORRECT)
+            if 4 <= s.phase <= 6:  # group, vote, cost: the group may still predict
+                ext(left_idx[s.preds_left])
+            if s.votes:
+                first = active + 1
+                for k, vote in enumerate(s.votes):
+                    player = (first + k) % P  # votes run clockwise from the leader
+                    ap(VOTES + 8 * ((player - observer) % P) + (vote - 1 if vote else 7))
+        vec = np.bincount(np.frombuffer(array("q", idx), dtype=np.int64), minlength=size)
+        vec = vec.astype(np.float32)
+        vec[TURN] = s.turn / 100.0
+        vec[DECK] = len(deck) / 36.0
+        if BELIEF >= 0:
+            _encode_belief(s, observer, unseen, vec, BELIEF)
+        return vec
+
+    return encoder
+
+
+def _event_encoder(o: dict, S: int):
+    """Encoder of this turn's announcements (powers, Thief, Chalice, Fall, reveals)."""
+    POWER, ANSWER, VALUE, SLOT, TO = (
+        o["power_used"],
+        o["power_answer"],
+        o["power_value"],
+        o["power_slot"],
+        o["power_to_slot"],
+    )
+    STEAL, CHALICE, FALL, REVEALS, COST = (
+        o["steal"],
+        o["chalice"],
+        o["fall"],
+        o["reveals"],
+        o["cost_paid"],
+    )
+    power_index = POWER_INDEX
+
+    def encode_events(s: State, observer: int, ap) -> None:
+        for event in s.events:
+            kind = event[0]
+            if kind == "power":
+                _, power, arg, answer = event
+                ap(POWER + power_index[power])
+                if answer is not None:
+                    ap(ANSWER + (0 if answer else 1))
+                if power in ("saints", "storms", "shackles"):
+                    ap(VALUE + arg - 1)
+                elif power in ("sinners", "skies"):
+                    ap(SLOT + arg[0])
+                    ap(VALUE + arg[1] - 1)
+                    if power == "skies":
+                        ap(TO + arg[2])
+                elif power in ("sparrows", "scions"):
+                    ap(SLOT + arg)
+            elif kind == "steal":
+                if event[1] < 0:
+                    ap(STEAL + 11)
+                else:
+                    ap(STEAL + event[2] - 1)
+                    ap(STEAL + 7 + event[1])
+            elif kind == "chalice":
+                ap(CHALICE + (0 if event[1] else 1))
+            elif kind == "reveal":
+                ap(REVEALS + 7 * ((event[1] - observer) % S) + event[2] - 1)
+            elif kind == "cost":
+                ap(COST + power_index[event[1]])
+            elif kind == "exile":
+                ap(SLOT + event[1])
+                ap(VALUE + event[2] - 1)
+        if s.fall_fading >= 0:
+            ap(FALL + (0 if s.fall_fading else 1))
+
+    return encode_events
+
+
+def _encode_belief(s: State, observer: int, unseen: list[int], vec: np.ndarray, base: int) -> None:
+    hand = s.hands[s.active]
+    if len(hand) != 1 or s.phase == 0 or s.correct:
+        return
+    counts = list(unseen)
+    if s.active % s.config.num_players == observer:
+        counts[hand[0] - 1] += 1  # what the group could think, seen from the active seat
+    line = s.lines[s.active]
+    weights = [counts[v] if line >> v & 1 else 0 for v in range(7)]
+    total = sum(weights)
+    if total > 0:
+        vec[base : base + 7] = [w / total for w in weights]
+
+
+def decode(obs: np.ndarray, layout: ObservationLayout) -> dict[str, np.ndarray]:
+    """Split an observation vector into its named fields (views into ``obs``)."""
+    if obs.shape != (layout.size,):
+        raise ValueError(
+            f"observation of shape {obs.shape} does not fit this layout; allowed: ({layout.size},)"
+        )
+    return {f.name: obs[f.slice] for f in layout.fields}
+
+
+def _one_hot(values: np.ndarray) -> int:
+    hits = np.flatnonzero(values)
+    return int(hits[0]) if len(hits) else -1
+
+
+def to_text(obs: np.ndarray, layout: ObservationLayout) -> str:
+    """The observation in words, from the vector alone."""
+    f = decode(obs, layout)
+    P, S = layout.num_players, layout.num_seats
+    lines = [
+        f"phase {PHASES[_one_hot(f['phase'])]}; decider {_one_hot(f['decider'])} (0 = me); "
+        f"active seat {_one_hot(f['active_seat'])}; leader {_one_hot(f['leader'])}",
+        f"score {_one_hot(f['score'])}, doom {_one_hot(f['doom'])}, turn "
+        f"{round(float(f['turn'][0]) * 100)}",
+    ]
+    for k in range(layout.own_seats):
+        counts = f["own_hand"][7 * k : 7 * k + 7]
+        hand = [v + 1 for v in range(7) for _ in range(int(counts[v]))]
+        lines.append(f"my seat {k}: holds {hand}")
+    carried = _one_hot(f["own_carried"])
+    if carried >= 0:
+        lines.append(f"I carried a {carried + 1} into this turn")
+    for slot in range(4):
+        card = _one_hot(f["slot_card"][slot * (NUM_CARDS + 1) : (slot + 1) * (NUM_CARDS + 1)])
+        name = "empty" if card == EMPTY else CARDS[card].name
+        counts = f["slot_fates"][7 * slot : 7 * slot + 7]
+        fates = [v + 1 for v in range(7) for _ in range(int(counts[v]))]
+        extra = (" +scions" if f["slot_scions"][slot] else "") + (
+            " +sands" if f["slot_sands"][slot] else ""
+        )
+        lines.append(
+            f"slot {slot}: {name} fates {fates} hours {int(f['slot_hours'][slot])}/"
+            f"{int(f['slot_moons'][slot])}{extra}"
+        )
+    top = _one_hot(f["deck_top"])
+    lines.append(
+        f"deck {round(float(f['deck_size'][0]) * 36)} cards, top "
+        f"{'none' if top == EMPTY else CARDS[top].name}"
+    )
+    powers = [f"{POWERS[p].id} x{int(n)}" for p, n in enumerate(f["faded_powers"]) if n]
+    lines.append(f"faded powers: {', '.join(powers) or 'none'}")
+    lines.append(f"unseen {[int(x) for x in f['unseen']]}, exiled {[int(x) for x in f['exiled']]}")
+    for rel in range(S):
+        mask = sum(1 << v for v in range(7) if f["number_lines"][7 * rel + v])
+        lines.append(f"seat {rel}: holds {int(f['holding'][rel])}, number line {mask_values(mask)}")
+    for i in range(2):
+        value = _one_hot(f["play_value"][7 * i : 7 * i + 7])
+        if value >= 0:
+            target = _one_hot(f["play_target"][5 * i : 5 * i + 5])
+            where = "The Hours" if target == HOURS_TARGET else f"slot {target}"
+            lines.append(f"play {i + 1}: {value + 1} on {where}")
+    power = _one_hot(f["power_used"])
+    if power >= 0:
+        answer = {0: "yes", 1: "no"}.get(_one_hot(f["power_answer"]), "-")
+        lines.append(f"power used: {POWERS[power].id}, answer {answer}")
+    for name, labels in (("chalice", ("higher", "not higher")), ("fall", ("fades", "stays"))):
+        hit = _one_hot(f[name])
+        if hit >= 0:
+            lines.append(f"{name}: {labels[hit]}")
+    votes = []
+    for p in range(P):
+        hit = _one_hot(f["votes"][8 * p : 8 * p + 8])
+        if hit >= 0:
+            votes.append(f"player {p}: {'pass' if hit == 7 else hit + 1}")
+    if votes:
+        lines.append("votes: " + ", ".join(votes))
+    wrong = [v + 1 for v in range(7) if f["wrong_predictions"][v]]
+    if wrong:
+        lines.append(f"wrong predictions: {wrong}")
+    if layout.belief:
+        lines.append("belief: " + " ".join(f"{x:.2f}" for x in f["belief"]))
+    return "\n".join(lines)
