@@ -44,7 +44,7 @@ v0: first release.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -73,7 +73,7 @@ def random_partner(observation: dict, view: AgentView, rng: np.random.Generator)
 class ShipwreckGymEnv(gymnasium.Env):
     """One learner in a game of Shipwreck Arcana; see the module docstring."""
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"]}
 
     def __init__(
         self,

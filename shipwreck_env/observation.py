@@ -23,7 +23,7 @@ import numpy as np
 from shipwreck_env.actions import HOURS_TARGET
 from shipwreck_env.cards import CARDS, NUM_CARDS, NUM_POWERS, POWER_INDEX, POWERS
 from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import CARD_MOONS, IMAGO as _IMAGO
+from shipwreck_env.engine import CARD_MOONS, IMAGO
 from shipwreck_env.powers import CARD_POWER
 from shipwreck_env.rules import mask_values
 from shipwreck_env.state import PHASES, State
@@ -64,7 +64,7 @@ class ObservationLayout:
         self.num_seats = 2 * num_players if challenge_mode else num_players
         self.own_seats = 2 if challenge_mode else 1
         self.belief = belief
-        P, S, O = num_players, self.num_seats, self.own_seats
+        P, S, own = num_players, self.num_seats, self.own_seats
         spec = [
             ("phase", len(PHASES), "one-hot phase: " + ", ".join(PHASES)),
             ("decider", P, "one-hot player who decides now (0 = me, then clockwise)"),
@@ -73,7 +73,7 @@ class ObservationLayout:
             ("score", 8, "one-hot score 0..7"),
             ("doom", 8, "one-hot doom 0..7 (7 = lost)"),
             ("turn", 1, "turns started / 100"),
-            ("own_hand", 7 * O, "count of each value 1..7 in my seat's hand (per own seat)"),
+            ("own_hand", 7 * own, "count of each value 1..7 in my seat's hand (per own seat)"),
             (
                 "own_carried",
                 7,
@@ -224,12 +224,10 @@ def _compile_encoder(layout: ObservationLayout):
         [[LINES + 7 * rel + v for v in range(7) if m >> v & 1] for m in range(128)]
         for rel in range(S)
     ]
-    moons = [(c or 0) for c in CARD_MOONS]
     hours_of = [0, 1, 1, 1, 2, 2, 2, 3]
     card_power = CARD_POWER
 
     # Index lists prepared once, so the hot loop only appends and extends.
-    repeat = [[[base + i] * n for n in range(16)] for i, base in enumerate(range(0))]
     unseen_idx = [[[UNSEEN + i] * n for n in range(4)] for i in range(7)]
     exiled_idx = [[[EXILED + i] * n for n in range(4)] for i in range(7)]
     holding_idx = [[[HOLDING + rel] * n for n in range(3)] for rel in range(S)]
@@ -237,7 +235,6 @@ def _compile_encoder(layout: ObservationLayout):
     moons_idx = [[[MOONS + slot] * (c or 0) for c in CARD_MOONS] for slot in range(4)]
     left_idx = [[LEFT] * n for n in range(8)]
     zero7 = [0] * 7
-    del repeat
 
     def encoder(s: State, observer: int) -> np.ndarray:
         hands = s.hands
@@ -293,7 +290,7 @@ def _compile_encoder(layout: ObservationLayout):
                         hours = len(fates)
                     elif power == _SANDS:
                         ap(SANDS_AT + slot)
-            if card == _IMAGO and hours != len(fates):
+            if card == IMAGO and hours != len(fates):
                 hours -= 2 * fates.count(7)  # a 7 on The Imago counts 1 hour, not 3
             ext(hours_idx[slot][hours])
         for slot in range(4):  # attachments on cards with no fates still show

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from shipwreck_env.actions import (
+    ACTIONS,
     HOURS_TARGET,
     PASS,
     cost_action,
@@ -132,19 +133,21 @@ def play_targets(s: State) -> set[tuple[int, int]]:
 
 def power_actions(s: State, power: str) -> set[int]:
     """Legal actions that use ``power``."""
-    from shipwreck_env.actions import ACTIONS
-
     return {a for a in legal_actions(s) if ACTIONS[a].kind == "power" and ACTIONS[a].power == power}
 
 
 def any_power(s: State) -> bool:
-    from shipwreck_env.actions import ACTIONS
-
     return any(ACTIONS[a].kind == "power" for a in legal_actions(s))
 
 
 def events(s: State, kind: str) -> list[tuple]:
     return [e for e in s.events if e[0] == kind]
+
+
+def last(s: State, kind: str) -> list[tuple]:
+    """Events of kind ``kind`` in the turn that just ended (the last turn's own events
+    once the game is over)."""
+    return [e for e in (s.events if s.over else s.last_events) if e[0] == kind]
 
 
 def with_slot(slots: Iterable[str | None], card: str) -> list[str | None]:
@@ -287,6 +290,16 @@ def test_feast_play_draws_a_fate_and_the_player_plays_again():
     assert s.phase == Phase.GROUP
     assert s.table[0] == [1] and s.table[1] == [6]
     assert s.lines[0] == mask(7)
+
+
+def test_feast_with_a_carried_fate_keeps_the_number_line_true():
+    """Number lines (rulings.md): when the fate carried from the last turn goes on The
+    Feast, the kept fate is the one drawn there; the line must still hold it."""
+    s = setup(["feast", "dawn", "shore", "deep"], (2, 6), carried=2, lines={0: mask(2, 3)})
+    s = feast_play(s, play_action(2, 0), drawn=4)
+    s = act(s, play_action(6, 1))
+    assert s.hands[0] == [4]
+    assert s.lines[0] == mask(1, 2, 3, 4, 5)
 
 
 def test_feast_cannot_be_played_on_twice_in_a_turn():
@@ -688,6 +701,7 @@ def test_ash_fades_even_if_the_low_fate_was_exiled_by_sails():
     assert s.phase == Phase.SAILS
     s = act(s, power_action("sails", slot=1, value=2), cost_action("saints"))
     assert s.exiled[1] == 1
+    assert ("fade", 0, "ash") in s.last_events
     assert C["ash"] in s.faded
     assert (s.score, s.doom) == (1, 0)
 
@@ -834,6 +848,9 @@ def test_fall_how_does_sails_interact_with_it():
     s = act(s, play_action(3, 0))
     assert events(s, "fall") == [("fall", True)]
     s = act(s, predict_action(3), power_action("sails", slot=0, value=3), cost_action("saints"))
+    assert last(s, "exile") == [("exile", 0, 3)]
+    assert last(s, "fall") == [("fall", True), ("fall", False)]
+    assert last(s, "fade") == []
     assert s.slots[0] == C["fall"]
     assert s.table[0] == [3]
     assert (s.score, s.doom, s.exiled[2]) == (1, 0, 1)
@@ -1039,15 +1056,16 @@ def test_shadows_treats_a_four_as_a_five_for_the_mirror():
     assert s.lines[0] == mask(4)
 
 
-@pytest.mark.parametrize(("prediction", "correct"), [(4, True), (5, False)])
-def test_shadows_does_the_group_guess_the_original_or_the_modified_value(prediction, correct):
+@pytest.mark.parametrize(("prediction", "score", "doom"), [(4, 1, 0), (5, 0, 3)])
+def test_shadows_does_the_group_guess_the_original_or_the_modified_value(prediction, score, doom):
     """Shadows Q/A "Does the group guess the original value of the hidden fate, or the
     modified value?" -- engine decision (rulings.md "Predictions name the real value"):
     "After shadows, a prediction is correct only when it names the kept fate's real
     value."""
     s = setup(["mirror", "shore", "deep", "dawn"], (4, 5), faded=["fortune"])
     s = act(s, power_action("shadows"), play_action(5, 0), predict_action(prediction))
-    assert events(s, "predict") == [("predict", prediction, correct)]
+    assert last(s, "predict") == [("predict", prediction, prediction == 4)]
+    assert (s.score, s.doom) == (score, doom)  # a miss: 1, The Mirror fading: 2
 
 
 def test_shadows_if_the_group_does_not_predict_is_the_fate_modified_next_turn():
@@ -1139,6 +1157,22 @@ def test_shadows_raises_the_hidden_fate_for_the_thief():
     s = act(s, power_action("shadows"), play_action(3, 1))
     assert s.phase == Phase.STEAL
     assert legal_actions(s) == [PASS]
+
+
+def test_shadows_in_the_thief_window_also_raises_the_fate_for_the_fall():
+    """The Thief Q/A: Shadows may be used after the play, before The Thief resolves; The
+    Fall Q/A: Shadows may change whether The Fall is fading (4 >= 2 x 2, not 2 x 3)."""
+    s = setup(["thief", "fall", "imago", "captain"], (2, 3), [(), (3, 1), (), ()], faded=["iron"])
+    s = act(s, play_action(3, 2))
+    assert set(legal_actions(s)) == {
+        steal_action(1, 3),
+        steal_action(2, 3),
+        power_action("shadows"),
+    }
+    s = act(s, power_action("shadows"), PASS)
+    assert events(s, "fall") == [("fall", False)]
+    s = finish(s)
+    assert s.slots[1] == C["fall"]
 
 
 def test_shadows_is_only_offered_before_the_play():
@@ -1260,8 +1294,7 @@ def test_sails_exiles_a_visible_fate_after_a_correct_prediction():
     assert s.faded == []
     assert s.deck[-2:] == [C["musicians"], C["dawn"]]
     assert s.score == 1
-    s = finish(s)  # a later turn: the exiled 5 stays out of the bag
-    assert s.exiled[4] == 1
+    assert s.active == 1  # the next turn has drawn: the exiled 5 stayed out of the bag
 
 
 @pytest.mark.parametrize("predictions", [(), (5,)])
@@ -1294,6 +1327,15 @@ def test_sails_if_a_fate_is_exiled_from_a_card_that_would_have_faded_does_it_sti
     assert s.table[0] == [4]
 
 
+def test_sails_is_not_offered_when_a_power_was_already_used_this_turn():
+    """Faded Card Powers: "Only one faded power may be used per turn" -- after Storms, a
+    correct prediction does not open Sails."""
+    s = setup(**{**SAILS, "faded": ["musicians", "passage", "dawn"]})
+    s = act(s, play_action(4, 0), power_action("storms", value=4), predict_action(3))
+    assert s.active == 1
+    assert C["musicians"] in s.faded
+
+
 # --- Sands ------------------------------------------------------------------------------
 
 
@@ -1302,6 +1344,8 @@ def test_sands_attaches_to_the_card_that_replaces_the_fall():
     that took its place on the board."""
     s = setup(FALL_SLOTS, (6, 2), table=[(5,), (), (), ()], deck=["dawn"])
     s = finish(act(s, play_action(6, 0)))
+    assert last(s, "fade") == [("fade", 0, "fall")]
+    assert last(s, "attach") == [("attach", "sands", 0)]
     assert s.slots[0] == C["dawn"]
     assert s.attached[0] == [C["fall"]]
     assert C["fall"] not in s.faded
@@ -1330,6 +1374,7 @@ def test_sands_three_cards_fading_cost_nine_doom():
     how much doom do we get?": "each card that fades this turn incurs 3 doom instead of
     2. If 3 cards are fading, that's 3x3=9 doom in a single turn!\""""
     s = sands_turn()
+    assert last(s, "fade") == [("fade", 0, "ash"), ("fade", 1, "beast"), ("fade", 2, "mirror")]
     assert s.doom == 9
     assert s.over and not s.won
 
