@@ -3,9 +3,12 @@
 Subcommands:
 
 * ``main`` -- the README's main job: play games at every difficulty and print a table;
-* ``random`` -- play games with uniformly random legal actions and print a table.
+* ``random`` -- play games with uniformly random legal actions and print a table;
+* ``evaluate`` -- measure a team of policies on every difficulty (``agents.evaluate``);
+* ``bench`` -- the speed benchmark (``shipwreck_env.bench``).
 
-Each subcommand is a thin wrapper over importable functions.
+Each subcommand is a thin wrapper over importable functions; ``evaluate`` imports the
+``agents`` package only when it runs.
 """
 
 from __future__ import annotations
@@ -76,10 +79,102 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.add_argument("--games", type=int, default=300)
         p.add_argument("--seed", type=int, default=0)
         p.add_argument("--card-sets", default="base")
+    ev = sub.add_parser("evaluate", help="evaluate a team on every difficulty")
+    ev.add_argument("--play", default="heuristic", help="play policy spec (agents.registry)")
+    ev.add_argument("--group", default="bayes", help="group policy spec (agents.registry)")
+    ev.add_argument(
+        "--matrix",
+        action="store_true",
+        help="every scripted play policy against every scripted group policy",
+    )
+    ev.add_argument("--players", type=int, default=3)
+    ev.add_argument(
+        "--difficulty", default="all", help="easy, normal, hard, doomed, a comma list, or all"
+    )
+    ev.add_argument("--games", type=int, default=2000)
+    ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument("--card-sets", default="base")
+    ev.add_argument("--group-decision", default="leader", choices=["leader", "vote"])
+    ev.add_argument("--jobs", type=int, default=1, help="worker processes")
+    ev.add_argument("--out", default=None, help="write JSON here (and CSV beside it)")
+    ev.add_argument("--no-progress", action="store_true")
+    bench = sub.add_parser("bench", help="speed benchmark")
+    bench.add_argument("bench_args", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     if args.command in ("main", "random"):
         print(_random_table(args.players, args.games, args.seed, args.card_sets))
+    elif args.command == "evaluate":
+        return _evaluate(args)
+    elif args.command == "bench":
+        from shipwreck_env.bench import main as bench_main
+
+        return bench_main(args.bench_args)
     return 0
+
+
+def _difficulties(text: str) -> list[str]:
+    names = list(DIFFICULTIES) if text == "all" else [d.strip() for d in text.split(",")]
+    for name in names:
+        if name not in DIFFICULTIES:
+            raise SystemExit(
+                f"--difficulty {name!r} is not allowed; allowed: {list(DIFFICULTIES)} or all"
+            )
+    return names
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from agents.evaluate import evaluate, format_table, write_outputs
+    from agents.registry import GROUP_SPECS, PLAY_SPECS
+
+    pairs = (
+        [(p, g) for p in PLAY_SPECS for g in GROUP_SPECS]
+        if args.matrix
+        else [(args.play, args.group)]
+    )
+    reports = []
+    for play, group in pairs:
+        try:
+            report = evaluate(
+                play,
+                group,
+                players=args.players,
+                difficulties=_difficulties(args.difficulty),
+                games=args.games,
+                seed=args.seed,
+                jobs=args.jobs,
+                progress=not args.no_progress,
+                card_sets=args.card_sets,
+                group_decision=args.group_decision,
+            )
+        except ValueError as exc:
+            raise SystemExit(str(exc)) from None
+        reports.append(report)
+        print(format_table(report))
+        print()
+    if args.matrix:
+        print(_matrix_table(reports))
+    if args.out:
+        write_outputs(reports, args.out)
+    return 0
+
+
+def _matrix_table(reports: list[dict]) -> str:
+    """Cross-play: win rate of every play policy (rows) with every group (columns)."""
+    plays = list(dict.fromkeys(r["play"] for r in reports))
+    groups = list(dict.fromkeys(r["group"] for r in reports))
+    lines = []
+    for difficulty in reports[0]["results"]:
+        lines.append(f"Cross-play win rate, {difficulty} (oracle columns CHEAT):")
+        lines.append("| play \\ group | " + " | ".join(groups) + " |")
+        lines.append("|---|" + "---:|" * len(groups))
+        for play in plays:
+            cells = []
+            for group in groups:
+                r = next(x for x in reports if x["play"] == play and x["group"] == group)
+                cells.append(f"{r['results'][difficulty]['win_rate']:.3f}")
+            lines.append(f"| {play} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -45,6 +45,11 @@ class AgentView:
         exiled: exiled copies by value (index ``v - 1``).
         unseen: copies by value whose place the observer cannot see.
         lines: number line mask of every seat (bit ``v - 1``).
+        line_if_fresh, line_if_carried: during the active seat's turn, the values its kept
+            fate may have if it was drawn this turn / if it is the fate it carried (or
+            tracked before the last play); their union is its number line until Shells
+            tells which one holds.
+        carried_into_turn: the active seat began its turn holding a fate (it drew one).
         holding: fates held by every seat.
         plays: this turn's plays as (value, target, landed slot).
         events: this turn's public events.
@@ -84,6 +89,9 @@ class AgentView:
     exiled: tuple[int, ...]
     unseen: tuple[int, ...]
     lines: tuple[int, ...]
+    line_if_fresh: int
+    line_if_carried: int
+    carried_into_turn: bool
     holding: tuple[int, ...]
     plays: tuple[tuple[int, int, int], ...]
     events: tuple[tuple, ...]
@@ -144,6 +152,9 @@ def make_view(s: State, player: int) -> AgentView:
         exiled=tuple(s.exiled),
         unseen=tuple(unseen_counts(s, player)),
         lines=tuple(s.lines),
+        line_if_fresh=s.line_fresh,
+        line_if_carried=s.line_tracked,
+        carried_into_turn=any(e[0] == "draw" and e[2] == 1 for e in s.events),
         holding=tuple(len(hand) for hand in s.hands),
         plays=tuple(s.plays),
         events=tuple(s.events),

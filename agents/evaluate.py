@@ -1,0 +1,320 @@
+"""Play many games with a team and summarise them, reproducibly and in parallel.
+
+Game ``i`` of difficulty ``d`` draws its deck, fates and every policy choice from
+``SeedSequence(seed, spawn_key=(d, i))``, so the results are identical whatever the
+number of worker processes. :func:`evaluate` returns, per difficulty, the win rate with
+a 95% Wilson interval, mean final score, doom and turns, prediction accuracy,
+predictions per turn, and the doom that came from fades and from wrong predictions.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import sys
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from agents.base import Team
+from agents.registry import make_policy
+from shipwreck_env.actions import NUM_ACTIONS
+from shipwreck_env.config import DIFFICULTIES, GameConfig
+from shipwreck_env.engine import IllegalActionError, new_game, step_inplace
+from shipwreck_env.observation import ObservationLayout, encode
+from shipwreck_env.view import make_view
+
+__all__ = [
+    "GameRecord",
+    "evaluate",
+    "format_table",
+    "play_game",
+    "wilson_interval",
+    "write_outputs",
+]
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """The outcome of one game."""
+
+    won: bool
+    truncated: bool
+    score: int
+    doom: int
+    turns: int
+    predictions: int
+    correct: int
+    doom_fades: int
+    doom_wrong: int
+
+
+def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """95% Wilson score interval for a binomial proportion."""
+    if n <= 0:
+        return (0.0, 1.0)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _turn_outcome(events: Iterable[tuple]) -> tuple[int, bool]:
+    guesses = correct = 0
+    for event in events:
+        if event[0] == "predict":
+            guesses += 1
+            correct = correct or event[2]
+    return guesses, bool(correct)
+
+
+def play_game(config: GameConfig, team: Team, seed_seq: np.random.SeedSequence) -> GameRecord:
+    """Play one game; ``seed_seq`` seeds the game and the policies (two streams).
+
+    Policies that read observation vectors get them in the layout they were built for
+    (``policy.belief``, default off).
+    """
+    game_seed, policy_seed = seed_seq.spawn(2)
+    game_rng = np.random.default_rng(game_seed)
+    policy_rng = np.random.default_rng(policy_seed)
+    team.reset()
+    layouts = {flag: ObservationLayout.for_config(config, flag) for flag in (False, True)}
+    s = new_game(config, game_rng)
+    guesses = correct = doom_fades = doom_wrong = 0
+    while not s.over:
+        player = s.decider
+        view = make_view(s, player)
+        policy = team.policy_for(view)
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask[list(view.legal)] = 1
+        obs = None
+        if policy.needs_observation:
+            obs = encode(s, player, layouts[bool(getattr(policy, "belief", False))])
+        action = policy.act(obs, mask, view, policy_rng, s if policy.needs_state else None)
+        if action not in view.legal:
+            raise IllegalActionError(
+                f"policy {policy.name} chose illegal action {action}; legal: {list(view.legal)}"
+            )
+        turn, doom = s.turn, s.doom
+        step_inplace(s, int(action), game_rng, check=False)
+        if s.turn != turn or s.over:  # a turn ended: attribute its doom
+            turn_guesses, turn_correct = _turn_outcome(s.events if s.over else s.last_events)
+            guesses += turn_guesses
+            correct += turn_correct
+            wrong = 1 if turn_guesses and not turn_correct else 0
+            doom_wrong += wrong
+            doom_fades += s.doom - doom - wrong
+    return GameRecord(
+        won=s.won,
+        truncated=s.truncated,
+        score=s.score,
+        doom=s.doom,
+        turns=s.turn,
+        predictions=guesses,
+        correct=correct,
+        doom_fades=doom_fades,
+        doom_wrong=doom_wrong,
+    )
+
+
+def _seed_for(seed: int, difficulty_index: int, game: int) -> np.random.SeedSequence:
+    return np.random.SeedSequence(seed, spawn_key=(difficulty_index, game))
+
+
+def _run_chunk(task: tuple) -> list[tuple[int, dict]]:
+    config_dict, play, group, seed, difficulty_index, games = task
+    config = GameConfig.from_dict(config_dict)
+    team = Team(make_policy(play), make_policy(group))
+    return [
+        (i, asdict(play_game(config, team, _seed_for(seed, difficulty_index, i)))) for i in games
+    ]
+
+
+def summarise(records: Sequence[GameRecord], starting_doom: int) -> dict:
+    """Every figure of one difficulty from its game records."""
+    n = len(records)
+    wins = sum(r.won for r in records)
+    low, high = wilson_interval(wins, n)
+    guesses = sum(r.predictions for r in records)
+    turns = sum(r.turns for r in records)
+    return {
+        "games": n,
+        "wins": wins,
+        "win_rate": wins / n,
+        "win_rate_ci95": [low, high],
+        "truncated": sum(r.truncated for r in records),
+        "mean_score": float(np.mean([r.score for r in records])),
+        "mean_doom": float(np.mean([r.doom for r in records])),
+        "mean_turns": turns / n,
+        "prediction_accuracy": sum(r.correct for r in records) / guesses if guesses else 0.0,
+        "predictions_per_turn": guesses / turns if turns else 0.0,
+        "mean_doom_from_fades": float(np.mean([r.doom_fades for r in records])),
+        "mean_doom_from_wrong_predictions": float(np.mean([r.doom_wrong for r in records])),
+        "starting_doom": starting_doom,
+    }
+
+
+def evaluate(
+    play: str,
+    group: str,
+    *,
+    players: int = 3,
+    difficulties: Sequence[str] = tuple(DIFFICULTIES),
+    games: int = 2000,
+    seed: int = 0,
+    jobs: int = 1,
+    progress: bool = True,
+    **config: object,
+) -> dict:
+    """Evaluate the team ``play`` + ``group`` (policy specs) on each difficulty.
+
+    Returns ``{"config", "play", "group", "seed", "games", "cheating", "results":
+    {difficulty: summary}}``; identical for any ``jobs``.
+    """
+    team = Team(make_policy(play), make_policy(group))  # fail early on a bad spec
+    base = GameConfig(num_players=players, **config)
+    chunk = max(1, min(100, games // max(1, 4 * jobs)))
+    tasks = []
+    for difficulty in difficulties:
+        d_index = list(DIFFICULTIES).index(difficulty)
+        config_dict = {**base.to_dict(), "difficulty": difficulty}
+        for start in range(0, games, chunk):
+            games_range = range(start, min(games, start + chunk))
+            tasks.append((config_dict, play, group, seed, d_index, games_range))
+    bar = _progress(len(tasks) and games * len(difficulties), progress, team.name)
+    by_task: list[list[tuple[int, dict]]] = []
+    if jobs <= 1:
+        for task in tasks:
+            by_task.append(_run_chunk(task))
+            bar.update(len(task[5]))
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for task, out in zip(tasks, pool.map(_run_chunk, tasks), strict=True):
+                by_task.append(out)
+                bar.update(len(task[5]))
+    bar.close()
+    results = {}
+    for difficulty in difficulties:
+        records = [
+            GameRecord(**rec)
+            for task, out in zip(tasks, by_task, strict=True)
+            if task[0]["difficulty"] == difficulty
+            for _, rec in sorted(out)
+        ]
+        results[difficulty] = summarise(records, DIFFICULTIES[difficulty])
+    return {
+        "config": base.to_dict(),
+        "play": play,
+        "group": group,
+        "team": team.name,
+        "cheating": team.cheating,
+        "seed": seed,
+        "games": games,
+        "results": results,
+    }
+
+
+class _NoBar:
+    def update(self, n: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress(total: int, enabled: bool, label: str):
+    if not enabled:
+        return _NoBar()
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _NoBar()
+    return tqdm(total=total, desc=label, unit="game", file=sys.stderr, leave=False)
+
+
+def format_table(report: dict) -> str:
+    """Markdown table of one evaluation (one row per difficulty)."""
+    flag = " (CHEATS: upper bound)" if report["cheating"] else ""
+    cfg = report["config"]
+    lines = [
+        f"{report['team']}{flag}: {cfg['num_players']} players, card sets "
+        f"{','.join(cfg['card_sets'])}, {cfg['group_decision']}, {report['games']} games "
+        f"per difficulty, seed {report['seed']}",
+        "",
+        "| difficulty | win rate | 95% CI | score | doom | turns | accuracy | predictions/turn "
+        "| doom: fades | doom: wrong |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for difficulty, r in report["results"].items():
+        low, high = r["win_rate_ci95"]
+        lines.append(
+            f"| {difficulty} | {r['win_rate']:.3f} | [{low:.3f}, {high:.3f}] | "
+            f"{r['mean_score']:.2f} | {r['mean_doom']:.2f} | {r['mean_turns']:.2f} | "
+            f"{r['prediction_accuracy']:.3f} | {r['predictions_per_turn']:.3f} | "
+            f"{r['mean_doom_from_fades']:.2f} | {r['mean_doom_from_wrong_predictions']:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def write_outputs(reports: list[dict], path: str) -> None:
+    """Write ``path`` (JSON) and the same figures as CSV beside it (``.csv``)."""
+    with open(path, "w") as fh:
+        json.dump(reports if len(reports) > 1 else reports[0], fh, indent=2)
+    csv_path = path[:-5] + ".csv" if path.endswith(".json") else path + ".csv"
+    with open(csv_path, "w", newline="") as fh:
+        writer = csv.writer(fh)
+        header = [
+            "team",
+            "play",
+            "group",
+            "cheating",
+            "players",
+            "card_sets",
+            "group_decision",
+            "seed",
+            "difficulty",
+            "games",
+            "wins",
+            "win_rate",
+            "ci_low",
+            "ci_high",
+            "mean_score",
+            "mean_doom",
+            "mean_turns",
+            "prediction_accuracy",
+            "predictions_per_turn",
+            "doom_from_fades",
+            "doom_from_wrong_predictions",
+        ]
+        writer.writerow(header)
+        for rep in reports:
+            cfg = rep["config"]
+            for difficulty, r in rep["results"].items():
+                writer.writerow(
+                    [
+                        rep["team"],
+                        rep["play"],
+                        rep["group"],
+                        rep["cheating"],
+                        cfg["num_players"],
+                        ",".join(cfg["card_sets"]),
+                        cfg["group_decision"],
+                        rep["seed"],
+                        difficulty,
+                        r["games"],
+                        r["wins"],
+                        r["win_rate"],
+                        *r["win_rate_ci95"],
+                        r["mean_score"],
+                        r["mean_doom"],
+                        r["mean_turns"],
+                        r["prediction_accuracy"],
+                        r["predictions_per_turn"],
+                        r["mean_doom_from_fades"],
+                        r["mean_doom_from_wrong_predictions"],
+                    ]
+                )

@@ -1,0 +1,61 @@
+"""Build policies from short specs, as the command line names them.
+
+| spec | policy | roles |
+|---|---|---|
+| ``random`` / ``random:P`` | uniform legal, pass with probability P (0.5) | both |
+| ``literal`` / ``literal:T`` | random plays; predict when certain (or posterior >= T) | both |
+| ``heuristic`` | the heuristic player | play |
+| ``bayes`` | the Bayesian group (models the heuristic player) | group |
+| ``oracle`` | CHEATS: the group sees the hidden fate | group |
+| ``ppo:PATH`` | a trained Stable-Baselines3 model | as trained |
+
+Specs are strings so that worker processes can rebuild the same policies.
+"""
+
+from __future__ import annotations
+
+from agents.base import Policy
+
+__all__ = ["GROUP_SPECS", "PLAY_SPECS", "make_policy"]
+
+PLAY_SPECS = ("random", "literal", "heuristic")
+"""Scripted play policies, weakest first."""
+GROUP_SPECS = ("random", "literal", "bayes", "oracle")
+"""Scripted group policies, weakest first (the oracle cheats)."""
+
+
+def make_policy(spec: str) -> Policy:
+    """The policy named by ``spec`` (see the module table).
+
+    Raises:
+        ValueError: an unknown spec or a bad argument.
+    """
+    name, _, arg = spec.partition(":")
+    if name == "random":
+        from agents.simple import RandomPolicy
+
+        return RandomPolicy(float(arg)) if arg else RandomPolicy()
+    if name == "literal":
+        from agents.simple import LiteralPolicy
+
+        return LiteralPolicy(float(arg)) if arg else LiteralPolicy()
+    if name == "heuristic" and not arg:
+        from agents.heuristic import HeuristicPlayer
+
+        return HeuristicPlayer()
+    if name == "bayes" and not arg:
+        from agents.bayes import BayesGroup
+
+        return BayesGroup()
+    if name == "oracle" and not arg:
+        from agents.simple import OracleGroup
+
+        return OracleGroup()
+    if name == "ppo" and arg:
+        from agents.trained import load_policy
+
+        return load_policy(arg)
+    raise ValueError(
+        f"policy {spec!r} is not known; allowed: random[:P], literal[:T], heuristic, bayes, "
+        "oracle, ppo:PATH"
+    )

@@ -1,0 +1,188 @@
+"""Speed benchmark: ``python -m shipwreck_env.bench`` (also ``shipwreck-arcana bench``).
+
+Measures, on one core, with uniformly random legal actions:
+
+* ``engine``: engine decisions per second (``legal_actions`` + ``step_inplace``);
+* ``aec``: agent-steps per second of the wrapped PettingZoo env (``env()``), with the
+  acting agent's observation built at every step by ``last()``;
+* when installed (``pip install "pettingzoo[classic]" open_spiel``), the same loop on
+  PettingZoo ``hanabi_v5`` and ``connect_four_v3``, and OpenSpiel's C++ ``hanabi``
+  with its ``observation_tensor`` read at every step.
+
+Each figure is the median of ``--repeats`` runs of ``--seconds`` each (the machine is
+shared: single runs are noisy). Prints a table with ratios to OpenSpiel's Hanabi and
+writes JSON with every run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+__all__ = ["BENCHMARKS", "main", "run_benchmarks"]
+
+
+def _engine(config_kwargs: dict) -> Callable[[float], float]:
+    from shipwreck_env.config import GameConfig
+    from shipwreck_env.engine import legal_actions, new_game, step_inplace
+
+    config = GameConfig(**config_kwargs)
+
+    def run(seconds: float) -> float:
+        rng = np.random.default_rng(0)
+        steps = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            s = new_game(config, rng)
+            while not s.over:
+                legal = legal_actions(s)
+                step_inplace(s, legal[int(rng.random() * len(legal))], rng, check=False)
+                steps += 1
+        return steps / (time.perf_counter() - start)
+
+    return run
+
+
+def _pettingzoo(make: Callable[[], object]) -> Callable[[float], float]:
+    def run(seconds: float) -> float:
+        env = make()
+        rng = np.random.default_rng(0)
+        steps = games = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            env.reset(seed=games)
+            games += 1
+            for _agent in env.agent_iter():
+                obs, _, terminated, truncated, _ = env.last()
+                if terminated or truncated:
+                    action = None
+                else:
+                    legal = np.flatnonzero(obs["action_mask"])
+                    action = int(legal[int(rng.random() * len(legal))])
+                env.step(action)
+                steps += 1
+        return steps / (time.perf_counter() - start)
+
+    return run
+
+
+def _shipwreck_aec(config_kwargs: dict) -> Callable[[float], float]:
+    import shipwreck_env
+
+    return _pettingzoo(lambda: shipwreck_env.env(**config_kwargs))
+
+
+def _pz_classic(name: str) -> Callable[[float], float] | None:
+    try:
+        module = __import__(f"pettingzoo.classic.{name}", fromlist=["env"])
+    except Exception:  # not installed (pettingzoo[classic] extra)
+        return None
+    return _pettingzoo(module.env)
+
+
+def _openspiel_hanabi() -> Callable[[float], float] | None:
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("hanabi")
+
+    def run(seconds: float) -> float:
+        rng = np.random.default_rng(0)
+        steps = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes = state.chance_outcomes()
+                    state.apply_action(outcomes[int(rng.random() * len(outcomes))][0])
+                    continue
+                state.observation_tensor(state.current_player())
+                legal = state.legal_actions()
+                state.apply_action(legal[int(rng.random() * len(legal))])
+                steps += 1
+        return steps / (time.perf_counter() - start)
+
+    return run
+
+
+BENCHMARKS: dict[str, Callable[[], Callable[[float], float] | None]] = {
+    "shipwreck engine (3 players, base)": lambda: _engine({"num_players": 3}),
+    "shipwreck engine (3 players, all sets)": lambda: _engine(
+        {"num_players": 3, "card_sets": "all"}
+    ),
+    "shipwreck AEC env (3 players, base)": lambda: _shipwreck_aec({"num_players": 3}),
+    "shipwreck AEC env (5 players, all sets)": lambda: _shipwreck_aec(
+        {"num_players": 5, "card_sets": "all"}
+    ),
+    "PettingZoo hanabi_v5": lambda: _pz_classic("hanabi_v5"),
+    "PettingZoo connect_four_v3": lambda: _pz_classic("connect_four_v3"),
+    "OpenSpiel hanabi (C++, observation_tensor)": _openspiel_hanabi,
+}
+REFERENCE = "OpenSpiel hanabi (C++, observation_tensor)"
+
+
+def run_benchmarks(seconds: float, repeats: int, only: Sequence[str] = ()) -> dict:
+    """Run every available benchmark ``repeats`` times; medians and every run."""
+    results: dict[str, dict] = {}
+    for name, factory in BENCHMARKS.items():
+        if only and not any(key in name for key in only):
+            continue
+        run = factory()
+        if run is None:
+            results[name] = {"available": False}
+            continue
+        run(min(0.5, seconds))  # warm up
+        runs = [run(seconds) for _ in range(repeats)]
+        results[name] = {"available": True, "runs": runs, "median": statistics.median(runs)}
+    return results
+
+
+def format_table(results: dict) -> str:
+    """Markdown table of medians with the ratio to OpenSpiel's Hanabi."""
+    ref = results.get(REFERENCE, {}).get("median")
+    rows = ["| benchmark | steps/s (median) | runs | vs OpenSpiel Hanabi |", "|---|---:|---:|---:|"]
+    for name, r in results.items():
+        if not r.get("available"):
+            rows.append(f"| {name} | not installed | - | - |")
+            continue
+        ratio = f"{r['median'] / ref:.2f}x" if ref else "-"
+        rows.append(f"| {name} | {r['median']:,.0f} | {len(r['runs'])} | {ratio} |")
+    return "\n".join(rows)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="length of one run")
+    parser.add_argument("--repeats", type=int, default=5, help="runs per benchmark")
+    parser.add_argument("--only", nargs="*", default=(), help="substrings of names to run")
+    parser.add_argument("--json", default="results/bench.json", help="where to write results")
+    args = parser.parse_args(argv)
+    results = run_benchmarks(args.seconds, args.repeats, args.only)
+    table = format_table(results)
+    print(table)
+    payload = {
+        "command": "python -m shipwreck_env.bench " + " ".join(argv or []),
+        "seconds": args.seconds,
+        "repeats": args.repeats,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "results": results,
+        "table": table,
+    }
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(payload, fh, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
