@@ -129,6 +129,9 @@ class ShipwreckGymEnv(gymnasium.Env):
         game_seed = seed if seed is not None else int(self.np_random.integers(2**63))
         self._game_rng = np.random.default_rng(game_seed)
         self._partner_rng = np.random.default_rng([game_seed, 1])
+        reset_partner = getattr(self.partner, "reset", None)
+        if callable(reset_partner):  # partners with memory start a new game
+            reset_partner()
         self.state = new_game(self.config, self._game_rng)
         self._advance()
         return self._obs(), {}
