@@ -46,6 +46,10 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import (
+    AECOrderEnforcingIterable,
+    AECOrderEnforcingIterator,
+)
 
 from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.config import GameConfig
@@ -58,6 +62,7 @@ from shipwreck_env.view import AgentView, make_view
 __all__ = ["REWARDS", "ShipwreckWrapper", "env", "raw_env"]
 
 REWARDS = ("win_loss", "score_doom")
+_NO_ACTIONS = bytes(NUM_ACTIONS)
 
 
 def env(standard_wrappers: bool = False, **kwargs: Any) -> AECEnv:
@@ -173,7 +178,8 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
         step_inplace(s, int(action), self._rng, check=False)
         reward = self._reward(s, score, doom)
         self.rewards = dict.fromkeys(self.agents, reward)
-        self._cumulative_rewards[agent] = 0.0
+        cumulative = self._cumulative_rewards
+        cumulative[agent] = 0.0
         if s.over:
             info = {"score": s.score, "doom": s.doom, "won": s.won}
             self.infos = {a: dict(info) for a in self.agents}
@@ -182,7 +188,8 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
                 self.truncations = done
             else:
                 self.terminations = done
-        self._accumulate_rewards()
+        if reward:  # adding 0.0 to the (float) cumulative rewards would change nothing
+            self._accumulate_rewards()
         self._after_change()
         if self.render_mode == "human":
             self.render()
@@ -206,10 +213,13 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = self.agent_name_mapping[agent]
         obs = encode(self.state_, player, self.observation_layout)
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        # bytes filled in Python then viewed as int8: cheaper than np.zeros plus a
+        # fancy-index assignment from a list (the array is writable, like before)
+        mask = bytearray(_NO_ACTIONS)
         if self.state_.decider == player:
-            mask[self._legal] = 1
-        return {"observation": obs, "action_mask": mask}
+            for action in self._legal:
+                mask[action] = 1
+        return {"observation": obs, "action_mask": np.frombuffer(mask, np.int8)}
 
     def view(self, agent: str) -> AgentView:
         """Read-only structured view of what ``agent`` may know (for scripted agents)."""
@@ -273,6 +283,27 @@ class ShipwreckWrapper(wrappers.OrderEnforcingWrapper):
             EnvLogger.error_observe_before_reset()
         return self._raw.observe(agent)
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``AECEnv.last`` reading the raw env directly (no forwarding per attribute)."""
+        if not self._has_reset:
+            return super().last(observe)  # fails like the standard wrappers
+        raw = self._raw
+        agent = raw.agent_selection
+        assert agent is not None
+        observation = raw.observe(agent) if observe else None
+        return (
+            observation,
+            raw._cumulative_rewards[agent],
+            raw.terminations[agent],
+            raw.truncations[agent],
+            raw.infos[agent],
+        )
+
+    def agent_iter(self, max_iter: int = 2**63) -> _AgentIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _AgentIterable(self, max_iter)
+
     def step(self, action: Any) -> None:
         raw = self._raw
         if not self._has_reset:
@@ -304,3 +335,23 @@ class ShipwreckWrapper(wrappers.OrderEnforcingWrapper):
 
     def __str__(self) -> str:
         return str(self._raw)
+
+
+class _AgentIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> _AgentIterator:
+        return _AgentIterator(self.env, self.max_iter)
+
+
+class _AgentIterator(AECOrderEnforcingIterator):
+    """PettingZoo's order-enforcing agent iterator, reading the raw env directly."""
+
+    def __next__(self) -> str:
+        env = self.env
+        raw = env._raw
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        agent = raw.agent_selection
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return agent

@@ -75,6 +75,7 @@ for _a in ACTIONS:
     elif _a.kind == "steal":
         STEAL_ACTION[_a.slot][_a.value] = _a.index
 ALL_PREDICTS: list[int] = PREDICT_ACTION[1:]
+PREDICTS_AND_PASS: list[int] = [*ALL_PREDICTS, PASS]
 
 
 class IllegalActionError(ValueError):
@@ -99,9 +100,8 @@ def new_game(
     if not isinstance(config, GameConfig):
         raise ValueError(f"config {config!r} is not a GameConfig")
     rng = _as_rng(rng)
-    deck = [i for i, card in enumerate(CARDS) if card.set in config.card_sets]
-    order = rng.permutation(len(deck))
-    deck = [deck[i] for i in order]
+    cards = _deck_cards(config.card_sets)
+    deck = [cards[i] for i in rng.permutation(len(cards)).tolist()]
     s = State.__new__(State)
     s.config = config
     s.slots = deck[:4]
@@ -126,6 +126,17 @@ def new_game(
     return s
 
 
+_DECKS: dict[tuple[str, ...], list[int]] = {}
+
+
+def _deck_cards(card_sets: tuple[str, ...]) -> list[int]:
+    """Card numbers of the chosen sets, in card order (cached: configs repeat)."""
+    cards = _DECKS.get(card_sets)
+    if cards is None:
+        cards = _DECKS[card_sets] = [i for i, c in enumerate(CARDS) if c.set in card_sets]
+    return cards
+
+
 def current_player(s: State) -> int:
     """The player who must decide now (-1 once the game is over)."""
     return s.decider
@@ -133,31 +144,33 @@ def current_player(s: State) -> int:
 
 def legal_actions(s: State) -> list[int]:
     """The legal action numbers for ``current_player(s)``, ascending."""
-    phase = s.phase
-    if phase == Phase.PLAY:
-        legal = _play_legal(s)
-        return _with_powers(legal, s, Phase.PLAY)
-    if phase == Phase.STEAL:
-        return _with_powers(_steal_legal(s), s, Phase.STEAL)
-    if phase == Phase.AFTER_PLAY:
-        return _with_powers([PASS], s, Phase.AFTER_PLAY)
-    if phase == Phase.REVEAL:
-        return [PASS, REVEAL]
-    if phase == Phase.GROUP:
-        if s.config.group_decision == "leader":
-            return _with_powers([*ALL_PREDICTS, PASS], s, Phase.GROUP)
-        return _with_powers([PASS], s, Phase.GROUP)
-    if phase == Phase.VOTE:
-        return [*ALL_PREDICTS, PASS]
-    if phase == Phase.COST:
-        return powers.cost_legal(s)
-    if phase == Phase.SAILS:
-        return _with_powers([PASS], s, Phase.SAILS)
-    return []
+    return _LEGAL[s.phase](s)
+
+
+def _legal_group(s: State) -> list[int]:
+    if s.config.group_decision == "leader":
+        return _with_powers(PREDICTS_AND_PASS[:], s, Phase.GROUP)
+    return _with_powers([PASS], s, Phase.GROUP)
+
+
+# Per phase (index = Phase value): the legal actions, each list new (callers own it).
+_LEGAL = [
+    lambda s: _with_powers(_play_legal(s), s, Phase.PLAY),
+    lambda s: _with_powers(_steal_legal(s), s, Phase.STEAL),
+    lambda s: _with_powers([PASS], s, Phase.AFTER_PLAY),
+    lambda s: [PASS, REVEAL],
+    _legal_group,
+    lambda s: PREDICTS_AND_PASS[:],
+    lambda s: powers.cost_legal(s),
+    lambda s: _with_powers([PASS], s, Phase.SAILS),
+    lambda s: [],
+]
 
 
 def _with_powers(legal: list[int], s: State, phase: int) -> list[int]:
     """``legal`` plus the powers offered in ``phase``, ascending."""
+    if s.power_used or not s.faded:  # nothing offered (powers.offered's own first test)
+        return legal
     offered = powers.offered(s, phase)
     if not offered:
         return legal
@@ -191,18 +204,22 @@ def step_inplace(s: State, action: int, rng: np.random.Generator, *, check: bool
     that took ``action`` from :func:`legal_actions` of this very state."""
     if check:
         _check_legal(s, action)
-    _apply(s, action, rng)
+    _APPLY[s.phase](s, int(action), rng)
 
 
 def slot_hours(s: State, slot: int) -> int:
     """Hours in front of the card on ``slot`` (Scions: 1 per fate; Imago: a 7 is 1)."""
     fates = s.table[slot]
-    for card in s.attached[slot]:
-        if powers.CARD_POWER[card] == SCIONS:
-            return len(fates)
+    if s.attached[slot]:
+        for card in s.attached[slot]:
+            if powers.CARD_POWER[card] == SCIONS:
+                return len(fates)
+    hours = 0
+    for v in fates:
+        hours += HOURS_OF[v]
     if s.slots[slot] == IMAGO:
-        return sum(1 if v == 7 else HOURS_OF[v] for v in fates)
-    return sum(HOURS_OF[v] for v in fates)
+        hours -= 2 * fates.count(7)  # a 7 counts 1 hour there, not 3
+    return hours
 
 
 # --- helpers --------------------------------------------------------------------------
@@ -272,10 +289,8 @@ def _visible_on_others(s: State, excluded_slot: int) -> list[tuple[int, int]]:
 
 
 def _slot_of(s: State, card: int) -> int:
-    try:
-        return s.slots.index(card)
-    except ValueError:
-        return -1
+    slots = s.slots
+    return slots.index(card) if card in slots else -1  # no exception: usually absent
 
 
 # --- turn start -----------------------------------------------------------------------
@@ -289,6 +304,26 @@ def _start_turn(s: State, seat: int, rng: np.random.Generator) -> None:
     for _ in range(drawn):
         hand.append(_draw(s, rng))
     s.events.append(("draw", seat, drawn))
+    s.turn_start = public_snapshot(s)
+
+
+def public_snapshot(s: State) -> tuple:
+    """The public table now, as nested tuples (see ``State.turn_start``)."""
+    return (
+        tuple(s.slots),
+        tuple(tuple(fates) for fates in s.table),
+        tuple(tuple(cards) for cards in s.attached),
+        tuple(s.sands_waiting),
+        tuple(s.faded),
+        s.deck[0] if s.deck else -1,
+        len(s.deck),
+        tuple(s.exiled),
+        tuple(s.lines),
+        tuple(len(hand) for hand in s.hands),
+        s.score,
+        s.doom,
+        s.turn,
+    )
 
 
 def reset_turn(s: State, seat: int) -> None:
@@ -297,6 +332,7 @@ def reset_turn(s: State, seat: int) -> None:
     s.active = seat
     s.last_events = s.events
     s.events = []
+    s.turn_actions = []
     s.queue = []
     s.power_used = s.shadows = s.feast_done = s.played_old = s.correct = False
     s.plays = []
@@ -310,10 +346,9 @@ def reset_turn(s: State, seat: int) -> None:
     s.kept_eff = 0
     hand = s.hands[seat]
     s.old_fate = hand[0] if hand else 0
-    s.tracked = s.lines[seat] if hand else ALL_VALUES
-    s.line_fresh = s.line_tracked = s.tracked
+    s.tracked = s.line_fresh = s.line_tracked = s.lines[seat] if hand else ALL_VALUES
     s.phase = Phase.PLAY
-    s.decider = s.owner(seat)
+    s.decider = seat % s.config.num_players  # s.owner(seat)
 
 
 # --- play -----------------------------------------------------------------------------
@@ -323,9 +358,10 @@ def _play_legal(s: State) -> list[int]:
     a, b = s.hands[s.active]
     out: list[int] = []
     vis_mask, vis_sum4 = visible_summary(s)
+    slots, feast_done = s.slots, s.feast_done
     for slot in range(4):
-        card = s.slots[slot]
-        if card < 0 or (card == FEAST and s.feast_done):
+        card = slots[slot]
+        if card < 0 or (card == FEAST and feast_done):
             continue
         row = slot_kept_row(s, slot, vis_mask, vis_sum4)
         if row[a - 1] >> (b - 1) & 1:
@@ -363,7 +399,7 @@ def _play(s: State, value: int, target: int, rng: np.random.Generator) -> None:
     hand.remove(value)
     record_play(s, value, condition)
     landed = target
-    if target == HOURS_TARGET:
+    if target == HOURS_TARGET:  # slides to the first card in play
         landed = next((slot for slot in range(4) if s.slots[slot] >= 0), -1)
     if landed >= 0:
         s.table[landed].append(value)
@@ -388,11 +424,12 @@ def _play(s: State, value: int, target: int, rng: np.random.Generator) -> None:
 
 def _finish_plays(s: State) -> None:
     s.kept_eff = s.hands[s.active][0] + (1 if s.shadows else 0)
-    thief = _slot_of(s, THIEF)
-    if thief >= 0 and (_visible_on_others(s, thief) or powers.any_offered(s, Phase.STEAL)):
-        s.phase = Phase.STEAL
-        s.decider = s.active_player
-        return
+    if THIEF in s.slots:
+        thief = s.slots.index(THIEF)
+        if _visible_on_others(s, thief) or powers.any_offered(s, Phase.STEAL):
+            s.phase = Phase.STEAL
+            s.decider = s.active_player
+            return
     _after_steal(s)
 
 
@@ -448,9 +485,9 @@ def _fall_fades(s: State, slot: int) -> bool:
 
 def _announce_fall(s: State) -> None:
     """The Fall: say whether it fades this turn (again whenever the answer may change)."""
-    slot = _slot_of(s, FALL)
-    if slot < 0 or s.fall_kept == 0:
+    if FALL not in s.slots or s.fall_kept == 0:
         return
+    slot = s.slots.index(FALL)
     fading = _fall_fades(s, slot)
     if int(fading) != s.fall_fading:
         s.fall_fading = int(fading)
@@ -472,15 +509,28 @@ def _apply_after_play(s: State, action: int, rng: np.random.Generator) -> None:
 
 def _enter_reveal(s: State) -> None:
     if s.config.reveal:
-        seats = s.num_seats
-        me = s.active_player
-        order = [(s.active + i) % seats for i in range(1, seats)]
-        s.queue = [seat for seat in order if s.owner(seat) != me and s.hands[seat]]
-        if s.queue:
+        hands = s.hands
+        queue = s.queue = [seat for seat in _others_after(s) if hands[seat]]
+        if queue:
             s.phase = Phase.REVEAL
-            s.decider = s.owner(s.queue[0])
+            s.decider = queue[0] % s.config.num_players  # s.owner(queue[0])
             return
     _enter_group(s)
+
+
+_ORDERS: dict[int, list[int]] = {}
+
+
+def _others_after(s: State) -> list[int]:
+    """Seats of the other players, clockwise from the active seat (cached)."""
+    seats, players, active = len(s.hands), s.config.num_players, s.active
+    key = (seats * 8 + players) * 16 + active  # one int: cheaper to hash than a tuple
+    order = _ORDERS.get(key)
+    if order is None:
+        me = active % players
+        order = [(active + i) % seats for i in range(1, seats)]
+        order = _ORDERS[key] = [seat for seat in order if seat % players != me]
+    return order
 
 
 def _apply_reveal(s: State, action: int, rng: np.random.Generator) -> None:
@@ -503,7 +553,8 @@ def _apply_reveal(s: State, action: int, rng: np.random.Generator) -> None:
 def _enter_group(s: State) -> None:
     if s.config.group_decision == "leader" or powers.any_offered(s, Phase.GROUP):
         s.phase = Phase.GROUP
-        s.decider = s.leader
+        n = s.config.num_players
+        s.decider = (s.active % n + 1) % n  # s.leader
     else:
         _enter_vote(s)
 
@@ -621,19 +672,28 @@ def _fades(s: State, slot: int) -> bool:
 
 
 def _end_turn(s: State, rng: np.random.Generator) -> None:
-    fading = [slot for slot in range(4) if s.slots[slot] >= 0 and _fades(s, slot)]
-    amplified = any(
-        powers.CARD_POWER[card] == SANDS for slot in fading for card in s.attached[slot]
-    )
-    bonus = 1 if amplified else 0
+    slots, table = s.slots, s.table
+    fading = []
+    for slot in range(4):
+        card = slots[slot]
+        # A card with nothing in front can only fade by its own text (The Ash).
+        if card >= 0 and (table[slot] or card == ASH) and _fades(s, slot):
+            fading.append(slot)
+    bonus = 1 if fading and _amplified(s, fading) else 0
     if s.correct:
         s.score += 1 + bonus
     else:
-        s.doom += 1 if s.predictions else 0
-        s.doom += sum(0 if s.slots[slot] == BLIND_MAN else 2 + bonus for slot in fading)
-    for slot in fading:
-        _fade(s, slot)
-    _refill(s)
+        if s.predictions:
+            s.doom += 1
+        for slot in fading:
+            if slots[slot] != BLIND_MAN:
+                s.doom += 2 + bonus
+    if fading:
+        for slot in fading:
+            _fade(s, slot)
+        _refill(s)
+    elif min(slots) < 0:  # a slot may still wait for a card (the deck ran out before)
+        _refill(s)
     if s.score >= WIN_SCORE:
         _game_over(s, won=True)
     elif s.doom >= LOSE_DOOM:
@@ -642,7 +702,13 @@ def _end_turn(s: State, rng: np.random.Generator) -> None:
         s.truncated = True
         _game_over(s, won=False)
     else:
-        _start_turn(s, (s.active + 1) % s.num_seats, rng)
+        _start_turn(s, (s.active + 1) % len(s.hands), rng)
+
+
+def _amplified(s: State, fading: list[int]) -> bool:
+    """Does Sands sit on a fading card (its fade costs or scores one more)?"""
+    card_power = powers.CARD_POWER
+    return any(card_power[card] == SANDS for slot in fading for card in s.attached[slot])
 
 
 def _fade(s: State, slot: int) -> None:
@@ -682,13 +748,23 @@ def _game_over(s: State, *, won: bool) -> None:
     s.queue = []
 
 
+def _recorded(apply):
+    """Every action is public: note it in ``turn_actions`` before applying it."""
+
+    def run(s: State, action: int, rng: np.random.Generator) -> None:
+        s.turn_actions.append(action)
+        apply(s, action, rng)
+
+    return run
+
+
 _APPLY = {
-    Phase.PLAY: _apply_play_phase,
-    Phase.STEAL: _apply_steal,
-    Phase.AFTER_PLAY: _apply_after_play,
-    Phase.REVEAL: _apply_reveal,
-    Phase.GROUP: _apply_group,
-    Phase.VOTE: _apply_vote,
-    Phase.COST: _apply_cost,
-    Phase.SAILS: _apply_sails,
+    Phase.PLAY: _recorded(_apply_play_phase),
+    Phase.STEAL: _recorded(_apply_steal),
+    Phase.AFTER_PLAY: _recorded(_apply_after_play),
+    Phase.REVEAL: _recorded(_apply_reveal),
+    Phase.GROUP: _recorded(_apply_group),
+    Phase.VOTE: _recorded(_apply_vote),
+    Phase.COST: _recorded(_apply_cost),
+    Phase.SAILS: _recorded(_apply_sails),
 }

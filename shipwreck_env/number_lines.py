@@ -40,11 +40,11 @@ def visible_summary(s: State) -> tuple[int, int]:
     """(bit mask of distinct visible values, sum of visible fates mod 4)."""
     mask = 0
     total = 0
-    for slot, fates in enumerate(s.table):
-        if s.slots[slot] >= 0:
+    for card, fates in zip(s.slots, s.table):
+        if fates and card >= 0:
             for v in fates:
                 mask |= 1 << (v - 1)
-                total += v
+            total += sum(fates)
     return mask, total & 3
 
 
@@ -53,8 +53,8 @@ def slot_kept_row(s: State, slot: int, vis_mask: int, vis_sum4: int) -> list[int
     card = s.slots[slot]
     kind = CARD_CONTEXT[card]
     if kind == 0:
-        key = 0
-    elif kind == 1:
+        return KEPT_MASKS[card][1 if s.shadows else 0][0]
+    if kind == 1:
         key = vis_mask
     elif kind == 2:
         key = vis_sum4

@@ -15,7 +15,6 @@ Sized for all 36 cards and 17 powers whatever the card sets.
 
 from __future__ import annotations
 
-from array import array
 from dataclasses import dataclass
 
 import numpy as np
@@ -186,10 +185,13 @@ def encode(s: State, observer: int, layout: ObservationLayout) -> np.ndarray:
 def _compile_encoder(layout: ObservationLayout):
     """Build the layout's encoder: a closure with every offset bound as a local.
 
-    The vector is assembled as a list of indices -- one per unit of count, so a value
-    seen twice adds its index twice -- turned into counts by one ``np.bincount``; only
-    the few fractional entries are written afterwards. No per-step objects besides that
-    list and the returned array.
+    The vector is filled as a ``bytearray`` of counts (every integer field is a count or
+    a 0/1 flag, far below 256): one byte store per one-hot, a count stored once rather
+    than one index per unit, and whole 7-value rows (number lines) copied from
+    precomputed ``bytes``. One numpy conversion to float32 at the end; only the few
+    fractional entries are written afterwards. This is several times cheaper than
+    collecting indices for ``np.bincount`` (turning a Python list into an int64 array
+    costs more than filling the bytes directly).
     """
     o = layout.offsets
     P, S, size = layout.num_players, layout.num_seats, layout.size
@@ -220,140 +222,148 @@ def _compile_encoder(layout: ObservationLayout):
     LEFT, CORRECT, VOTES = o["predictions_left"], o["correct"], o["votes"]
     BELIEF = o.get("belief", -1)
     events = _event_encoder(o, S)
-    line_idx = [
-        [[LINES + 7 * rel + v for v in range(7) if m >> v & 1] for m in range(128)]
-        for rel in range(S)
-    ]
+    zeros = bytes(size)
     hours_of = [0, 1, 1, 1, 2, 2, 2, 3]
     card_power = CARD_POWER
-
-    # Index lists prepared once, so the hot loop only appends and extends.
-    unseen_idx = [[[UNSEEN + i] * n for n in range(4)] for i in range(7)]
-    exiled_idx = [[[EXILED + i] * n for n in range(4)] for i in range(7)]
-    holding_idx = [[[HOLDING + rel] * n for n in range(3)] for rel in range(S)]
-    hours_idx = [[[HOURS + slot] * n for n in range(32)] for slot in range(4)]
-    moons_idx = [[[MOONS + slot] * (c or 0) for c in CARD_MOONS] for slot in range(4)]
-    left_idx = [[LEFT] * n for n in range(8)]
+    moons_of = [c or 0 for c in CARD_MOONS]
+    # Per 7-bit number line mask: its 7 bytes (1 for each value still possible).
+    line_row = [bytes(m >> v & 1 for v in range(7)) for m in range(128)]
+    own_seats = [list(range(observer, S, P)) for observer in range(P)]
+    # Count lookups with the range each field allows; an impossible count fails as an
+    # IndexError instead of being written.
+    # Per observer: the seats in observer-relative order (0 = the observer's first seat).
+    seat_order = [[(observer + rel) % S for rel in range(S)] for observer in range(P)]
+    count3 = [0, 1, 2]  # fates held by one seat
+    count4 = [0, 1, 2, 3]  # copies of one value (3 of each)
+    count8 = list(range(8))  # predictions left
+    count32 = list(range(32))  # hours in front of one card
     zero7 = [0] * 7
 
     def encoder(s: State, observer: int) -> np.ndarray:
+        b = bytearray(zeros)
         hands = s.hands
-        score, doom, active = s.score, s.doom, s.active
-        idx = [
-            PHASE + s.phase,
-            ACTIVE + (active - observer) % S,
-            LEADER + ((active + 1) % P - observer) % P,
-            SCORE + (score if score < 7 else 7),
-            DOOM + (doom if doom < 7 else 7),
-        ]
-        ap = idx.append
-        ext = idx.extend
-        if s.decider >= 0:
-            ap(DECIDER + (s.decider - observer) % P)
+        score, doom, active, decider = s.score, s.doom, s.active, s.decider
+        b[PHASE + s.phase] = 1
+        b[ACTIVE + (active - observer) % S] = 1
+        b[LEADER + ((active + 1) % P - observer) % P] = 1
+        b[SCORE + (score if score < 7 else 7)] = 1
+        b[DOOM + (doom if doom < 7 else 7)] = 1
+        if decider >= 0:
+            b[DECIDER + (decider - observer) % P] = 1
         unseen = [3, 3, 3, 3, 3, 3, 3]
         base = OWN - 1
-        for seat in range(observer, S, P):
+        for seat in own_seats[observer]:
             for v in hands[seat]:
-                ap(base + v)
+                b[base + v] += 1
                 unseen[v - 1] -= 1
             base += 7
         if s.old_fate and active % P == observer and not s.over:
-            ap(CARRIED + s.old_fate - 1)
+            b[CARRIED + s.old_fate - 1] = 1
         exiled, known = s.exiled, s.bag_known
         if exiled != zero7 or known != zero7:
             for i in range(7):
                 unseen[i] -= exiled[i] + known[i]
                 if exiled[i]:
-                    ext(exiled_idx[i][exiled[i]])
-        slots, table, attached = s.slots, s.table, s.attached
-        for slot in range(4):
-            card = slots[slot]
-            if card < 0:
-                ap(CARD + slot * 37 + EMPTY)
-                continue
-            ap(CARD + slot * 37 + card)
-            ext(moons_idx[slot][card])
-            fates = table[slot]
-            if not fates:
-                continue
-            fbase = FATES + 7 * slot - 1
-            hours = 0
-            for v in fates:
-                ap(fbase + v)
-                unseen[v - 1] -= 1
-                hours += hours_of[v]
-            if attached[slot]:
-                for att in attached[slot]:
-                    power = card_power[att]
-                    if power == _SCIONS:
-                        ap(SCIONS_AT + slot)
-                        hours = len(fates)
-                    elif power == _SANDS:
-                        ap(SANDS_AT + slot)
-            if card == IMAGO and hours != len(fates):
-                hours -= 2 * fates.count(7)  # a 7 on The Imago counts 1 hour, not 3
-            ext(hours_idx[slot][hours])
-        for slot in range(4):  # attachments on cards with no fates still show
-            if attached[slot] and not table[slot]:
-                for att in attached[slot]:
-                    power = card_power[att]
-                    if power == _SCIONS:
-                        ap(SCIONS_AT + slot)
-                    elif power == _SANDS:
-                        ap(SANDS_AT + slot)
-        deck = s.deck
-        ap(TOP + (deck[0] if deck else EMPTY))
-        for card in s.faded:
-            ap(FADED + card_power[card])
-        for i in range(7):
-            ext(unseen_idx[i][unseen[i]])
+                    b[EXILED + i] = count4[exiled[i]]
+        _encode_table(s, b, unseen)
+        # unseen counts are 0..3: every copy is in the bag, a hand, the table or exile
+        b[UNSEEN : UNSEEN + 7] = unseen
         lines = s.lines
-        for rel in range(S):
-            seat = (observer + rel) % S
-            ext(line_idx[rel][lines[seat]])
-            ext(holding_idx[rel][len(hands[seat])])
+        pos, held = LINES, HOLDING
+        for seat in seat_order[observer]:  # seats from the observer's on
+            b[pos : pos + 7] = line_row[lines[seat]]
+            b[held] = count3[len(hands[seat])]
+            pos += 7
+            held += 1
         if s.plays or s.power_used or s.shadows:
-            plays = s.plays
-            for i, (value, target, landed) in enumerate(plays[:2]):
-                ap(PLAY_V + 7 * i + value - 1)
-                ap(PLAY_T + 5 * i + target)
-                if landed >= 0:
-                    ap(PLAY_L + 4 * i + landed)
-            if s.feast_done:
-                ap(FEAST)
-            if s.shadows:
-                ap(SHADOWS)
-            events(s, observer, ap)
-            if s.pending:
-                ap(PENDING + (0 if s.pending[0] == "sails" else 1))
-            preds = s.predictions
-            if preds:
-                last = len(preds) - 1
-                for i, v in enumerate(preds):
-                    if i < last or not s.correct:
-                        ap(WRONG + v - 1)
-                if s.correct:
-                    ap(CORRECT)
-            if 4 <= s.phase <= 6:  # group, vote, cost: the group may still predict
-                ext(left_idx[s.preds_left])
-            if s.votes:
-                first = active + 1
-                for k, vote in enumerate(s.votes):
-                    player = (first + k) % P  # votes run clockwise from the leader
-                    ap(VOTES + 8 * ((player - observer) % P) + (vote - 1 if vote else 7))
-        vec = np.bincount(np.frombuffer(array("q", idx), dtype=np.int64), minlength=size)
-        vec = vec.astype(np.float32)
+            _encode_turn(s, observer, b)
+        vec = np.frombuffer(b, np.uint8).astype(np.float32)
         vec[TURN] = s.turn / 100.0
-        vec[DECK] = len(deck) / 36.0
+        vec[DECK] = len(s.deck) / 36.0
         if BELIEF >= 0:
             _encode_belief(s, observer, unseen, vec, BELIEF)
         return vec
+
+    def _encode_table(s: State, b: bytearray, unseen: list[int]) -> None:
+        """Cards, fates, hours, moons, attachments, deck top, faded powers (public)."""
+        slots, table, attached = s.slots, s.table, s.attached
+        card_at = CARD
+        for slot in range(4):
+            card = slots[slot]
+            fates = table[slot]
+            if card < 0:
+                b[card_at + EMPTY] = 1
+            else:
+                b[card_at + card] = 1
+                b[MOONS + slot] = moons_of[card]
+                if fates:
+                    fbase = FATES + 7 * slot - 1
+                    hours = 0
+                    for v in fates:
+                        b[fbase + v] += 1
+                        unseen[v - 1] -= 1
+                        hours += hours_of[v]
+                    if attached[slot] and _marks_attached(b, attached[slot], slot):
+                        hours = len(fates)  # Scions: one hour per fate
+                    elif card == IMAGO:
+                        hours -= 2 * fates.count(7)  # a 7 on The Imago counts 1 hour, not 3
+                    b[HOURS + slot] = count32[hours]
+            if attached[slot] and not fates:  # attachments on cards with no fates still show
+                _marks_attached(b, attached[slot], slot)
+            card_at += EMPTY + 1
+        deck = s.deck
+        b[TOP + (deck[0] if deck else EMPTY)] = 1
+        for card in s.faded:
+            b[FADED + card_power[card]] += 1
+
+    def _marks_attached(b: bytearray, cards: list[int], slot: int) -> bool:
+        """Mark Scions / Sands attached to ``slot``; True if Scions is among them."""
+        scions = False
+        for att in cards:
+            power = card_power[att]
+            if power == _SCIONS:
+                b[SCIONS_AT + slot] += 1
+                scions = True
+            elif power == _SANDS:
+                b[SANDS_AT + slot] += 1
+        return scions
+
+    def _encode_turn(s: State, observer: int, b: bytearray) -> None:
+        """This turn's plays, powers, announcements, predictions and votes (public)."""
+        for i, (value, target, landed) in enumerate(s.plays[:2]):
+            b[PLAY_V + 7 * i + value - 1] = 1
+            b[PLAY_T + 5 * i + target] = 1
+            if landed >= 0:
+                b[PLAY_L + 4 * i + landed] = 1
+        if s.feast_done:
+            b[FEAST] = 1
+        if s.shadows:
+            b[SHADOWS] = 1
+        events(s, observer, b)
+        if s.pending:
+            b[PENDING + (0 if s.pending[0] == "sails" else 1)] = 1
+        preds = s.predictions
+        if preds:
+            last = len(preds) - 1
+            for i, v in enumerate(preds):
+                if i < last or not s.correct:
+                    b[WRONG + v - 1] += 1  # the same wrong value may be predicted twice
+            if s.correct:
+                b[CORRECT] = 1
+        if 4 <= s.phase <= 6:  # group, vote, cost: the group may still predict
+            b[LEFT] = count8[s.preds_left]
+        if s.votes:
+            first = s.active + 1
+            for k, vote in enumerate(s.votes):
+                player = (first + k) % P  # votes run clockwise from the leader
+                b[VOTES + 8 * ((player - observer) % P) + (vote - 1 if vote else 7)] += 1
 
     return encoder
 
 
 def _event_encoder(o: dict, S: int):
-    """Encoder of this turn's announcements (powers, Thief, Chalice, Fall, reveals)."""
+    """Encoder of this turn's announcements (powers, Thief, Chalice, Fall, reveals) into
+    a bytearray of counts."""
     POWER, ANSWER, VALUE, SLOT, TO = (
         o["power_used"],
         o["power_answer"],
@@ -370,40 +380,41 @@ def _event_encoder(o: dict, S: int):
     )
     power_index = POWER_INDEX
 
-    def encode_events(s: State, observer: int, ap) -> None:
+    def encode_events(s: State, observer: int, b: bytearray) -> None:
+        # Counts, not flags: an entry may be hit twice (Sails' exile after a power).
         for event in s.events:
             kind = event[0]
             if kind == "power":
                 _, power, arg, answer = event
-                ap(POWER + power_index[power])
+                b[POWER + power_index[power]] += 1
                 if answer is not None:
-                    ap(ANSWER + (0 if answer else 1))
+                    b[ANSWER + (0 if answer else 1)] += 1
                 if power in ("saints", "storms", "shackles"):
-                    ap(VALUE + arg - 1)
+                    b[VALUE + arg - 1] += 1
                 elif power in ("sinners", "skies"):
-                    ap(SLOT + arg[0])
-                    ap(VALUE + arg[1] - 1)
+                    b[SLOT + arg[0]] += 1
+                    b[VALUE + arg[1] - 1] += 1
                     if power == "skies":
-                        ap(TO + arg[2])
+                        b[TO + arg[2]] += 1
                 elif power in ("sparrows", "scions"):
-                    ap(SLOT + arg)
+                    b[SLOT + arg] += 1
             elif kind == "steal":
                 if event[1] < 0:
-                    ap(STEAL + 11)
+                    b[STEAL + 11] += 1
                 else:
-                    ap(STEAL + event[2] - 1)
-                    ap(STEAL + 7 + event[1])
+                    b[STEAL + event[2] - 1] += 1
+                    b[STEAL + 7 + event[1]] += 1
             elif kind == "chalice":
-                ap(CHALICE + (0 if event[1] else 1))
+                b[CHALICE + (0 if event[1] else 1)] += 1
             elif kind == "reveal":
-                ap(REVEALS + 7 * ((event[1] - observer) % S) + event[2] - 1)
+                b[REVEALS + 7 * ((event[1] - observer) % S) + event[2] - 1] += 1
             elif kind == "cost":
-                ap(COST + power_index[event[1]])
+                b[COST + power_index[event[1]]] += 1
             elif kind == "exile":
-                ap(SLOT + event[1])
-                ap(VALUE + event[2] - 1)
+                b[SLOT + event[1]] += 1
+                b[VALUE + event[2] - 1] += 1
         if s.fall_fading >= 0:
-            ap(FALL + (0 if s.fall_fading else 1))
+            b[FALL + (0 if s.fall_fading else 1)] += 1
 
     return encode_events
 

@@ -280,6 +280,7 @@ PHASE_POWERS: dict[int, tuple[int, ...]] = {}
 for _power, _rule in POWER_RULES.items():
     for _phase in _rule.phases:
         PHASE_POWERS[_phase] = (*PHASE_POWERS.get(_phase, ()), _power)
+_PHASE_POWER_SET: dict[int, frozenset[int]] = {p: frozenset(v) for p, v in PHASE_POWERS.items()}
 
 
 def offered(s: State, phase: int) -> list[int]:
@@ -299,8 +300,11 @@ def any_offered(s: State, phase: int) -> bool:
     not whether the kept fate allows it)? Used to decide whether the phase happens."""
     if s.power_used or not s.faded:
         return False
-    present = {CARD_POWER[card] for card in s.faded}
-    return any(power in present for power in PHASE_POWERS.get(phase, ()))
+    wanted = _PHASE_POWER_SET.get(phase, ())
+    for card in s.faded:
+        if CARD_POWER[card] in wanted:
+            return True
+    return False
 
 
 def apply_power(s: State, action: int) -> None:

@@ -62,9 +62,10 @@ _INT_LIST_FIELDS = (
     "queue",
     "predictions",
     "votes",
+    "turn_actions",
 )
 _NESTED_FIELDS = ("table", "attached", "hands")
-_TUPLE_FIELDS = ("plays", "events", "last_events", "pending")
+_TUPLE_FIELDS = ("plays", "events", "last_events", "pending", "turn_start")
 
 
 class SaveGameError(ValueError):
@@ -160,6 +161,8 @@ def _build_state(config: GameConfig, fields: object) -> State:
     for name in _TUPLE_FIELDS:
         if not isinstance(fields[name], list):
             raise _fail(name, fields[name], "a list")
+    if len(fields["turn_start"]) != 13:
+        raise _fail("turn_start", fields["turn_start"], "the 13 parts of a public snapshot")
     for play in fields["plays"]:
         if not (isinstance(play, list) and len(play) == 3 and all(_is_int(x) for x in play)):
             raise _fail("plays", fields["plays"], "a list of [value, target, landed slot]")
@@ -173,7 +176,7 @@ def _build_state(config: GameConfig, fields: object) -> State:
         value = fields[name]
         if name in ("plays", "events", "last_events"):
             value = [_as_tuple(item) for item in value]
-        elif name == "pending":
+        elif name in ("pending", "turn_start"):
             value = _as_tuple(value)
         elif name in _NESTED_FIELDS:
             value = [list(row) for row in value]

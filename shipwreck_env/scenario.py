@@ -1,9 +1,14 @@
-"""Set up a chosen table: for tests, tutorials, puzzles and analysis.
+"""Set up a chosen table: for tests, tutorials, puzzles, analysis -- and hypotheses.
 
 :func:`arrange` builds a consistent :class:`~shipwreck_env.state.State` at the start of
 a seat's play (after its draw), with the cards, fates, hands and faded powers you name;
 every token and card you do not place goes to the bag or the deck, so the game's
 invariants hold and play continues with :func:`shipwreck_env.engine.step`.
+
+:func:`hypothetical_turn_start` rebuilds the public start of the current turn from an
+agent's view with a guessed hand for the active seat, and :class:`ForcedDraws` makes
+the engine draw guessed values: together they let a scripted agent replay what the
+active player did under each hypothesis (see ``agents/bayes.py``).
 """
 
 from __future__ import annotations
@@ -12,10 +17,11 @@ from collections.abc import Mapping, Sequence
 
 from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES
 from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import reset_turn
+from shipwreck_env.engine import public_snapshot, reset_turn
 from shipwreck_env.state import ALL_VALUES, State
+from shipwreck_env.view import AgentView
 
-__all__ = ["arrange"]
+__all__ = ["ForcedDraws", "arrange", "hypothetical_turn_start"]
 
 
 def _card(name: str) -> int:
@@ -114,4 +120,72 @@ def arrange(
         s.lines[active] = ALL_VALUES
         reset_turn(s, active)
         s.hands[active] = list(hand)
+    s.events = [("draw", active, 1 if carried is not None else 2)]  # as after a real draw
+    s.turn_start = public_snapshot(s)
+    return s
+
+
+class ForcedDraws:
+    """A stand-in for the game's random generator that makes the engine draw chosen
+    values, in order: for replaying a turn under a hypothesis about hidden fates.
+
+    Bound to the state it draws for. Drawing a value the bag does not hold, or more
+    values than were given, raises :class:`ForcedDraws.Impossible`.
+    """
+
+    class Impossible(Exception):
+        """The hypothesis needs a draw the bag cannot give."""
+
+    def __init__(self, state: State, values: Sequence[int]) -> None:
+        self.state = state
+        self.values = list(values)
+
+    def random(self) -> float:
+        """The uniform number that makes ``engine._draw`` pick the next forced value."""
+        if not self.values:
+            raise ForcedDraws.Impossible("no forced draw left")
+        value = self.values.pop(0)
+        bag = self.state.bag
+        total = sum(bag)
+        if total <= 0 or bag[value - 1] <= 0:
+            raise ForcedDraws.Impossible(f"no {value} in the bag")
+        return (sum(bag[: value - 1]) + 0.5) / total
+
+
+def hypothetical_turn_start(view: AgentView, hand: Sequence[int], carried: bool) -> State:
+    """The public start of the current turn (``view.turn_start``) with the active seat
+    holding ``hand`` -- ``hand[0]`` being the fate it carried if ``carried`` -- and no
+    other hidden fates: a state to replay the active player's decisions under a
+    hypothesis. Only the deck's top card is known, so the rest of the deck is a
+    placeholder; do not play such a state past the active player's decisions.
+    """
+    start = view.turn_start
+    s = State.__new__(State)
+    s.config = view.config
+    s.slots = list(start.slots)
+    s.table = [list(fates) for fates in start.table]
+    s.attached = [list(cards) for cards in start.attached]
+    s.sands_waiting = list(start.sands_waiting)
+    s.faded = list(start.faded)
+    s.deck = ([start.deck_top] if start.deck_top >= 0 else []) + [-1] * max(0, start.deck_size - 1)
+    s.exiled = list(start.exiled)
+    s.bag_known = [0] * 7
+    s.hands = [[] for _ in range(view.config.num_seats)]
+    s.lines = list(start.lines)
+    s.score, s.doom, s.turn = start.score, start.doom, start.turn
+    s.over = s.won = s.truncated = False
+    s.events = []
+    s.last_events = []
+    active = view.active_seat
+    s.hands[active] = [hand[0]] if carried else []
+    reset_turn(s, active)
+    s.hands[active] = list(hand)
+    s.bag = [FATE_COPIES - e for e in s.exiled]
+    for row in (*s.table, hand):
+        for v in row:
+            s.bag[v - 1] -= 1
+    if min(s.bag) < 0:
+        raise ValueError(f"hand {list(hand)!r} needs more copies than exist")
+    s.events = [("draw", active, 1 if carried else 2)]
+    s.turn_start = start.raw
     return s

@@ -131,6 +131,8 @@ class State:
         "tracked",
         "truncated",
         "turn",
+        "turn_actions",
+        "turn_start",
         "votes",
         "won",
     )
@@ -177,6 +179,8 @@ class State:
     ash_trigger: bool
     events: list[tuple]
     last_events: list[tuple]
+    turn_actions: list[int]
+    turn_start: tuple
 
     def copy(self) -> State:
         """An independent copy (the config is shared: it is immutable)."""
@@ -223,6 +227,8 @@ class State:
         new.ash_trigger = self.ash_trigger
         new.events = self.events[:]
         new.last_events = self.last_events  # never mutated: replaced at each turn start
+        new.turn_actions = self.turn_actions[:]
+        new.turn_start = self.turn_start  # immutable
         return new
 
     def __eq__(self, other: object) -> bool:

@@ -17,7 +17,31 @@ from shipwreck_env.engine import CARD_MOONS, legal_actions, slot_hours
 from shipwreck_env.observation import unseen_counts
 from shipwreck_env.state import PHASES, State
 
-__all__ = ["AgentView", "make_view"]
+__all__ = ["AgentView", "TurnStart", "make_view"]
+
+
+@dataclass(frozen=True)
+class TurnStart:
+    """The public table right after the active seat drew this turn (all public).
+
+    Cards are numbers (``cards.CARDS`` order); ``deck_top`` is -1 for an empty deck;
+    ``holding`` counts the fates each seat held then; ``raw`` is the engine's tuple.
+    """
+
+    slots: tuple[int, ...]
+    table: tuple[tuple[int, ...], ...]
+    attached: tuple[tuple[int, ...], ...]
+    sands_waiting: tuple[int, ...]
+    faded: tuple[int, ...]
+    deck_top: int
+    deck_size: int
+    exiled: tuple[int, ...]
+    lines: tuple[int, ...]
+    holding: tuple[int, ...]
+    score: int
+    doom: int
+    turn: int
+    raw: tuple
 
 
 @dataclass(frozen=True)
@@ -59,6 +83,8 @@ class AgentView:
         predictions_left: predictions the group may still make.
         fall_fading: The Fall's announcement (``None`` before it).
         pending: power waiting for its cost (``"sails"``, ``"scythes"`` or ``None``).
+        turn_start: the public table right after this turn's draw.
+        turn_actions: every action taken this turn, in order (all are public).
     """
 
     player: int
@@ -104,6 +130,8 @@ class AgentView:
     predictions_left: int
     fall_fading: bool | None
     pending: str | None
+    turn_start: TurnStart
+    turn_actions: tuple[int, ...]
 
     @property
     def is_active(self) -> bool:
@@ -167,4 +195,6 @@ def make_view(s: State, player: int) -> AgentView:
         predictions_left=s.preds_left,
         fall_fading=None if s.fall_fading < 0 else bool(s.fall_fading),
         pending=s.pending[0] if s.pending else None,
+        turn_start=TurnStart(*s.turn_start, raw=s.turn_start),
+        turn_actions=tuple(s.turn_actions),
     )

@@ -22,8 +22,14 @@ def rng() -> np.random.Generator:
 def test_shells_answers_about_the_last_play_after_the_feast():
     """Decision 4: with The Feast, Shells is about the fate played second. The carried 2
     went onto The Feast, so the second play was not carried: "no"."""
-    s = arrange(ALL, slots=["feast", "blind_man", "judge", "lord"], hand=[2, 5], carried=2,
-                faded=["key"], lines={0: 0b0000010})
+    s = arrange(
+        ALL,
+        slots=["feast", "blind_man", "judge", "lord"],
+        hand=[2, 5],
+        carried=2,
+        faded=["key"],
+        lines={0: 0b0000010},
+    )
     g = rng()
     s = step(s, play_action(2, 0), g)  # the carried 2 on The Feast, then draw
     second = next(a for a in legal_actions(s) if a == play_action(5, 1))
@@ -35,8 +41,12 @@ def test_shells_answers_about_the_last_play_after_the_feast():
 
 def test_thief_lets_the_active_player_choose_among_higher_fates():
     """Decision 10: several visible fates above the kept fate -> one steal action each."""
-    s = arrange(ALL, slots=["blind_man", "thief", "wish", "chalice"], hand=[1, 2],
-                table=[(), (), (5,), (6,)])
+    s = arrange(
+        ALL,
+        slots=["blind_man", "thief", "wish", "chalice"],
+        hand=[1, 2],
+        table=[(), (), (5,), (6,)],
+    )
     g = rng()
     s = step(s, play_action(2, 0), g)  # keeps the 1
     assert s.phase == Phase.STEAL
@@ -48,8 +58,12 @@ def test_thief_lets_the_active_player_choose_among_higher_fates():
 
 def test_thief_passes_only_when_no_fate_is_higher():
     """Decision 10: PASS ("cannot steal") is legal exactly when nothing is higher."""
-    s = arrange(ALL, slots=["blind_man", "thief", "wish", "chalice"], hand=[7, 6],
-                table=[(), (), (5,), (6,)])
+    s = arrange(
+        ALL,
+        slots=["blind_man", "thief", "wish", "chalice"],
+        hand=[7, 6],
+        table=[(), (), (5,), (6,)],
+    )
     s = step(s, play_action(6, 0), rng())  # keeps the 7
     assert legal_actions(s) == [PASS]
 
@@ -57,8 +71,9 @@ def test_thief_passes_only_when_no_fate_is_higher():
 def test_sands_waits_for_an_empty_slot_to_be_refilled():
     """Decision 16: The Fall fades with an empty deck; Sands attaches to the card that
     later fills its slot."""
-    s = arrange(ALL, slots=["fall", "blind_man", "wish", "chalice"], hand=[1, 2],
-                table=[(3,), (), (), ()])
+    s = arrange(
+        ALL, slots=["fall", "blind_man", "wish", "chalice"], hand=[1, 2], table=[(3,), (), (), ()]
+    )
     s.deck = []  # nothing can refill the slot this turn
     g = rng()
     s = step(s, play_action(1, 0), g)  # The Fall holds 3 + 1 >= 2 x 2: it will fade
@@ -81,8 +96,13 @@ def test_a_fate_played_on_the_hours_with_no_arcana_card_in_play_returns_to_the_b
 def test_after_play_phase_happens_when_sinners_is_available_even_if_unusable():
     """Decision 19: the phase depends on public facts only -- the kept 1 is below every
     visible fate, so only PASS is legal, but the active player is still asked."""
-    s = arrange(BASE, slots=["blind_man", "chalice", "mirror", "lord"], hand=[1, 4],
-                table=[(), (5,), (), ()], faded=["belltower"])
+    s = arrange(
+        BASE,
+        slots=["blind_man", "chalice", "mirror", "lord"],
+        hand=[1, 4],
+        table=[(), (5,), (), ()],
+        faded=["belltower"],
+    )
     s = step(s, play_action(4, 0), rng())  # keeps the 1
     assert s.phase == Phase.AFTER_PLAY
     assert legal_actions(s) == [PASS]

@@ -126,14 +126,14 @@ def test_step4_hours_play_slides_at_once_to_the_leftmost_arcana_card():
     s = arrange(NO_REVEAL, slots=["midnight", "dawn", "leviathan", "huntress"], hand=[3, 3])
     s = run(s, play_action(3, HOURS_TARGET))
     assert s.table[0] == [3]
-    assert s.events[0] == ("play", 3, HOURS_TARGET, 0)
+    assert s.events[1] == ("play", 3, HOURS_TARGET, 0)
 
 
 def test_step4_chalice_tell_is_announced_right_after_the_play():
     """rulings.md step 4: The Chalice's tell is an automatic public announcement."""
     s = arrange(NO_REVEAL, slots=["chalice", "leviathan", "shore", "judge"], hand=[2, 5])
     s = run(s, play_action(2, 0))
-    assert s.events == [("play", 2, 0, 0), ("chalice", True)]
+    assert s.events[1:] == [("play", 2, 0, 0), ("chalice", True)]
     assert s.phase == Phase.GROUP
 
 
@@ -486,7 +486,7 @@ def test_empty_slot_cannot_be_played_on_and_hours_slides_to_leftmost_occupied_sl
     s.deck.clear()
     assert legal_actions(s) == [play_action(3, HOURS_TARGET)]
     s = run(s, play_action(3, HOURS_TARGET))
-    assert s.events[0] == ("play", 3, HOURS_TARGET, 1)
+    assert s.events[1] == ("play", 3, HOURS_TARGET, 1)
     assert s.table == [[], [3], [], []]
 
 

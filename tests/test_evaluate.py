@@ -58,8 +58,15 @@ def test_evaluation_changes_with_the_seed():
 
 
 def test_evaluation_report_figures_are_consistent():
-    report = evaluate("heuristic", "literal:0.5", players=4, difficulties=["normal"], games=40,
-                      seed=0, progress=False)
+    report = evaluate(
+        "heuristic",
+        "literal:0.5",
+        players=4,
+        difficulties=["normal"],
+        games=40,
+        seed=0,
+        progress=False,
+    )
     r = report["results"]["normal"]
     assert r["games"] == 40 and 0 <= r["wins"] <= 40
     assert r["win_rate"] == r["wins"] / 40
@@ -72,8 +79,9 @@ def test_evaluation_report_figures_are_consistent():
 
 
 def test_oracle_is_flagged_as_cheating_and_always_wins():
-    report = evaluate("random", "oracle", players=3, difficulties=["doomed"], games=20,
-                      seed=0, progress=False)
+    report = evaluate(
+        "random", "oracle", players=3, difficulties=["doomed"], games=20, seed=0, progress=False
+    )
     assert report["cheating"] is True
     assert report["results"]["doomed"]["win_rate"] == 1.0
 
@@ -84,8 +92,9 @@ def test_bad_policy_spec_is_a_clear_error():
 
 
 def test_outputs_are_json_and_csv(tmp_path):
-    report = evaluate("random", "random", players=2, difficulties=["easy"], games=5, seed=0,
-                      progress=False)
+    report = evaluate(
+        "random", "random", players=2, difficulties=["easy"], games=5, seed=0, progress=False
+    )
     out = tmp_path / "r.json"
     write_outputs([report], str(out))
     assert json.loads(out.read_text())["results"]["easy"]["games"] == 5
@@ -95,8 +104,24 @@ def test_outputs_are_json_and_csv(tmp_path):
 
 def test_evaluate_command_prints_a_table_and_writes_files(tmp_path, capsys):
     out = tmp_path / "e.json"
-    code = cli_main(["evaluate", "--play", "literal", "--group", "literal", "--players", "2",
-                     "--difficulty", "easy,normal", "--games", "6", "--no-progress", "--out", str(out)])
+    code = cli_main(
+        [
+            "evaluate",
+            "--play",
+            "literal",
+            "--group",
+            "literal",
+            "--players",
+            "2",
+            "--difficulty",
+            "easy,normal",
+            "--games",
+            "6",
+            "--no-progress",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
     text = capsys.readouterr().out
     assert "| easy |" in text and "| normal |" in text

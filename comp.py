@@ -1,0 +1,1 @@
+/tmp/comp.sh: line 5: 11: Bad file descriptor

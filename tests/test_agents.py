@@ -1,0 +1,252 @@
+"""Tests of the scripted agents: legality, hidden information, and their rules."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_leaks import swapped
+
+from agents.base import Team
+from agents.bayes import BayesGroup, race_value
+from agents.evaluate import evaluate
+from agents.heuristic import HeuristicPlayer
+from agents.registry import make_policy
+from agents.simple import LiteralPolicy, OracleGroup, RandomPolicy
+from shipwreck_env.actions import NUM_ACTIONS, PASS, play_action, predict_action
+from shipwreck_env.config import GameConfig
+from shipwreck_env.engine import legal_actions, new_game, step, step_inplace
+from shipwreck_env.scenario import arrange
+from shipwreck_env.state import Phase, State
+from shipwreck_env.view import make_view
+
+TEAMS = [
+    ("random", "random"),
+    ("literal", "literal"),
+    ("heuristic", "literal:0.5"),
+    ("heuristic", "bayes"),
+    ("literal", "bayes"),
+    ("random", "oracle"),
+]
+CONFIGS = [
+    dict(players=2),
+    dict(players=3, card_sets="all"),
+    dict(players=4, group_decision="vote"),
+    dict(players=5, card_sets="all", group_decision="vote"),
+    dict(players=2, challenge_mode=True, card_sets="all"),
+]
+
+
+def _mask(s: State) -> np.ndarray:
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask[legal_actions(s)] = 1
+    return mask
+
+
+@pytest.mark.parametrize(("play", "group"), TEAMS)
+@pytest.mark.parametrize(
+    "config", CONFIGS, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items())
+)
+def test_policies_only_choose_legal_actions(play, group, config):
+    """evaluate() raises IllegalActionError the moment a policy picks an illegal action."""
+    evaluate(
+        play, group, difficulties=["easy", "doomed"], games=3, seed=1, progress=False, **config
+    )
+
+
+def test_registry_rejects_unknown_specs():
+    for spec in ("heuristic:3", "bayes:1", "ppo", "nobody", "random:x"):
+        with pytest.raises(ValueError):
+            make_policy(spec)
+
+
+def _random_states(config: GameConfig, n: int, seed: int) -> list[State]:
+    rng = np.random.default_rng(seed)
+    states: list[State] = []
+    while len(states) < n:
+        s = new_game(config, rng)
+        while not s.over and len(states) < n:
+            states.append(s.copy())
+            legal = legal_actions(s)
+            step_inplace(s, legal[int(rng.integers(len(legal)))], rng)
+    return states
+
+
+@pytest.mark.parametrize(
+    "config",
+    [GameConfig(num_players=3), GameConfig(num_players=4, card_sets="all", group_decision="vote")],
+)
+def test_scripted_choices_do_not_depend_on_other_players_hidden_fates(config):
+    """Swap another seat's hidden fate for any value consistent with public facts: the
+    deciding scripted policy (heuristic for the active player, Bayesian group otherwise)
+    must choose the same action."""
+    checked = 0
+    for s in _random_states(config, 250, seed=3):
+        if s.over:
+            continue
+        player = s.decider
+        team = Team(HeuristicPlayer(), BayesGroup())
+        view = make_view(s, player)
+        policy = team.policy_for(view)
+        before = policy.act(None, _mask(s), view, np.random.default_rng(0))
+        for seat, hand in enumerate(s.hands):
+            if s.owner(seat) == player:
+                continue
+            for index in range(len(hand)):
+                for w in range(1, 8):
+                    t = swapped(s, seat, index, w)
+                    if t is None:
+                        continue
+                    fresh = Team(HeuristicPlayer(), BayesGroup()).policy_for(view)
+                    after = fresh.act(
+                        None, _mask(t), make_view(t, player), np.random.default_rng(0)
+                    )
+                    assert after == before, (seat, index, w, s.phase)
+                    checked += 1
+    assert checked > 100
+
+
+def test_heuristic_player_is_deterministic_given_its_view():
+    for s in _random_states(GameConfig(num_players=3, card_sets="all"), 80, seed=9):
+        if s.over or s.decider != s.active_player:
+            continue
+        view = make_view(s, s.decider)
+        a = HeuristicPlayer().act(None, _mask(s), view, np.random.default_rng(1))
+        b = HeuristicPlayer().act(None, _mask(s), view, np.random.default_rng(2))
+        assert a == b
+
+
+def test_heuristic_prefers_the_play_that_names_the_kept_fate():
+    """Holding 3 and 3 with The Mirror in play: playing on The Mirror tells the group the
+    kept fate exactly, so the heuristic plays there rather than on The Blind Man."""
+    s = arrange(slots=["blind_man", "mirror", "judge", "deep"], hand=[3, 3])
+    view = make_view(s, 0)
+    assert HeuristicPlayer().act(None, _mask(s), view, np.random.default_rng(0)) == play_action(
+        3, 1
+    )
+
+
+def test_heuristic_prefers_an_informative_card_to_the_blind_man():
+    """With 1 and 6: The Blind Man (always allowed) tells nothing; The Shore tells the
+    group the kept fate is at least 4 away from the played one."""
+    s = arrange(slots=["beast", "shore", "blind_man", "judge"], hand=[1, 6])
+    view = make_view(s, 0)
+    action = HeuristicPlayer().act(None, _mask(s), view, np.random.default_rng(0))
+    assert action in (play_action(1, 1), play_action(6, 1))
+
+
+def test_literal_group_predicts_only_a_single_remaining_value():
+    s = arrange(slots=["mirror", "blind_man", "noble", "chalice"], hand=[4, 4])
+    g = np.random.default_rng(0)
+    s = step(s, play_action(4, 0), g)  # The Mirror: the kept fate is a 4
+    while s.phase != Phase.GROUP:
+        s = step(s, PASS, g)
+    view = make_view(s, s.decider)
+    assert LiteralPolicy().act(None, _mask(s), view, g) == predict_action(4)
+    s2 = arrange(slots=["mirror", "blind_man", "noble", "chalice"], hand=[4, 5])
+    s2 = step(s2, play_action(4, 1), g)  # The Blind Man tells nothing
+    while s2.phase != Phase.GROUP:
+        s2 = step(s2, PASS, g)
+    assert LiteralPolicy().act(None, _mask(s2), make_view(s2, s2.decider), g) == PASS
+
+
+def test_random_policy_passes_with_the_set_probability():
+    s = arrange(slots=["mirror", "blind_man", "noble", "chalice"], hand=[4, 5])
+    g = np.random.default_rng(0)
+    s = step(s, play_action(4, 1), g)
+    view = make_view(s, s.decider)
+    picks = [RandomPolicy(0.8).act(None, _mask(s), view, g) for _ in range(2000)]
+    assert 0.75 < picks.count(PASS) / len(picks) < 0.85
+    with pytest.raises(ValueError):
+        RandomPolicy(1.5)
+
+
+def test_oracle_cheats_and_says_so():
+    oracle = OracleGroup()
+    assert oracle.cheating and oracle.needs_state
+    s = arrange(slots=["mirror", "blind_man", "noble", "chalice"], hand=[2, 6])
+    g = np.random.default_rng(0)
+    s = step(s, play_action(2, 1), g)
+    view = make_view(s, s.decider)
+    assert oracle.act(None, _mask(s), view, g, state=s) == predict_action(6)
+    with pytest.raises(ValueError, match="cheats"):
+        oracle.act(None, _mask(s), view, g)
+
+
+def test_race_value_is_monotone_and_bounded():
+    assert race_value(7, 3) == 1.0 and race_value(3, 7) == 0.0
+    for score in range(7):
+        for doom in range(7):
+            v = race_value(score, doom)
+            assert 0 < v < 1
+            assert race_value(score + 1, doom) > v > race_value(score, doom + 1)
+
+
+# --- the Bayesian group's posterior against brute-force enumeration --------------------
+
+
+def _brute_force_posterior(
+    start_kwargs: dict, observed: int, carried_line: int | None, epsilon: float
+) -> np.ndarray:
+    """Enumerate every hand the active seat could hold, score the heuristic player's
+    choice on a freshly arranged table, replay the observed play, and weigh by the draw
+    probabilities -- written independently of agents/bayes.py."""
+    pool = [3] * 7
+    for fates in start_kwargs["table"]:
+        for v in fates:
+            pool[v - 1] -= 1
+    out = np.zeros(7)
+    hands = []
+    total = sum(pool)
+    if carried_line is None:
+        for x in range(1, 8):
+            for y in range(1, 8):
+                p = pool[x - 1] / total * max(0, pool[y - 1] - (x == y)) / (total - 1)
+                if p > 0:
+                    hands.append(([x, y], None, p))
+    else:
+        prior = np.array([pool[c] if carried_line >> c & 1 else 0 for c in range(7)], dtype=float)
+        prior /= prior.sum()
+        for c in range(1, 8):
+            for d in range(1, 8):
+                rest = pool[d - 1] - (c == d)
+                if prior[c - 1] > 0 and rest > 0:
+                    hands.append(([c, d], c, prior[c - 1] * rest / (total - 1)))
+    for hand, carried, p in hands:
+        kwargs = dict(start_kwargs, hand=hand, carried=carried)
+        if carried is not None:
+            kwargs["lines"] = {0: carried_line}
+        s = arrange(**kwargs)
+        legal = legal_actions(s)
+        if observed not in legal:
+            continue
+        choice = HeuristicPlayer().act(None, _mask(s), make_view(s, 0), np.random.default_rng(0))
+        weight = p * ((1 - epsilon) * (choice == observed) + epsilon / len(legal))
+        t = step(s, observed, np.random.default_rng(0))
+        out[t.hands[0][0] - 1] += weight
+    return out
+
+
+@pytest.mark.parametrize(
+    ("slots", "hand", "table", "carried", "line"),
+    [
+        (["midnight", "deep", "mirror", "lord"], [2, 6], [(), (), (), ()], None, None),
+        (["belltower", "key", "blind_man", "shore"], [3, 4], [(5,), (), (), ()], None, None),
+        (["servant", "judge", "dawn", "huntress"], [1, 5], [(), (4,), (), ()], 5, 0b1110000),
+    ],
+)
+def test_bayes_posterior_matches_brute_force(slots, hand, table, carried, line):
+    """The posterior over the kept fate equals an independent enumeration of hands."""
+    kwargs = dict(config=GameConfig(num_players=3), slots=slots, table=table)
+    s = arrange(**kwargs, hand=hand, carried=carried, lines={0: line} if line else None)
+    g = np.random.default_rng(0)
+    observed = HeuristicPlayer().act(None, _mask(s), make_view(s, 0), g)
+    s = step(s, observed, g)
+    while s.decider == s.active_player:
+        s = step(s, PASS, g)
+    group = BayesGroup(epsilon=0.05)
+    got = group.posterior(make_view(s, s.decider))
+    expected = _brute_force_posterior(kwargs, observed, line, 0.05)
+    expected = expected * np.array([s.lines[0] >> v & 1 for v in range(7)])
+    expected /= expected.sum()
+    np.testing.assert_allclose(got, expected, atol=1e-9)
+    assert got[s.hands[0][0] - 1] > 0  # the real kept fate is possible
