@@ -1,1 +1,0 @@
-/tmp/comp.sh: line 5: 11: Bad file descriptor
