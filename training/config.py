@@ -9,6 +9,7 @@ Command-line overrides use dotted keys: ``ppo.learning_rate=1e-4 env.num_players
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -285,8 +286,24 @@ def _build(cls: type, data: dict, prefix: str) -> Any:
         raise ValueError(f"{prefix or 'config'}: {exc}") from None
 
 
+class _Loader(yaml.SafeLoader):
+    """YAML 1.1 reads ``1e-4`` (no dot) as a string; read it as the number people mean."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+)
+
+
+def read_yaml(text: str) -> Any:
+    """Parse YAML text as the config files are read."""
+    return yaml.load(text, Loader=_Loader)  # noqa: S506  (a SafeLoader subclass)
+
+
 def _parse_value(text: str) -> Any:
-    return yaml.safe_load(text)
+    return read_yaml(text)
 
 
 def apply_overrides(data: dict, overrides: list[str]) -> dict:
@@ -318,5 +335,5 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainCo
     path = Path(path)
     if not path.exists():
         raise ValueError(f"config file {str(path)!r} does not exist")
-    data = yaml.safe_load(path.read_text()) or {}
+    data = read_yaml(path.read_text()) or {}
     return from_dict(apply_overrides(data, overrides or []))

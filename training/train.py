@@ -27,7 +27,7 @@ from pathlib import Path
 
 import yaml
 
-from training.config import TrainConfig, apply_overrides, from_dict, load_config
+from training.config import TrainConfig, apply_overrides, from_dict, load_config, read_yaml
 
 __all__ = ["main", "new_run_dir", "train"]
 
@@ -340,7 +340,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise ValueError(
                     f"--resume {args.resume!r} is not a run directory (no config.yaml)"
                 )
-            data = yaml.safe_load((run_dir / "config.yaml").read_text())
+            data = read_yaml((run_dir / "config.yaml").read_text())
             cfg = from_dict(apply_overrides(data, args.overrides))
         else:
             cfg = load_config(args.config, args.overrides)

@@ -1,0 +1,136 @@
+"""Training: config validation, and a short smoke run of every regime with resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agents.evaluate import evaluate
+from agents.registry import make_policy
+from training.config import apply_overrides, from_dict, load_config
+from training.train import main as train_main
+
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+SMOKE = [
+    "total_timesteps=256",
+    "n_envs=2",
+    "vec_env=dummy",
+    "checkpoint_every=64",
+    "ppo.n_steps=64",
+    "ppo.batch_size=32",
+    "ppo.n_epochs=1",
+    "ppo.net_arch=[32]",
+    "eval.every=128",
+    "eval.games=2",
+    "eval.final_games=3",
+    "eval.difficulties=[normal]",
+]
+
+
+@pytest.mark.parametrize("name", ["play", "predict", "selfplay", "alternating"])
+def test_shipped_configs_are_valid(name):
+    cfg = load_config(CONFIGS / f"{name}.yaml")
+    assert cfg.regime == name
+    assert cfg.env.num_players == 3
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("colour=blue", "colour"),
+        ("ppo.lerning_rate=0.1", "lerning_rate"),
+        ("ppo.learning_rate=-1", "ppo.learning_rate"),
+        ("env.num_players=9", "num_players 9"),
+        ("env.difficulties=[medium]", "'medium'"),
+        ("regime=solo", "'solo'"),
+        ("partner=nobody", "nobody"),
+        ("n_envs=0", "n_envs 0"),
+        ("eval.games=0", "eval.games 0"),
+        ("env.reward=points", "'points'"),
+        ("ppo.net_arch=[0]", "ppo.net_arch"),
+        ("vec_env=threads", "'threads'"),
+    ],
+)
+def test_bad_config_values_name_the_key(override, message):
+    with pytest.raises(ValueError, match=message):
+        load_config(CONFIGS / "play.yaml", [override])
+
+
+def test_overrides_parse_values_as_yaml():
+    data = apply_overrides({"ppo": {"learning_rate": 1.0}}, ["ppo.learning_rate=1e-4", "seed=3"])
+    assert data == {"ppo": {"learning_rate": 1e-4}, "seed": 3}
+    with pytest.raises(ValueError, match="key=value"):
+        apply_overrides({}, ["seed"])
+
+
+def test_config_round_trips_through_yaml():
+    cfg = load_config(CONFIGS / "alternating.yaml")
+    again = from_dict(yaml.safe_load(yaml.safe_dump(cfg.to_dict())))
+    assert again == cfg
+
+
+def test_train_command_reports_a_bad_config(tmp_path, capsys):
+    code = train_main(
+        ["--config", str(CONFIGS / "play.yaml"), "--runs-dir", str(tmp_path), "n_envs=-2"]
+    )
+    assert code == 2
+    assert "n_envs -2" in capsys.readouterr().err
+
+
+def _run_dir(runs: Path) -> Path:
+    (run,) = list(runs.iterdir())
+    return run
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "extra"),
+    [
+        ("play", ["partner=literal:0.5"]),
+        ("predict", ["partner=heuristic"]),
+        ("selfplay", []),
+        ("alternating", ["alternating.rounds=1", "alternating.first_partner_group=literal:0.5"]),
+    ],
+)
+def test_regime_trains_resumes_and_loads_into_the_evaluator(tmp_path, name, extra):
+    """A few hundred steps; a second run with a larger budget resumes from the last
+    checkpoint; the final model plays in the evaluator."""
+    runs = tmp_path / "runs"
+    assert (
+        train_main(
+            ["--config", str(CONFIGS / f"{name}.yaml"), "--runs-dir", str(runs), *SMOKE, *extra]
+        )
+        == 0
+    )
+    run = _run_dir(runs)
+    for item in ("config.yaml", "command.txt", "summary.json", "tb"):
+        assert (run / item).exists(), item
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["steps"] >= 256
+    if name == "alternating":
+        models = [run / summary["models"]["play_model"], run / summary["models"]["predict_model"]]
+    else:
+        models = [run / "final_model.zip"]
+        assert (run / "eval.jsonl").read_text().count("\n") >= 1
+        assert list((run / "checkpoints").glob("model_*_steps.zip"))
+    for model in models:
+        assert model.exists() and Path(str(model)[:-4] + ".meta.json").exists()
+    # resume with a larger budget: continues from the last checkpoint, keeps the clock
+    clock = json.loads((run / "clock.json").read_text())["wall_seconds"]
+    if name != "alternating":
+        assert train_main(["--resume", str(run), "total_timesteps=384"]) == 0
+        resumed = json.loads((run / "summary.json").read_text())
+        assert resumed["steps"] >= 384
+        assert resumed["wall_seconds"] >= clock
+        assert (run / "command.txt").read_text().count("\n") == 2
+    # the trained model loads as an agent
+    spec = f"ppo:{models[0]}"
+    policy = make_policy(spec)
+    assert policy.needs_observation
+    report = evaluate(
+        spec, "literal", players=3, difficulties=["easy"], games=2, seed=0, progress=False
+    )
+    assert report["results"]["easy"]["games"] == 2
