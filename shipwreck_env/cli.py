@@ -2,7 +2,8 @@
 
 Subcommands:
 
-* ``main`` -- the README's main job: play games at every difficulty and print a table;
+* ``main`` -- the README's main job: the best scripted team (heuristic player + Bayesian
+  group) on every difficulty, as a table;
 * ``random`` -- play games with uniformly random legal actions and print a table;
 * ``evaluate`` -- measure a team of policies on every difficulty (``agents.evaluate``);
 * ``bench`` -- the speed benchmark (``shipwreck_env.bench``).
@@ -70,15 +71,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``shipwreck-arcana`` console script."""
     parser = argparse.ArgumentParser(prog="shipwreck-arcana", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    for name, text in (
-        ("main", "the README's main job"),
-        ("random", "random legal players at every difficulty"),
-    ):
-        p = sub.add_parser(name, help=text)
-        p.add_argument("--players", type=int, default=3)
-        p.add_argument("--games", type=int, default=300)
-        p.add_argument("--seed", type=int, default=0)
-        p.add_argument("--card-sets", default="base")
+    main_job = sub.add_parser(
+        "main", help="the README's main job: the best scripted team on every difficulty"
+    )
+    main_job.add_argument("--players", type=int, default=3)
+    main_job.add_argument("--games", type=int, default=500)
+    main_job.add_argument("--seed", type=int, default=0)
+    main_job.add_argument("--card-sets", default="base")
+    main_job.add_argument("--jobs", type=int, default=2)
+    rand = sub.add_parser("random", help="uniformly random legal play at every difficulty")
+    rand.add_argument("--players", type=int, default=3)
+    rand.add_argument("--games", type=int, default=300)
+    rand.add_argument("--seed", type=int, default=0)
+    rand.add_argument("--card-sets", default="base")
     ev = sub.add_parser("evaluate", help="evaluate a team on every difficulty")
     ev.add_argument("--play", default="heuristic", help="play policy spec (agents.registry)")
     ev.add_argument("--group", default="bayes", help="group policy spec (agents.registry)")
@@ -101,8 +106,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench = sub.add_parser("bench", help="speed benchmark")
     bench.add_argument("bench_args", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
-    if args.command in ("main", "random"):
+    if args.command == "random":
         print(_random_table(args.players, args.games, args.seed, args.card_sets))
+    elif args.command == "main":
+        return _evaluate(
+            argparse.Namespace(
+                play="heuristic",
+                group="bayes",
+                matrix=False,
+                players=args.players,
+                difficulty="all",
+                games=args.games,
+                seed=args.seed,
+                card_sets=args.card_sets,
+                group_decision="leader",
+                jobs=args.jobs,
+                out=None,
+                no_progress=False,
+            )
+        )
     elif args.command == "evaluate":
         return _evaluate(args)
     elif args.command == "bench":

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Train every regime with seeds 0, 1, 2 on this 2-core machine: two workers, one core
+# each (vec_env=dummy). Runs land in results/runs/; logs in $LOGS (default /tmp).
+set -u
+cd "$(dirname "$0")/.."
+PY=${PY:-.venv/bin/python}
+LOGS=${LOGS:-/tmp/train_logs}
+mkdir -p "$LOGS"
+run() {  # config seed
+    "$PY" -m training.train --config "configs/$1.yaml" "seed=$2" vec_env=dummy \
+        > "$LOGS/$1_$2.log" 2>&1
+}
+worker_a() { for s in 0 1 2; do run selfplay $s; run predict $s; done; run alternating 2; }
+worker_b() { for s in 0 1 2; do run play $s; done; run alternating 0; run alternating 1; }
+worker_a & worker_b & wait
