@@ -313,14 +313,17 @@ class ShipwreckWrapper(wrappers.OrderEnforcingWrapper):
             EnvLogger.warn_step_after_terminated_truncated()
             return
         agent = raw.agent_selection
-        if raw.terminations[agent] or raw.truncations[agent]:
+        dead = raw.terminations[agent] or raw.truncations[agent]
+        # The bounds check comes first, as in the standard stack; plain ints take the
+        # fast path, anything else (numpy scalars, 0-d arrays) Discrete.contains decides.
+        assert (action is None and dead) or (
+            (0 <= action < NUM_ACTIONS)
+            if type(action) is int
+            else type(action) is not bool and raw.action_space(agent).contains(action)
+        ), f"action {action!r} is not in the action space Discrete({NUM_ACTIONS})"
+        if dead:
             raw._was_dead_step(action)
             return
-        assert (
-            isinstance(action, (int, np.integer))
-            and not isinstance(action, bool)
-            and 0 <= action < NUM_ACTIONS
-        ), f"action {action!r} is not in the action space Discrete({NUM_ACTIONS})"
         if action in raw._legal:
             raw.step(action)
             return
