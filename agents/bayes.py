@@ -246,7 +246,10 @@ class BayesGroup(Policy):
                     p = pool[a - 1] * (pool[b - 1] - (a == b)) / (total * (total - 1))
                     hands.append(((a, b), p if a == b else 2 * p))
         decisions: dict[tuple, int] = {}
+        played = [value for value, _, _ in view.plays]
         for hand, p_hand in hands:
+            if played and played[0] not in hand:
+                continue  # cannot have made the first play (the replay would say so too)
             draws: list[tuple[int, float]] = [(0, 1.0)]
             if played_feast:
                 rest = list(pool)
