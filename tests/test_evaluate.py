@@ -131,3 +131,15 @@ def test_evaluate_command_prints_a_table_and_writes_files(tmp_path, capsys):
 def test_evaluate_command_rejects_a_bad_difficulty():
     with pytest.raises(SystemExit, match="'medium'"):
         cli_main(["evaluate", "--difficulty", "medium", "--games", "1", "--no-progress"])
+
+
+def test_matrix_evaluates_every_play_policy_with_every_group(capsys):
+    """--matrix: the cross-play table has one row per play policy, one column per group."""
+    code = cli_main(["evaluate", "--matrix", "--players", "3", "--difficulty", "easy",
+                     "--games", "2", "--no-progress"])
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "Cross-play win rate, easy" in text
+    for play in ("random", "literal", "heuristic"):
+        assert f"| {play} |" in text
+    assert r"| play \ group | random | literal | bayes | oracle |" in text
