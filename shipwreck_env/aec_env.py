@@ -63,6 +63,7 @@ __all__ = ["REWARDS", "ShipwreckWrapper", "env", "raw_env"]
 
 REWARDS = ("win_loss", "score_doom")
 _NO_ACTIONS = bytes(NUM_ACTIONS)
+_INT8 = np.dtype(np.int8)
 
 
 def env(standard_wrappers: bool = False, **kwargs: Any) -> AECEnv:
@@ -219,7 +220,7 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
         if self.state_.decider == player:
             for action in self._legal:
                 mask[action] = 1
-        return {"observation": obs, "action_mask": np.frombuffer(mask, np.int8)}
+        return {"observation": obs, "action_mask": np.frombuffer(mask, _INT8)}
 
     def view(self, agent: str) -> AgentView:
         """Read-only structured view of what ``agent`` may know (for scripted agents)."""

@@ -29,6 +29,7 @@ from shipwreck_env.actions import ACTIONS, HOURS_TARGET, NUM_ACTIONS, PASS, REVE
 from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES, POWER_INDEX, fate_hours
 from shipwreck_env.config import GameConfig
 from shipwreck_env.number_lines import (
+    CARD_CONTEXT,
     constrain_kept,
     hours_kept_mask,
     real_mask,
@@ -36,6 +37,7 @@ from shipwreck_env.number_lines import (
     slot_kept_row,
     visible_summary,
 )
+from shipwreck_env.rules import KEPT_MASKS
 from shipwreck_env.state import ALL_VALUES, Phase, State
 
 __all__ = [
@@ -204,7 +206,7 @@ def step_inplace(s: State, action: int, rng: np.random.Generator, *, check: bool
     that took ``action`` from :func:`legal_actions` of this very state."""
     if check:
         _check_legal(s, action)
-    _APPLY[s.phase](s, int(action), rng)
+    _apply(s, action, rng)
 
 
 def slot_hours(s: State, slot: int) -> int:
@@ -249,7 +251,9 @@ def _check_legal(s: State, action: int) -> None:
 
 def _apply(s: State, action: int, rng: np.random.Generator) -> None:
     action = int(action)
-    _APPLY[s.phase](s, action, rng)
+    apply = _APPLY[s.phase]
+    s.turn_actions.append(action)  # every action is public: noted before it is applied
+    apply(s, action, rng)
 
 
 def _draw(s: State, rng: np.random.Generator) -> int:
@@ -309,17 +313,18 @@ def _start_turn(s: State, seat: int, rng: np.random.Generator) -> None:
 
 def public_snapshot(s: State) -> tuple:
     """The public table now, as nested tuples (see ``State.turn_start``)."""
+    # map() instead of generator expressions: built once per turn, on the hot path
     return (
         tuple(s.slots),
-        tuple(tuple(fates) for fates in s.table),
-        tuple(tuple(cards) for cards in s.attached),
+        tuple(map(tuple, s.table)),
+        tuple(map(tuple, s.attached)),
         tuple(s.sands_waiting),
         tuple(s.faded),
         s.deck[0] if s.deck else -1,
         len(s.deck),
         tuple(s.exiled),
         tuple(s.lines),
-        tuple(len(hand) for hand in s.hands),
+        tuple(map(len, s.hands)),
         s.score,
         s.doom,
         s.turn,
@@ -358,12 +363,17 @@ def _play_legal(s: State) -> list[int]:
     a, b = s.hands[s.active]
     out: list[int] = []
     vis_mask, vis_sum4 = visible_summary(s)
-    slots, feast_done = s.slots, s.feast_done
+    # slot_kept_row inlined (the hottest loop): the key each card's condition reads
+    keys = (0, vis_mask, vis_sum4)
+    masks_now = 1 if s.shadows else 0
+    slots, table, feast_done = s.slots, s.table, s.feast_done
     for slot in range(4):
         card = slots[slot]
         if card < 0 or (card == FEAST and feast_done):
             continue
-        row = slot_kept_row(s, slot, vis_mask, vis_sum4)
+        kind = CARD_CONTEXT[card]
+        key = keys[kind] if kind < 3 else max(table[slot], default=0)
+        row = KEPT_MASKS[card][masks_now][key]
         if row[a - 1] >> (b - 1) & 1:
             out.append(PLAY_ACTION[slot][a])
         if b != a and row[b - 1] >> (a - 1) & 1:
@@ -748,23 +758,13 @@ def _game_over(s: State, *, won: bool) -> None:
     s.queue = []
 
 
-def _recorded(apply):
-    """Every action is public: note it in ``turn_actions`` before applying it."""
-
-    def run(s: State, action: int, rng: np.random.Generator) -> None:
-        s.turn_actions.append(action)
-        apply(s, action, rng)
-
-    return run
-
-
-_APPLY = {
-    Phase.PLAY: _recorded(_apply_play_phase),
-    Phase.STEAL: _recorded(_apply_steal),
-    Phase.AFTER_PLAY: _recorded(_apply_after_play),
-    Phase.REVEAL: _recorded(_apply_reveal),
-    Phase.GROUP: _recorded(_apply_group),
-    Phase.VOTE: _recorded(_apply_vote),
-    Phase.COST: _recorded(_apply_cost),
-    Phase.SAILS: _recorded(_apply_sails),
+_APPLY = {  # _apply notes every action in turn_actions before calling these
+    Phase.PLAY: _apply_play_phase,
+    Phase.STEAL: _apply_steal,
+    Phase.AFTER_PLAY: _apply_after_play,
+    Phase.REVEAL: _apply_reveal,
+    Phase.GROUP: _apply_group,
+    Phase.VOTE: _apply_vote,
+    Phase.COST: _apply_cost,
+    Phase.SAILS: _apply_sails,
 }

@@ -40,7 +40,7 @@ def visible_summary(s: State) -> tuple[int, int]:
     """(bit mask of distinct visible values, sum of visible fates mod 4)."""
     mask = 0
     total = 0
-    for card, fates in zip(s.slots, s.table):
+    for card, fates in zip(s.slots, s.table, strict=True):
         if fates and card >= 0:
             for v in fates:
                 mask |= 1 << (v - 1)

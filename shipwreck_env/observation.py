@@ -32,6 +32,8 @@ __all__ = ["Field", "ObservationLayout", "decode", "encode", "to_text", "unseen_
 EMPTY = NUM_CARDS  # one-hot index for "no card"
 _SCIONS = POWER_INDEX["scions"]
 _SANDS = POWER_INDEX["sands"]
+_UINT8 = np.dtype(np.uint8)  # dtype objects: numpy need not look them up per call
+_FLOAT32 = np.dtype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -229,10 +231,10 @@ def _compile_encoder(layout: ObservationLayout):
     # Per 7-bit number line mask: its 7 bytes (1 for each value still possible).
     line_row = [bytes(m >> v & 1 for v in range(7)) for m in range(128)]
     own_seats = [list(range(observer, S, P)) for observer in range(P)]
-    # Count lookups with the range each field allows; an impossible count fails as an
-    # IndexError instead of being written.
     # Per observer: the seats in observer-relative order (0 = the observer's first seat).
     seat_order = [[(observer + rel) % S for rel in range(S)] for observer in range(P)]
+    # Count lookups with the range each field allows (as the old index lists had): an
+    # impossible count fails as an IndexError instead of being written.
     count3 = [0, 1, 2]  # fates held by one seat
     count4 = [0, 1, 2, 3]  # copies of one value (3 of each)
     count8 = list(range(8))  # predictions left
@@ -269,15 +271,16 @@ def _compile_encoder(layout: ObservationLayout):
         # unseen counts are 0..3: every copy is in the bag, a hand, the table or exile
         b[UNSEEN : UNSEEN + 7] = unseen
         lines = s.lines
-        pos, held = LINES, HOLDING
+        rows = b""  # one slice store for all number lines: slice stores are the dear part
+        held = HOLDING
         for seat in seat_order[observer]:  # seats from the observer's on
-            b[pos : pos + 7] = line_row[lines[seat]]
+            rows += line_row[lines[seat]]
             b[held] = count3[len(hands[seat])]
-            pos += 7
             held += 1
+        b[LINES:HOLDING] = rows
         if s.plays or s.power_used or s.shadows:
             _encode_turn(s, observer, b)
-        vec = np.frombuffer(b, np.uint8).astype(np.float32)
+        vec = np.frombuffer(b, _UINT8).astype(_FLOAT32)
         vec[TURN] = s.turn / 100.0
         vec[DECK] = len(s.deck) / 36.0
         if BELIEF >= 0:
@@ -379,11 +382,14 @@ def _event_encoder(o: dict, S: int):
         o["cost_paid"],
     )
     power_index = POWER_INDEX
+    shown = frozenset(("power", "steal", "chalice", "reveal", "cost", "exile"))
 
     def encode_events(s: State, observer: int, b: bytearray) -> None:
         # Counts, not flags: an entry may be hit twice (Sails' exile after a power).
         for event in s.events:
             kind = event[0]
+            if kind not in shown:  # draws, plays, votes, ...: encoded from other fields
+                continue
             if kind == "power":
                 _, power, arg, answer = event
                 b[POWER + power_index[power]] += 1

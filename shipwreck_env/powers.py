@@ -301,7 +301,7 @@ def any_offered(s: State, phase: int) -> bool:
     if s.power_used or not s.faded:
         return False
     wanted = _PHASE_POWER_SET.get(phase, ())
-    for card in s.faded:
+    for card in s.faded:  # noqa: SIM110 -- a plain loop: no generator on the hot path
         if CARD_POWER[card] in wanted:
             return True
     return False
