@@ -21,7 +21,12 @@ sys.path.insert(0, str(ROOT))
 from agents.evaluate import evaluate  # noqa: E402
 from shipwreck_env.config import DIFFICULTIES  # noqa: E402
 
-TEAMS = [("random", "random"), ("literal", "literal"), ("heuristic", "bayes"), ("heuristic", "oracle")]
+TEAMS = [
+    ("random", "random"),
+    ("literal", "literal"),
+    ("heuristic", "bayes"),
+    ("heuristic", "oracle"),
+]
 PLAYERS = (2, 3, 4, 5)
 
 
@@ -55,18 +60,26 @@ def markdown(reports: dict, games: int, seed: int, seconds: float, command: str)
     ]
     for players in PLAYERS:
         teams = [r["team"] for r in reports[players]]
-        lines += [f"**{players} players**", "", "| difficulty | " + " | ".join(teams) + " | order holds |",
-                  "|---|" + "---|" * (len(teams) + 1)]
+        lines += [
+            f"**{players} players**",
+            "",
+            "| difficulty | " + " | ".join(teams) + " | order holds |",
+            "|---|" + "---|" * (len(teams) + 1),
+        ]
         for difficulty in DIFFICULTIES:
             cells = []
             for r in reports[players]:
                 x = r["results"][difficulty]
                 low, high = x["win_rate_ci95"]
                 cells.append(f"{x['win_rate']:.3f} [{low:.3f}, {high:.3f}]")
-            lines.append(f"| {difficulty} | " + " | ".join(cells) + f" | {_order_holds(reports, players, difficulty)} |")
+            lines.append(
+                f"| {difficulty} | "
+                + " | ".join(cells)
+                + f" | {_order_holds(reports, players, difficulty)} |"
+            )
         lines.append("")
     lines += [
-        "\"Order holds\": oracle >= heuristic+bayes; heuristic+bayes above literal+literal "
+        '"Order holds": oracle >= heuristic+bayes; heuristic+bayes above literal+literal '
         "beyond both intervals; literal+literal above random+random (by win rate, or, where "
         "both teams win equally often -- at hard and doomed neither wins at all -- by mean "
         "final score).",
@@ -110,11 +123,24 @@ def plot(reports: dict, path: Path) -> None:
     for ax, players in zip(axes, PLAYERS, strict=True):
         for r in reports[players]:
             rates = [r["results"][d]["win_rate"] for d in DIFFICULTIES]
-            low = [rate - r["results"][d]["win_rate_ci95"][0] for d, rate in zip(DIFFICULTIES, rates, strict=True)]
-            high = [r["results"][d]["win_rate_ci95"][1] - rate for d, rate in zip(DIFFICULTIES, rates, strict=True)]
+            low = [
+                rate - r["results"][d]["win_rate_ci95"][0]
+                for d, rate in zip(DIFFICULTIES, rates, strict=True)
+            ]
+            high = [
+                r["results"][d]["win_rate_ci95"][1] - rate
+                for d, rate in zip(DIFFICULTIES, rates, strict=True)
+            ]
             label = r["team"] + (" (cheats)" if r["cheating"] else "")
-            ax.errorbar(x, rates, yerr=[low, high], marker="o", capsize=3, label=label,
-                        linestyle="--" if r["cheating"] else "-")
+            ax.errorbar(
+                x,
+                rates,
+                yerr=[low, high],
+                marker="o",
+                capsize=3,
+                label=label,
+                linestyle="--" if r["cheating"] else "-",
+            )
         ax.set_xticks(x, list(DIFFICULTIES))
         ax.set_title(f"{players} players")
         ax.set_ylim(-0.02, 1.02)
@@ -137,13 +163,26 @@ def main() -> int:
     for players in PLAYERS:
         reports[players] = []
         for play, group in TEAMS:
-            report = evaluate(play, group, players=players, games=args.games, seed=args.seed, jobs=args.jobs, progress=True)
+            report = evaluate(
+                play,
+                group,
+                players=players,
+                games=args.games,
+                seed=args.seed,
+                jobs=args.jobs,
+                progress=True,
+            )
             reports[players].append(report)
-            print(f"{players} players {report['team']}: "
-                  + ", ".join(f"{d} {x['win_rate']:.3f}" for d, x in report["results"].items()), flush=True)
+            print(
+                f"{players} players {report['team']}: "
+                + ", ".join(f"{d} {x['win_rate']:.3f}" for d, x in report["results"].items()),
+                flush=True,
+            )
     seconds = time.time() - start
     out = ROOT / "results"
-    (out / "baselines.json").write_text(json.dumps({"command": command, "seconds": seconds, "reports": reports}, indent=1))
+    (out / "baselines.json").write_text(
+        json.dumps({"command": command, "seconds": seconds, "reports": reports}, indent=1)
+    )
     (out / "baselines.md").write_text(markdown(reports, args.games, args.seed, seconds, command))
     plot(reports, out / "baselines.png")
     print(f"wrote results/baselines.md, .json, .png in {seconds / 60:.1f} min")

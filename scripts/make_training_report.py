@@ -56,7 +56,9 @@ def _cell(values: list[float]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", default=str(ROOT / "results" / "runs"))
-    parser.add_argument("--games", type=int, default=1000, help="games per difficulty for combined teams")
+    parser.add_argument(
+        "--games", type=int, default=1000, help="games per difficulty for combined teams"
+    )
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     runs = latest_runs(Path(args.runs))
@@ -65,7 +67,11 @@ def main() -> int:
     for regime in REGIMES:
         for seed, run in sorted(runs.get(regime, {}).items()):
             summary = json.loads((run / "summary.json").read_text())
-            curve = [json.loads(line) for line in (run / "eval.jsonl").read_text().splitlines()] if (run / "eval.jsonl").exists() else []
+            curve = (
+                [json.loads(line) for line in (run / "eval.jsonl").read_text().splitlines()]
+                if (run / "eval.jsonl").exists()
+                else []
+            )
             config = (run / "config.yaml").read_text()
             table.setdefault(regime, {})[seed] = {
                 "run": run.name,
@@ -82,8 +88,15 @@ def main() -> int:
     for seed in sorted(set(runs.get("play", {})) & set(runs.get("predict", {}))):
         play = _models(runs["play"][seed])["model"]
         predict = _models(runs["predict"][seed])["model"]
-        report = evaluate(f"ppo:{play}", f"ppo:{predict}", players=3, games=args.games, seed=seed + 10_000,
-                          jobs=args.jobs, progress=False)
+        report = evaluate(
+            f"ppo:{play}",
+            f"ppo:{predict}",
+            players=3,
+            games=args.games,
+            seed=seed + 10_000,
+            jobs=args.jobs,
+            progress=False,
+        )
         combined[seed] = {"team": report["team"], "results": report["results"], "games": args.games}
     if combined:
         table["play+predict (combined)"] = combined
@@ -92,7 +105,9 @@ def main() -> int:
     if base_path.exists():
         for r in json.loads(base_path.read_text())["reports"]["3"]:
             baselines[r["team"]] = r["results"]
-    (ROOT / "results" / "training.json").write_text(json.dumps({"command": command, "regimes": table, "baselines_3p": baselines}, indent=1))
+    (ROOT / "results" / "training.json").write_text(
+        json.dumps({"command": command, "regimes": table, "baselines_3p": baselines}, indent=1)
+    )
     (ROOT / "results" / "training.md").write_text(markdown(table, baselines, command))
     plot(table, baselines, ROOT / "results" / "training_curves.png")
     print((ROOT / "results" / "training.md").read_text())
@@ -107,7 +122,9 @@ def markdown(table: dict, baselines: dict, command: str) -> str:
         "evaluation. Budget: learner steps and wall time on this shared 2-core machine (two "
         "runs at a time, one core each).",
         "",
-        "| regime | seeds | " + " | ".join(DIFFICULTIES) + " | steps per run | wall time per run | steps/s |",
+        "| regime | seeds | "
+        + " | ".join(DIFFICULTIES)
+        + " | steps per run | wall time per run | steps/s |",
         "|---|---:|" + "---:|" * len(DIFFICULTIES) + "---:|---:|---:|",
     ]
     for regime, seeds in table.items():
@@ -116,17 +133,25 @@ def markdown(table: dict, baselines: dict, command: str) -> str:
         wall = [s.get("wall_seconds") for s in seeds.values() if s.get("wall_seconds")]
         sps = [s.get("steps_per_second") for s in seeds.values() if s.get("steps_per_second")]
         lines.append(
-            f"| {regime} | {len(seeds)} | " + " | ".join(cells)
+            f"| {regime} | {len(seeds)} | "
+            + " | ".join(cells)
             + f" | {statistics.mean(steps):,.0f} | {statistics.mean(wall) / 60:.0f} min | {statistics.mean(sps):.0f} |"
-            if steps else f"| {regime} | {len(seeds)} | " + " | ".join(cells) + " | (evaluation only) | - | - |"
+            if steps
+            else f"| {regime} | {len(seeds)} | "
+            + " | ".join(cells)
+            + " | (evaluation only) | - | - |"
         )
     for team in ("heuristic+bayes", "literal+literal", "random+random"):
         if team in baselines:
             cells = [f"{baselines[team][d]['win_rate']:.3f}" for d in DIFFICULTIES]
             lines.append(f"| scripted: {team} | - | " + " | ".join(cells) + " | - | - | - |")
-    lines += ["", "Per seed (win rate [95% interval], games per difficulty):", "",
-              "| regime | seed | team | " + " | ".join(DIFFICULTIES) + " |",
-              "|---|---:|---|" + "---|" * len(DIFFICULTIES)]
+    lines += [
+        "",
+        "Per seed (win rate [95% interval], games per difficulty):",
+        "",
+        "| regime | seed | team | " + " | ".join(DIFFICULTIES) + " |",
+        "|---|---:|---|" + "---|" * len(DIFFICULTIES),
+    ]
     for regime, seeds in table.items():
         for seed, s in sorted(seeds.items()):
             cells = []
@@ -137,18 +162,28 @@ def markdown(table: dict, baselines: dict, command: str) -> str:
             lines.append(f"| {regime} | {seed} | {s['team']} | " + " | ".join(cells) + " |")
     if "heuristic+bayes" in baselines:
         best = baselines["heuristic+bayes"]["normal"]["win_rate"]
-        lines += ["", f"**The bar** (3 players, normal): the best scripted team, heuristic+bayes, wins "
-                  f"{best:.3f}. Learned teams at normal:", ""]
+        lines += [
+            "",
+            f"**The bar** (3 players, normal): the best scripted team, heuristic+bayes, wins "
+            f"{best:.3f}. Learned teams at normal:",
+            "",
+        ]
         for regime in ("selfplay", "alternating", "play+predict (combined)", "play", "predict"):
             if regime in table:
                 rates = [s["results"]["normal"]["win_rate"] for s in table[regime].values()]
                 mean = statistics.mean(rates)
                 verdict = "clears the bar" if mean >= best else f"falls short by {best - mean:.3f}"
-                note = {"play": " (with the scripted Bayesian group as partner)",
-                        "predict": " (with the scripted heuristic player as partner)"}.get(regime, "")
-                lines.append(f"- {regime}{note}: {mean:.3f} mean over {len(rates)} seeds: {verdict}.")
+                note = {
+                    "play": " (with the scripted Bayesian group as partner)",
+                    "predict": " (with the scripted heuristic player as partner)",
+                }.get(regime, "")
+                lines.append(
+                    f"- {regime}{note}: {mean:.3f} mean over {len(rates)} seeds: {verdict}."
+                )
     lines.append("")
-    lines.append("Learning curves (win rate during training, every evaluation): `results/training_curves.png`.")
+    lines.append(
+        "Learning curves (win rate during training, every evaluation): `results/training_curves.png`."
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -161,16 +196,27 @@ def plot(table: dict, baselines: dict, path: Path) -> None:
     regimes = [r for r in REGIMES if r in table]
     if not regimes:
         return
-    fig, axes = plt.subplots(1, len(regimes), figsize=(4.2 * len(regimes), 3.6), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(
+        1, len(regimes), figsize=(4.2 * len(regimes), 3.6), sharey=True, squeeze=False
+    )
     for ax, regime in zip(axes[0], regimes, strict=True):
         for seed, s in sorted(table[regime].items()):
             curve = s.get("curve", [])
             if curve:
                 steps = [c["steps"] for c in curve]
-                ax.plot(steps, [c["win_rate"]["normal"] for c in curve], marker=".", label=f"seed {seed} normal")
+                ax.plot(
+                    steps,
+                    [c["win_rate"]["normal"] for c in curve],
+                    marker=".",
+                    label=f"seed {seed} normal",
+                )
         if "heuristic+bayes" in baselines:
-            ax.axhline(baselines["heuristic+bayes"]["normal"]["win_rate"], color="k", linestyle="--",
-                       label="heuristic+bayes, normal")
+            ax.axhline(
+                baselines["heuristic+bayes"]["normal"]["win_rate"],
+                color="k",
+                linestyle="--",
+                label="heuristic+bayes, normal",
+            )
         ax.set_title(regime)
         ax.set_xlabel("learner steps")
         ax.set_ylim(-0.02, 1.02)

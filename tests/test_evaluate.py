@@ -135,8 +135,19 @@ def test_evaluate_command_rejects_a_bad_difficulty():
 
 def test_matrix_evaluates_every_play_policy_with_every_group(capsys):
     """--matrix: the cross-play table has one row per play policy, one column per group."""
-    code = cli_main(["evaluate", "--matrix", "--players", "3", "--difficulty", "easy",
-                     "--games", "2", "--no-progress"])
+    code = cli_main(
+        [
+            "evaluate",
+            "--matrix",
+            "--players",
+            "3",
+            "--difficulty",
+            "easy",
+            "--games",
+            "2",
+            "--no-progress",
+        ]
+    )
     assert code == 0
     text = capsys.readouterr().out
     assert "Cross-play win rate, easy" in text
