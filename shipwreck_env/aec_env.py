@@ -55,13 +55,12 @@ from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace
 from shipwreck_env.observation import ObservationLayout, encode
-from shipwreck_env.render import render
+from shipwreck_env.render import render_mode_output
+from shipwreck_env.rewards import REWARDS, check_reward, end_info, team_reward
 from shipwreck_env.state import State
 from shipwreck_env.view import AgentView, make_view
 
 __all__ = ["REWARDS", "ShipwreckWrapper", "env", "raw_env"]
-
-REWARDS = ("win_loss", "score_doom")
 _NO_ACTIONS = bytes(NUM_ACTIONS)
 _INT8 = np.dtype(np.int8)
 
@@ -119,8 +118,7 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
             reveal=reveal,
             max_turns=max_turns,
         )
-        if reward not in REWARDS:
-            raise ValueError(f"reward {reward!r} is not allowed; allowed: {list(REWARDS)}")
+        check_reward(reward)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode {render_mode!r} is not allowed; allowed: None, "
@@ -177,12 +175,12 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
         if action not in self._legal:
             step_inplace(s, action, self._rng)  # raises the engine's clear error
         step_inplace(s, int(action), self._rng, check=False)
-        reward = self._reward(s, score, doom)
+        reward = team_reward(self.reward_kind, s, score, doom)
         self.rewards = dict.fromkeys(self.agents, reward)
         cumulative = self._cumulative_rewards
         cumulative[agent] = 0.0
         if s.over:
-            info = {"score": s.score, "doom": s.doom, "won": s.won}
+            info = end_info(s)
             self.infos = {a: dict(info) for a in self.agents}
             done = dict.fromkeys(self.agents, True)
             if s.truncated:
@@ -194,13 +192,6 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
         self._after_change()
         if self.render_mode == "human":
             self.render()
-
-    def _reward(self, s: State, score: int, doom: int) -> float:
-        if self.reward_kind == "score_doom":
-            return float((s.score - score) - (s.doom - doom))
-        if s.over and not s.truncated:
-            return 1.0 if s.won else -1.0
-        return 0.0
 
     def _after_change(self) -> None:
         s = self.state_
@@ -233,14 +224,7 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
         return self.state_
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; use 'ansi' or 'human'")
-            return None
-        text = render(self.state_)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_mode_output(self.state_, self.render_mode)
 
     def close(self) -> None:
         pass

@@ -53,7 +53,8 @@ from shipwreck_env.actions import NUM_ACTIONS, describe
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace
 from shipwreck_env.observation import ObservationLayout, encode
-from shipwreck_env.render import render
+from shipwreck_env.render import render_mode_output
+from shipwreck_env.rewards import end_info, team_reward
 from shipwreck_env.state import State
 from shipwreck_env.view import AgentView, make_view
 
@@ -150,14 +151,14 @@ class ShipwreckGymEnv(gymnasium.Env):
                 step_inplace(s, action, self._game_rng)  # raises the engine's clear error
             info = {
                 "illegal_action": f"{action} ({describe(action)}); legal: {self._legal}",
-                **self._end_info(s),
+                **end_info(s),
             }
             return self._obs(), -1.0, True, False, info
         score, doom = s.score, s.doom
         step_inplace(s, action, self._game_rng, check=False)
         self._advance()
-        reward = self._reward(s, score, doom)
-        info = self._end_info(s) if s.over else {}
+        reward = team_reward(self.reward_kind, s, score, doom)
+        info = end_info(s) if s.over else {}
         if self.render_mode == "human":
             self.render()
         return self._obs(), reward, s.over and not s.truncated, s.truncated, info
@@ -185,17 +186,6 @@ class ShipwreckGymEnv(gymnasium.Env):
                 )
             step_inplace(s, action, self._game_rng, check=False)
 
-    def _reward(self, s: State, score: int, doom: int) -> float:
-        if self.reward_kind == "score_doom":
-            return float((s.score - score) - (s.doom - doom))
-        if s.over and not s.truncated:
-            return 1.0 if s.won else -1.0
-        return 0.0
-
-    @staticmethod
-    def _end_info(s: State) -> dict:
-        return {"score": s.score, "doom": s.doom, "won": s.won}
-
     def _mask(self) -> np.ndarray:
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         mask[self._legal] = 1
@@ -216,11 +206,4 @@ class ShipwreckGymEnv(gymnasium.Env):
         return make_view(self.state, self._player)
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; use 'ansi' or 'human'")
-            return None
-        text = render(self.state)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_mode_output(self.state, self.render_mode)

@@ -115,3 +115,22 @@ def render(s: State, viewer: int | None = None) -> str:
     if s.events:
         lines.append("This turn: " + "; ".join(describe_event(e) for e in s.events))
     return "\n".join(lines)
+
+
+RENDER_MODES = ("ansi", "human")
+
+
+def render_mode_output(s: State, mode: str | None) -> str | None:
+    """What an environment's ``render()`` gives in ``mode``: the public table as text for
+    ``"ansi"``, printed (returning ``None``) for ``"human"``; ``None`` with a warning when
+    no mode was chosen."""
+    if mode is None:
+        import gymnasium
+
+        gymnasium.logger.warn("render() called without a render_mode; use 'ansi' or 'human'")
+        return None
+    text = render(s)
+    if mode == "human":
+        print(text)
+        return None
+    return text

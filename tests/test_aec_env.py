@@ -16,12 +16,12 @@ episode end, seeding, arguments) and PettingZoo's AEC API.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import re
 
 import numpy as np
 import pytest
+from helpers import config_matrix
 from pettingzoo.test import api_test, seed_test
 
 import shipwreck_env
@@ -62,41 +62,6 @@ def _quiet_illegal_move_warnings():
     logger.setLevel(logging.ERROR)
     yield
     logger.setLevel(level)
-
-
-def config_matrix() -> list[dict]:
-    """Every combination of the switches that change the game."""
-    out = []
-    for players, difficulty, group, reveal, sets in itertools.product(
-        (2, 3, 4, 5), DIFFICULTIES, ("leader", "vote"), (True, False), ("base", "all")
-    ):
-        out.append(
-            dict(
-                num_players=players,
-                difficulty=difficulty,
-                group_decision=group,
-                reveal=reveal,
-                card_sets=sets,
-            )
-        )
-    for difficulty, group, reveal, sets in itertools.product(
-        DIFFICULTIES, ("leader", "vote"), (True, False), ("base", "all")
-    ):
-        out.append(
-            dict(
-                num_players=2,
-                challenge_mode=True,
-                difficulty=difficulty,
-                group_decision=group,
-                reveal=reveal,
-                card_sets=sets,
-            )
-        )
-    # rewards and belief do not change the game, only what the env reports
-    for i, kwargs in enumerate(out):
-        kwargs["reward"] = ("win_loss", "score_doom")[i % 2]
-        kwargs["belief"] = i % 3 == 0
-    return out
 
 
 MATRIX = config_matrix()

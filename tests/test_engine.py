@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import mask, run
 
 from shipwreck_env.actions import (
     HOURS_TARGET,
@@ -42,24 +43,8 @@ NO_REVEAL = GameConfig(num_players=3, reveal=False)
 EASY = GameConfig(num_players=3, difficulty="easy", reveal=False)
 
 
-def mask(*values: int) -> int:
-    """Number line mask with exactly ``values``."""
-    out = 0
-    for v in values:
-        out |= 1 << (v - 1)
-    return out
-
-
 def card(name: str) -> int:
     return CARD_INDEX[name]
-
-
-def run(s, *actions, seed=0):
-    """Apply ``actions`` in order with one seeded generator; return the final state."""
-    rng = np.random.default_rng(seed)
-    for a in actions:
-        s = step(s, a, rng)
-    return s
 
 
 def kinds(s) -> list[str]:

@@ -31,6 +31,7 @@ import numpy as np
 import pytest
 
 from shipwreck_env import aec_env as aec_module
+from shipwreck_env import render as render_module
 from shipwreck_env.actions import ACTIONS, PASS, predict_action
 from shipwreck_env.aec_env import raw_env
 from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES
@@ -510,12 +511,12 @@ def test_checker_detects_leaky_render(monkeypatch: pytest.MonkeyPatch) -> None:
     """A render that prints the active seat's fates is caught."""
     obs = Observers(CONFIG)
     states = _some_states(CONFIG, 40)
-    honest = aec_module.render
+    honest = render_module.render
 
-    def leaky(s: State) -> str:
+    def leaky(s: State, viewer: int | None = None) -> str:
         return honest(s) + f"\n{s.hands[s.active]}"
 
-    monkeypatch.setattr(aec_module, "render", leaky)
+    monkeypatch.setattr(render_module, "render", leaky)
     report = _check_many(obs, states)
     assert any("public text differs in ['render']" in p for p in report.problems)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import mask, run
 
 from shipwreck_env.actions import (
     ACTIONS,
@@ -41,22 +42,8 @@ GROUP_QUESTIONS = {
 }
 
 
-def mask(*values: int) -> int:
-    out = 0
-    for v in values:
-        out |= 1 << (v - 1)
-    return out
-
-
 def card(name: str) -> int:
     return CARD_INDEX[name]
-
-
-def run(s, *actions, seed=0):
-    rng = np.random.default_rng(seed)
-    for a in actions:
-        s = step(s, a, rng)
-    return s
 
 
 def power_actions(s) -> list[int]:

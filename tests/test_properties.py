@@ -21,11 +21,11 @@ the rulebook (fading, ending, The Hours, FAQ) and the engine's documented API.
 from __future__ import annotations
 
 import collections
-import itertools
 import traceback
 
 import numpy as np
 import pytest
+from helpers import config_matrix
 
 from shipwreck_env.actions import ACTIONS, HOURS_TARGET, PASS
 from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES, fate_hours
@@ -54,33 +54,7 @@ MAX_MESSAGES = 5
 
 def all_configs() -> list[GameConfig]:
     """Every combination of the switches that change the rules."""
-    configs = []
-    for players, difficulty, group, reveal, sets in itertools.product(
-        (2, 3, 4, 5), DIFFICULTIES, ("leader", "vote"), (True, False), ("base", "all")
-    ):
-        configs.append(
-            GameConfig(
-                num_players=players,
-                difficulty=difficulty,
-                group_decision=group,
-                reveal=reveal,
-                card_sets=sets,
-            )
-        )
-    for difficulty, group, reveal, sets in itertools.product(
-        DIFFICULTIES, ("leader", "vote"), (True, False), ("base", "all")
-    ):
-        configs.append(
-            GameConfig(
-                num_players=2,
-                challenge_mode=True,
-                difficulty=difficulty,
-                group_decision=group,
-                reveal=reveal,
-                card_sets=sets,
-            )
-        )
-    return configs
+    return [GameConfig(**kwargs) for kwargs in config_matrix()]
 
 
 CONFIGS = all_configs()
