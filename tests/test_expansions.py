@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pytest
+from helpers import mask
 
 from shipwreck_env.actions import (
     ACTIONS,
@@ -48,11 +49,6 @@ currently visible"), spread so that no card is about to fade."""
 
 
 # --- helpers ---------------------------------------------------------------------------
-
-
-def mask(*values: int) -> int:
-    """Number line mask with exactly ``values`` possible."""
-    return sum(1 << (v - 1) for v in set(values))
 
 
 def check(s: State) -> None:
