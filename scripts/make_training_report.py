@@ -25,18 +25,19 @@ sys.path.insert(0, str(ROOT))
 from agents.evaluate import evaluate, wilson_interval  # noqa: E402
 from shipwreck_env.config import DIFFICULTIES  # noqa: E402
 
-REGIMES = ("play", "predict", "selfplay", "alternating")
+REGIMES = ("play", "predict", "selfplay", "selfplay_bc", "alternating")
+"""Config names (``name`` in configs/*.yaml), in the order shown."""
 
 
 def latest_runs(runs_dir: Path) -> dict[str, dict[int, Path]]:
-    """regime -> seed -> the newest finished run directory."""
+    """config name -> seed -> the newest finished run directory."""
     found: dict[str, dict[int, Path]] = {}
     for run in sorted(runs_dir.glob("*__*__*")):
         summary = run / "summary.json"
         if not summary.exists():
             continue
         data = json.loads(summary.read_text())
-        found.setdefault(data["regime"], {})[int(data["seed"])] = run
+        found.setdefault(data["name"], {})[int(data["seed"])] = run
     return found
 
 
@@ -168,7 +169,14 @@ def markdown(table: dict, baselines: dict, command: str) -> str:
             f"{best:.3f}. Learned teams at normal:",
             "",
         ]
-        for regime in ("selfplay", "alternating", "play+predict (combined)", "play", "predict"):
+        for regime in (
+            "selfplay",
+            "selfplay_bc",
+            "alternating",
+            "play+predict (combined)",
+            "play",
+            "predict",
+        ):
             if regime in table:
                 rates = [s["results"]["normal"]["win_rate"] for s in table[regime].values()]
                 mean = statistics.mean(rates)

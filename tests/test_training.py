@@ -30,10 +30,10 @@ SMOKE = [
 ]
 
 
-@pytest.mark.parametrize("name", ["play", "predict", "selfplay", "alternating"])
+@pytest.mark.parametrize("name", ["play", "predict", "selfplay", "selfplay_bc", "alternating"])
 def test_shipped_configs_are_valid(name):
     cfg = load_config(CONFIGS / f"{name}.yaml")
-    assert cfg.regime == name
+    assert cfg.regime == name.removesuffix("_bc")
     assert cfg.env.num_players == 3
 
 
@@ -52,11 +52,42 @@ def test_shipped_configs_are_valid(name):
         ("env.reward=points", "'points'"),
         ("ppo.net_arch=[0]", "ppo.net_arch"),
         ("vec_env=threads", "'threads'"),
+        ("imitation.team=heuristic", "imitation.team 'heuristic'"),
+        ("imitation.team=heuristic+nobody", "nobody"),
+        ("imitation.games=-1", "imitation.games -1"),
     ],
 )
 def test_bad_config_values_name_the_key(override, message):
     with pytest.raises(ValueError, match=message):
         load_config(CONFIGS / "play.yaml", [override])
+
+
+def test_imitation_is_refused_for_the_alternating_regime():
+    with pytest.raises(
+        ValueError, match=r"imitation\.games 5 is not allowed with regime alternating"
+    ):
+        load_config(CONFIGS / "alternating.yaml", ["imitation.games=5"])
+
+
+def test_imitation_warm_start_records_its_fit_and_a_first_evaluation(tmp_path):
+    """selfplay_bc: the policy is fitted to scripted choices before PPO; the fit and a
+    step-0 evaluation are recorded."""
+    runs = tmp_path / "runs"
+    args = [
+        "--config",
+        str(CONFIGS / "selfplay_bc.yaml"),
+        "--runs-dir",
+        str(runs),
+        *SMOKE,
+        "imitation.games=4",
+        "imitation.epochs=2",
+    ]
+    assert train_main(args) == 0
+    run = _run_dir(runs)
+    fit = json.loads((run / "imitation.json").read_text())
+    assert fit["games"] == 4 and fit["decisions"] > 0 and len(fit["losses"]) == 2
+    first = json.loads((run / "eval.jsonl").read_text().splitlines()[0])
+    assert first["steps"] == 0
 
 
 def test_overrides_parse_values_as_yaml():

@@ -93,8 +93,9 @@ class WinRateEval(BaseCallback):
         }
         with open(self.run_dir / "eval.jsonl", "a") as fh:
             fh.write(json.dumps(record) + "\n")
-        for difficulty, rate in record["win_rate"].items():
-            self.logger.record(f"eval/win_rate_{difficulty}", rate)
+        if getattr(self.model, "_logger", None) is not None:  # not before learn() starts
+            for difficulty, rate in record["win_rate"].items():
+                self.logger.record(f"eval/win_rate_{difficulty}", rate)
         self.latest = record
         return record
 

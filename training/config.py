@@ -23,6 +23,7 @@ __all__ = [
     "AlternatingSettings",
     "EnvSettings",
     "EvalSettings",
+    "ImitationSettings",
     "PPOSettings",
     "TrainConfig",
     "apply_overrides",
@@ -177,6 +178,44 @@ class AlternatingSettings:
 
 
 @dataclass(frozen=True)
+class ImitationSettings:
+    """Optional warm start by imitating a scripted team (``training/imitation.py``).
+
+    Attributes:
+        team: ``play+group`` policy specs whose choices are imitated.
+        games: games recorded (0: no warm start).
+        epochs, batch_size, learning_rate: the supervised fit.
+    """
+
+    team: str = "heuristic+bayes"
+    games: int = 0
+    epochs: int = 20
+    batch_size: int = 256
+    learning_rate: float = 1e-3
+
+    def __post_init__(self) -> None:
+        play, sep, group = self.team.partition("+")
+        if not sep or not play or not group:
+            raise ValueError(
+                f"imitation.team {self.team!r} is not allowed; allowed: 'play+group', e.g. heuristic+bayes"
+            )
+        from agents.registry import make_policy
+
+        for spec in (play, group):
+            try:
+                make_policy(spec)
+            except ValueError as exc:
+                raise ValueError(f"imitation.team: {exc}") from None
+        if not isinstance(self.games, int) or isinstance(self.games, bool) or self.games < 0:
+            raise ValueError(
+                f"imitation.games {self.games!r} is not allowed; allowed: an integer >= 0"
+            )
+        for name in ("epochs", "batch_size"):
+            _positive_int(f"imitation.{name}", getattr(self, name))
+        _positive("imitation.learning_rate", self.learning_rate)
+
+
+@dataclass(frozen=True)
 class TrainConfig:
     """One training run.
 
@@ -206,6 +245,7 @@ class TrainConfig:
     ppo: PPOSettings = field(default_factory=PPOSettings)
     eval: EvalSettings = field(default_factory=EvalSettings)
     alternating: AlternatingSettings = field(default_factory=AlternatingSettings)
+    imitation: ImitationSettings = field(default_factory=ImitationSettings)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or "/" in self.name:
@@ -220,6 +260,11 @@ class TrainConfig:
             _positive_int(name, getattr(self, name))
         if self.vec_env not in ("subproc", "dummy"):
             raise ValueError(f"vec_env {self.vec_env!r} is not allowed; allowed: subproc, dummy")
+        if self.regime == "alternating" and self.imitation.games:
+            raise ValueError(
+                f"imitation.games {self.imitation.games} is not allowed with regime alternating; "
+                "allowed: 0 (warm starts exist for play, predict and selfplay)"
+            )
         if self.regime in ("play", "predict"):
             from agents.registry import make_policy
 
@@ -242,6 +287,7 @@ _SECTIONS = {
     "ppo": PPOSettings,
     "eval": EvalSettings,
     "alternating": AlternatingSettings,
+    "imitation": ImitationSettings,
 }
 
 

@@ -170,6 +170,27 @@ def _learn(
     clock.save(model.num_timesteps)
 
 
+def _warm_start(cfg: TrainConfig, model, role: str, run_dir: Path) -> None:
+    """Fit the fresh policy to a scripted team's choices (``imitation`` settings)."""
+    from training.imitation import collect, pretrain
+
+    imitation = cfg.imitation
+    play, group = imitation.team.split("+")
+    start = time.time()
+    data = collect(cfg.env, role, play, group, imitation.games, cfg.seed)
+    losses = pretrain(
+        model, data, imitation.epochs, imitation.batch_size, imitation.learning_rate, cfg.seed
+    )
+    record = {
+        "team": imitation.team,
+        "games": imitation.games,
+        "decisions": len(data["actions"]),
+        "losses": losses,
+        "seconds": time.time() - start,
+    }
+    (run_dir / "imitation.json").write_text(json.dumps(record, indent=2))
+
+
 def _train_single(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
     from sb3_contrib import MaskablePPO
 
@@ -182,12 +203,6 @@ def _train_single(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
     meta = _meta(cfg, role)
     checkpoints = run_dir / "checkpoints"
     latest = _latest_checkpoint(checkpoints) if resume else None
-    if latest is not None:
-        model = MaskablePPO.load(
-            str(latest), env=venv, device="cpu", tensorboard_log=str(run_dir / "tb")
-        )
-    else:
-        model = _new_model(cfg, venv, run_dir)
     evaluate_games = _evaluator(cfg, cfg.eval.games)
     evaluator = WinRateEval(
         run_dir,
@@ -196,6 +211,16 @@ def _train_single(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
         lambda path, steps: evaluate_games(*_team(cfg, path)),
         cfg.regime,
     )
+    if latest is not None:
+        model = MaskablePPO.load(
+            str(latest), env=venv, device="cpu", tensorboard_log=str(run_dir / "tb")
+        )
+    else:
+        model = _new_model(cfg, venv, run_dir)
+        if cfg.imitation.games:
+            _warm_start(cfg, model, role, run_dir)
+            evaluator.model = model  # the curve starts where imitation left the policy
+            evaluator.run_eval()
     callbacks = [
         CheckpointWithMeta(checkpoints, cfg.checkpoint_every, meta),
         evaluator,
