@@ -27,23 +27,25 @@ from shipwreck_env.observation import ObservationLayout  # noqa: E402
 
 
 def _action_blocks() -> str:
+    """One row per run of actions of the same kind (and, for powers, the same power)."""
     rows = ["| actions | kind | meaning |", "|---|---|---|"]
     start = 0
     for i in range(1, NUM_ACTIONS + 1):
         a, prev = (ACTIONS[i] if i < NUM_ACTIONS else None), ACTIONS[i - 1]
-        same = a is not None and a.kind == prev.kind and a.power == prev.power
-        if not same:
-            first = ACTIONS[start]
-            label = first.kind + (
-                f" {first.power}" if first.power and first.kind == "power" else ""
+        same = (
+            a is not None and a.kind == prev.kind and (a.kind != "power" or a.power == prev.power)
+        )
+        if same:
+            continue
+        first = ACTIONS[start]
+        label = first.kind + (f" {first.power}" if first.kind == "power" else "")
+        if i - 1 == start:
+            rows.append(f"| {start} | {label} | {first.description} |")
+        else:
+            rows.append(
+                f"| {start}-{i - 1} | {label} | {first.description} ... {prev.description} |"
             )
-            example = (
-                first.description
-                if i - 1 == start
-                else f"{first.description} ... {prev.description}"
-            )
-            rows.append(f"| {start}-{i - 1} | {label} | {example} |")
-            start = i
+        start = i
     return "\n".join(rows)
 
 
@@ -52,10 +54,13 @@ def _bench() -> str:
     if not path.exists():
         return "_No benchmark results yet: run `python -m shipwreck_env.bench`._"
     data = json.loads(path.read_text())
+    load = data.get("load_average")
+    busy = f"; load average {load[0]:.1f} on 2 cores when it started" if load else ""
     return (
         f"Measured with `{data['command'].strip()}` (median of {data['repeats']} runs of "
         f"{data['seconds']:g} s each, Python {data['python']}, one process on a shared "
-        f"2-core machine):\n\n{data['table']}"
+        f"2-core machine{busy}). Ratios compare runs of one session, so they hold up better "
+        f"than absolute figures on a busy machine:\n\n{data['table']}"
     )
 
 
@@ -114,10 +119,10 @@ def docs() -> dict[Path, str]:
 def render_readme(text: str) -> str:
     """``text`` with every generated section replaced."""
     for name, body in sections().items():
-        pattern = re.compile(rf"(<!-- BEGIN:{name} -->\n).*?(\n<!-- END:{name} -->)", re.S)
+        pattern = re.compile(rf"(<!-- BEGIN:{name} -->\n)(?:.*?\n)?(<!-- END:{name} -->)", re.S)
         if not pattern.search(text):
             raise SystemExit(f"README.md has no section markers for {name!r}")
-        text = pattern.sub(lambda m, body=body: m.group(1) + body + m.group(2), text)
+        text = pattern.sub(lambda m, body=body: m.group(1) + body + "\n" + m.group(2), text)
     return text
 
 
