@@ -18,4 +18,3 @@ def test_readme_and_docs_are_regenerated():
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-
