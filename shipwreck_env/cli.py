@@ -74,6 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     main_job = sub.add_parser(
         "main", help="the README's main job: the best scripted team on every difficulty"
     )
+    main_job.add_argument("--play", default="heuristic", help="play policy spec, e.g. ppo:PATH")
+    main_job.add_argument("--group", default="bayes", help="group policy spec, e.g. ppo:PATH")
     main_job.add_argument("--players", type=int, default=3)
     main_job.add_argument("--games", type=int, default=500)
     main_job.add_argument("--seed", type=int, default=0)
@@ -111,8 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.command == "main":
         return _evaluate(
             argparse.Namespace(
-                play="heuristic",
-                group="bayes",
+                play=args.play,
+                group=args.group,
                 matrix=False,
                 players=args.players,
                 difficulty="all",
