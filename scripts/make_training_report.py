@@ -150,8 +150,8 @@ def markdown(table: dict, baselines: dict, command: str) -> str:
         "",
         "Per seed (win rate [95% interval], games per difficulty):",
         "",
-        "| regime | seed | team | " + " | ".join(DIFFICULTIES) + " |",
-        "|---|---:|---|" + "---|" * len(DIFFICULTIES),
+        "| regime | seed | team | " + " | ".join(DIFFICULTIES) + " | steps | wall time |",
+        "|---|---:|---|" + "---|" * len(DIFFICULTIES) + "---:|---:|",
     ]
     for regime, seeds in table.items():
         for seed, s in sorted(seeds.items()):
@@ -160,7 +160,12 @@ def markdown(table: dict, baselines: dict, command: str) -> str:
                 r = s["results"][d]
                 low, high = wilson_interval(r["wins"], r["games"])
                 cells.append(f"{r['win_rate']:.3f} [{low:.3f}, {high:.3f}] ({r['games']})")
-            lines.append(f"| {regime} | {seed} | {s['team']} | " + " | ".join(cells) + " |")
+            budget = (
+                f" | {s['steps']:,} | {s['wall_seconds'] / 60:.0f} min |"
+                if s.get("steps")
+                else " | - | - |"
+            )
+            lines.append(f"| {regime} | {seed} | {s['team']} | " + " | ".join(cells) + budget)
     if "heuristic+bayes" in baselines:
         best = baselines["heuristic+bayes"]["normal"]["win_rate"]
         lines += [
