@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 
 from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES
 from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import public_snapshot, reset_turn
 from shipwreck_env.state import ALL_VALUES, State
+from shipwreck_env.turn_start import public_snapshot, reset_turn
 from shipwreck_env.view import AgentView
 
 __all__ = ["ForcedDraws", "arrange", "hypothetical_turn_start"]
@@ -141,7 +141,7 @@ class ForcedDraws:
         self.values = list(values)
 
     def random(self) -> float:
-        """The uniform number that makes ``engine._draw`` pick the next forced value."""
+        """The uniform number that makes ``turn_start.draw_fate`` pick the next forced value."""
         if not self.values:
             raise ForcedDraws.Impossible("no forced draw left")
         value = self.values.pop(0)

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from shipwreck_env.cards import CARDS
 from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import CARD_MOONS, legal_actions, slot_hours
+from shipwreck_env.engine import legal_actions, slot_hours
+from shipwreck_env.fading import CARD_MOONS
 from shipwreck_env.observation import unseen_counts
 from shipwreck_env.state import PHASES, State
 
