@@ -111,6 +111,14 @@ def test_train_command_reports_a_bad_config(tmp_path, capsys):
     assert "n_envs -2" in capsys.readouterr().err
 
 
+def test_train_console_script_points_at_the_entry_point():
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+    pyproject = tomllib.loads((CONFIGS.parent / "pyproject.toml").read_text())
+    target = pyproject["project"]["scripts"]["shipwreck-arcana-train"]
+    module, _, name = target.partition(":")
+    assert __import__(module, fromlist=[name]).__dict__[name] is train_main
+
+
 def _run_dir(runs: Path) -> Path:
     (run,) = list(runs.iterdir())
     return run
