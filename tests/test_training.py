@@ -173,3 +173,26 @@ def test_regime_trains_resumes_and_loads_into_the_evaluator(tmp_path, name, extr
         spec, "literal", players=3, difficulties=["easy"], games=2, seed=0, progress=False
     )
     assert report["results"]["easy"]["games"] == 2
+
+
+@pytest.mark.slow
+def test_alternating_resume_retrains_only_the_missing_phase_and_logs_each_round_once(tmp_path):
+    runs = tmp_path / "runs"
+    args = [*SMOKE, "total_timesteps=512", "alternating.rounds=2"]
+    args += ["alternating.first_partner_group=literal:0.5"]
+    config = str(CONFIGS / "alternating.yaml")
+    assert train_main(["--config", config, "--runs-dir", str(runs), *args]) == 0
+    run = _run_dir(runs)
+    log = (run / "eval.jsonl").read_text().splitlines()
+    assert [json.loads(line)["label"] for line in log] == ["round 0", "round 1"]
+    # simulate an interruption during the last phase: its final model and round never landed
+    (run / "predict_1.zip").unlink()
+    (run / "summary.json").unlink()
+    (run / "eval.jsonl").write_text(log[0] + "\n")
+    play_1 = (run / "play_1.zip").read_bytes()
+    assert train_main(["--resume", str(run)]) == 0
+    assert (run / "play_1.zip").read_bytes() == play_1  # finished phases are not retrained
+    resumed = [json.loads(line) for line in (run / "eval.jsonl").read_text().splitlines()]
+    assert [entry["label"] for entry in resumed] == ["round 0", "round 1"]
+    assert resumed[0] == json.loads(log[0])
+    assert resumed[1]["steps"] == json.loads((run / "summary.json").read_text())["steps"]

@@ -22,6 +22,7 @@ import json
 import shlex
 import sys
 import time
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -236,6 +237,21 @@ def _train_single(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
     return _summary(cfg, run_dir, int(model.num_timesteps), clock, report, {"model": final.name})
 
 
+def _saved_timesteps(path: Path) -> int:
+    """Training steps recorded in a saved SB3 model (its ``data`` entry), without
+    loading the networks."""
+    with zipfile.ZipFile(path) as archive:
+        return int(json.loads(archive.read("data"))["num_timesteps"])
+
+
+def _logged_labels(run_dir: Path) -> set[str]:
+    """Labels of the evaluations already in ``eval.jsonl``."""
+    path = run_dir / "eval.jsonl"
+    if not path.exists():
+        return set()
+    return {json.loads(line).get("label", "") for line in path.read_text().splitlines() if line}
+
+
 def _train_alternating(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
     from sb3_contrib import MaskablePPO
 
@@ -251,8 +267,8 @@ def _train_alternating(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
             tag = f"{kind}_{r}"
             final_path = run_dir / f"{tag}.zip"
             target = (r + 1) * per_phase
-            if final_path.exists():
-                done_steps[kind] = target
+            if final_path.exists():  # finished before an interruption
+                done_steps[kind] = _saved_timesteps(final_path)
                 continue
             if kind == "play":
                 partner = (
@@ -289,6 +305,8 @@ def _train_alternating(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
             venv.close()
             save_with_meta(model, final_path, meta)
             done_steps[kind] = int(model.num_timesteps)
+        if f"round {r}" in _logged_labels(run_dir):  # evaluated before an interruption
+            continue
         report = evaluate_games(
             f"ppo:{run_dir / f'play_{r}.zip'}", f"ppo:{run_dir / f'predict_{r}.zip'}"
         )
