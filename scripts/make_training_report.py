@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from agents.evaluate import evaluate, wilson_interval  # noqa: E402
 from shipwreck_env.config import DIFFICULTIES  # noqa: E402
 
-REGIMES = ("play", "predict", "selfplay", "selfplay_bc", "alternating")
+REGIMES = ("play", "predict", "selfplay", "selfplay_long", "selfplay_bc", "alternating")
 """Config names (``name`` in configs/*.yaml), in the order shown."""
 
 
@@ -176,6 +176,7 @@ def markdown(table: dict, baselines: dict, command: str) -> str:
         ]
         for regime in (
             "selfplay",
+            "selfplay_long",
             "selfplay_bc",
             "alternating",
             "play+predict (combined)",
