@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Train every regime with seeds 0, 1, 2 on this 2-core machine: two workers, one core
-# each (vec_env=dummy). Runs land in results/runs/; logs in $LOGS (default /tmp).
+# Train every config with seeds 0, 1, 2 (selfplay_long: seed 0 only) on this 2-core
+# machine: two workers, one core each (vec_env=dummy). Runs land in results/runs/; logs
+# in $LOGS (default /tmp/train_logs).
 set -u
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
@@ -10,6 +11,12 @@ run() {  # config seed
     "$PY" -m training.train --config "configs/$1.yaml" "seed=$2" vec_env=dummy \
         > "$LOGS/$1_$2.log" 2>&1
 }
-worker_a() { for s in 0 1 2; do run selfplay $s; run predict $s; done; run alternating 2; }
-worker_b() { for s in 0 1 2; do run play $s; done; run alternating 0; run alternating 1; }
+worker_a() {
+    for s in 0 1 2; do run selfplay $s; run predict $s; done
+    run alternating 2; run selfplay_bc 0; run selfplay_bc 2
+}
+worker_b() {
+    for s in 0 1 2; do run play $s; done
+    run alternating 0; run alternating 1; run selfplay_bc 1; run selfplay_long 0
+}
 worker_a & worker_b & wait
