@@ -93,6 +93,7 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
         "name": "shipwreck_arcana_v0",
         "render_modes": ["ansi", "human"],
         "is_parallelizable": False,
+        "render_fps": 1,
     }
 
     def __init__(

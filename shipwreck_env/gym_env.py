@@ -74,7 +74,7 @@ def random_partner(observation: dict, view: AgentView, rng: np.random.Generator)
 class ShipwreckGymEnv(gymnasium.Env):
     """One learner in a game of Shipwreck Arcana; see the module docstring."""
 
-    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"]}
+    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
     def __init__(
         self,
