@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
+import shlex
 import statistics
+import sys
 import time
 from collections.abc import Callable, Sequence
 
@@ -166,11 +169,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", default=(), help="substrings of names to run")
     parser.add_argument("--json", default="results/bench.json", help="where to write results")
     args = parser.parse_args(argv)
+    load_average = list(os.getloadavg())  # how busy the shared machine was at the start
     results = run_benchmarks(args.seconds, args.repeats, args.only)
     table = format_table(results)
     print(table)
     payload = {
-        "command": "python -m shipwreck_env.bench " + " ".join(argv or []),
+        "command": shlex.join(
+            ["python", "-m", "shipwreck_env.bench", *(sys.argv[1:] if argv is None else argv)]
+        ),
+        "load_average": load_average,
         "seconds": args.seconds,
         "repeats": args.repeats,
         "python": platform.python_version(),
