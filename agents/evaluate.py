@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import multiprocessing
 import sys
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -194,7 +195,10 @@ def evaluate(
             by_task.append(_run_chunk(task))
             bar.update(len(task[5]))
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        # spawn, not fork: a forked child of a process that already ran torch (a trained
+        # policy was loaded above) can hang in torch's thread pool.
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
             for task, out in zip(tasks, pool.map(_run_chunk, tasks), strict=True):
                 by_task.append(out)
                 bar.update(len(task[5]))

@@ -50,6 +50,40 @@ def test_evaluation_is_identical_for_any_number_of_jobs():
     assert one == two
 
 
+@pytest.fixture
+def untrained_model(tmp_path):
+    """A small MaskablePPO group model saved as training saves one (with its meta)."""
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    import shipwreck_env  # noqa: F401  (registers the ids)
+    from training.callbacks import save_with_meta
+
+    env = gymnasium.make("ShipwreckArcana-Predict-v0", num_players=3, belief=True)
+    model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [16]}, seed=0)
+    meta = {"belief": True, "role": "predict", "num_players": 3, "challenge_mode": False}
+    return save_with_meta(model, tmp_path / "group.zip", meta)
+
+
+@pytest.mark.slow
+def test_evaluation_with_a_trained_model_is_identical_for_any_number_of_jobs(untrained_model):
+    """Workers of a process that already ran torch must not hang (they did with fork)."""
+    import signal
+
+    def hung(signum, frame):
+        raise TimeoutError("evaluation with jobs=2 hung")
+
+    signal.signal(signal.SIGALRM, hung)
+    signal.alarm(300)
+    try:
+        kwargs = dict(players=3, difficulties=["normal"], games=8, seed=1, progress=False)
+        one = evaluate("heuristic", f"ppo:{untrained_model}", jobs=1, **kwargs)
+        two = evaluate("heuristic", f"ppo:{untrained_model}", jobs=2, **kwargs)
+    finally:
+        signal.alarm(0)
+    assert one == two
+
+
 def test_evaluation_changes_with_the_seed():
     kwargs = dict(players=3, difficulties=["easy"], games=30, progress=False)
     a = evaluate("random", "random", seed=1, **kwargs)
