@@ -13,6 +13,7 @@ import csv
 import json
 import math
 import multiprocessing
+import os
 import sys
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -198,7 +199,9 @@ def evaluate(
         # spawn, not fork: a forked child of a process that already ran torch (a trained
         # policy was loaded above) can hang in torch's thread pool.
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        with ProcessPoolExecutor(
+            max_workers=jobs, mp_context=context, initializer=_one_thread_per_worker
+        ) as pool:
             for task, out in zip(tasks, pool.map(_run_chunk, tasks), strict=True):
                 by_task.append(out)
                 bar.update(len(task[5]))
@@ -222,6 +225,13 @@ def evaluate(
         "games": games,
         "results": results,
     }
+
+
+def _one_thread_per_worker() -> None:
+    """Workers already fill the cores: torch's own thread pool (sized when torch is first
+    imported, which a trained policy does later) would oversubscribe them."""
+    os.environ["OMP_NUM_THREADS"] = "1"
+    os.environ["MKL_NUM_THREADS"] = "1"
 
 
 class _NoBar:
