@@ -1,0 +1,50 @@
+"""Export the seed-0 policy of every training config to results/models/ (small files).
+
+    python scripts/export_models.py [--runs results/runs] [--seed 0]
+
+Run directories hold full checkpoints (optimizer state included) and stay out of git.
+This keeps, for each config name, only the policy network of the chosen seed's final
+model: ``results/models/<name>.pth`` (or ``<name>_play.pth`` and ``<name>_predict.pth``
+for the alternating regime) with its ``.meta.json``, loadable with ``ppo:<file>``. Seed 0
+is taken, not the best seed, so the shipped models are not picked by their results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", default=str(ROOT / "results" / "runs"))
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    from sb3_contrib import MaskablePPO
+
+    out = ROOT / "results" / "models"
+    out.mkdir(parents=True, exist_ok=True)
+    newest: dict[str, Path] = {}
+    for run in sorted(Path(args.runs).glob(f"*__{args.seed}__*")):
+        if (run / "summary.json").exists():
+            newest[json.loads((run / "summary.json").read_text())["name"]] = run
+    for name, run in sorted(newest.items()):
+        models = json.loads((run / "summary.json").read_text())["models"]
+        for key, file in models.items():
+            suffix = "" if key == "model" else "_" + key.removesuffix("_model")
+            target = out / f"{name}{suffix}.pth"
+            MaskablePPO.load(str(run / file), device="cpu").policy.save(str(target))
+            meta = json.loads((run / (file[:-4] + ".meta.json")).read_text())
+            meta["exported_from"] = f"{run.name}/{file}"
+            target.with_suffix(".meta.json").write_text(json.dumps(meta, indent=2))
+            print(f"wrote {target.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
