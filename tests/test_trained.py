@@ -1,0 +1,67 @@
+"""Trained-policy loading (agents/trained.py): saved models, exported networks, shipped
+models in results/models."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agents.evaluate import evaluate
+from agents.registry import make_policy
+
+MODELS = Path(__file__).resolve().parent.parent / "results" / "models"
+SHIPPED = sorted(MODELS.glob("*.pth"))
+
+
+@pytest.fixture(scope="module")
+def saved_model(tmp_path_factory):
+    """A small MaskablePPO play model saved by the training code, and its exported
+    policy network (what scripts/export_models.py writes)."""
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    import shipwreck_env  # noqa: F401  (registers the ids)
+    from training.callbacks import save_with_meta
+
+    folder = tmp_path_factory.mktemp("model")
+    env = gymnasium.make("ShipwreckArcana-Play-v0", num_players=3, belief=True)
+    model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [16]}, seed=0)
+    meta = {"belief": True, "role": "play", "num_players": 3, "challenge_mode": False}
+    zip_path = save_with_meta(model, folder / "play.zip", meta)
+    pth_path = folder / "play.pth"
+    MaskablePPO.load(str(zip_path), device="cpu").policy.save(str(pth_path))
+    (folder / "play.meta.json").write_text(json.dumps(meta))
+    return zip_path, pth_path
+
+
+def test_exported_network_plays_exactly_like_its_saved_model(saved_model):
+    zip_path, pth_path = saved_model
+    kwargs = dict(players=3, difficulties=["normal"], games=6, seed=2, progress=False)
+    from_zip = evaluate(f"ppo:{zip_path}", "bayes", **kwargs)["results"]
+    from_pth = evaluate(f"ppo:{pth_path}", "bayes", **kwargs)["results"]
+    assert from_zip == from_pth
+
+
+def test_missing_model_file_is_a_clear_error(tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        make_policy(f"ppo:{tmp_path / 'nothing.zip'}")
+
+
+def test_models_are_shipped_for_every_training_config():
+    configs = Path(__file__).resolve().parent.parent / "configs"
+    names = {p.stem for p in configs.glob("*.yaml")} - {"alternating"}
+    names |= {"alternating_play", "alternating_predict"}
+    assert {p.stem for p in SHIPPED} == names
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
+def test_shipped_model_loads_and_plays_its_role(path):
+    meta = json.loads(path.with_suffix(".meta.json").read_text())
+    assert meta["num_players"] == 3 and meta["role"] in ("play", "predict", "self")
+    spec = f"ppo:{path}"
+    play = spec if meta["role"] in ("play", "self") else "heuristic"
+    group = spec if meta["role"] in ("predict", "self") else "bayes"
+    report = evaluate(play, group, players=3, difficulties=["normal"], games=2, progress=False)
+    assert report["results"]["normal"]["games"] == 2
