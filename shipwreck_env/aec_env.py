@@ -55,7 +55,7 @@ from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace
 from shipwreck_env.observation import ObservationLayout, encode
-from shipwreck_env.render import render_mode_output
+from shipwreck_env.render import RENDER_MODES, check_render_mode, render_mode_output
 from shipwreck_env.rewards import REWARDS, check_reward, end_info, team_reward
 from shipwreck_env.state import State
 from shipwreck_env.view import AgentView, make_view
@@ -91,7 +91,7 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
 
     metadata: ClassVar[dict] = {
         "name": "shipwreck_arcana_v0",
-        "render_modes": ["ansi", "human"],
+        "render_modes": list(RENDER_MODES),
         "is_parallelizable": False,
         "render_fps": 1,
     }
@@ -120,11 +120,7 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
             max_turns=max_turns,
         )
         check_reward(reward)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode {render_mode!r} is not allowed; allowed: None, "
-                f"{self.metadata['render_modes']}"
-            )
+        check_render_mode(render_mode)
         if not isinstance(belief, bool):
             raise ValueError(f"belief {belief!r} is not allowed; allowed: True, False")
         self.reward_kind = reward

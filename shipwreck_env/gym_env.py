@@ -53,8 +53,8 @@ from shipwreck_env.actions import NUM_ACTIONS, describe
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace
 from shipwreck_env.observation import ObservationLayout, encode
-from shipwreck_env.render import render_mode_output
-from shipwreck_env.rewards import end_info, team_reward
+from shipwreck_env.render import RENDER_MODES, check_render_mode, render_mode_output
+from shipwreck_env.rewards import check_reward, end_info, team_reward
 from shipwreck_env.state import State
 from shipwreck_env.view import AgentView, make_view
 
@@ -74,7 +74,7 @@ def random_partner(observation: dict, view: AgentView, rng: np.random.Generator)
 class ShipwreckGymEnv(gymnasium.Env):
     """One learner in a game of Shipwreck Arcana; see the module docstring."""
 
-    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata: ClassVar[dict] = {"render_modes": list(RENDER_MODES), "render_fps": 1}
 
     def __init__(
         self,
@@ -88,14 +88,8 @@ class ShipwreckGymEnv(gymnasium.Env):
     ) -> None:
         if role not in ROLES:
             raise ValueError(f"role {role!r} is not allowed; allowed: {list(ROLES)}")
-        if reward not in ("win_loss", "score_doom"):
-            raise ValueError(
-                f"reward {reward!r} is not allowed; allowed: ['win_loss', 'score_doom']"
-            )
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode {render_mode!r} is not allowed; allowed: None, 'ansi', 'human'"
-            )
+        check_reward(reward)
+        check_render_mode(render_mode)
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(
                 f"illegal_action {illegal_action!r} is not allowed; allowed: 'terminate', 'raise'"

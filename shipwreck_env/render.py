@@ -120,6 +120,17 @@ def render(s: State, viewer: int | None = None) -> str:
 RENDER_MODES = ("ansi", "human")
 
 
+def check_render_mode(mode: object) -> str | None:
+    """``mode`` if it is ``None`` or one of :data:`RENDER_MODES`, else ``ValueError``
+    naming it and the choices."""
+    if mode is not None and mode not in RENDER_MODES:
+        raise ValueError(
+            f"render_mode {mode!r} is not allowed; allowed: None, "
+            + ", ".join(repr(m) for m in RENDER_MODES)
+        )
+    return mode
+
+
 def render_mode_output(s: State, mode: str | None) -> str | None:
     """What an environment's ``render()`` gives in ``mode``: the public table as text for
     ``"ansi"``, printed (returning ``None``) for ``"human"``; ``None`` with a warning when
@@ -127,7 +138,9 @@ def render_mode_output(s: State, mode: str | None) -> str | None:
     if mode is None:
         import gymnasium
 
-        gymnasium.logger.warn("render() called without a render_mode; use 'ansi' or 'human'")
+        gymnasium.logger.warn(
+            "render() called without a render_mode; use " + " or ".join(map(repr, RENDER_MODES))
+        )
         return None
     text = render(s)
     if mode == "human":
