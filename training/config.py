@@ -199,13 +199,8 @@ class ImitationSettings:
             raise ValueError(
                 f"imitation.team {self.team!r} is not allowed; allowed: 'play+group', e.g. heuristic+bayes"
             )
-        from agents.registry import make_policy
-
         for spec in (play, group):
-            try:
-                make_policy(spec)
-            except ValueError as exc:
-                raise ValueError(f"imitation.team: {exc}") from None
+            _check_policy_spec("imitation.team", spec)
         if not isinstance(self.games, int) or isinstance(self.games, bool) or self.games < 0:
             raise ValueError(
                 f"imitation.games {self.games!r} is not allowed; allowed: an integer >= 0"
@@ -266,16 +261,11 @@ class TrainConfig:
                 "allowed: 0 (warm starts exist for play, predict and selfplay)"
             )
         if self.regime in ("play", "predict"):
-            from agents.registry import make_policy
-
             if not self.partner:
                 raise ValueError(
                     f"partner '' is not allowed for regime {self.regime}; allowed: a policy spec"
                 )
-            try:
-                make_policy(self.partner)
-            except ValueError as exc:
-                raise ValueError(f"partner: {exc}") from None
+            _check_policy_spec("partner", self.partner)
 
     def to_dict(self) -> dict:
         """Plain data (lists for tuples), as written to ``config.yaml``."""
@@ -312,6 +302,16 @@ def _positive(name: str, value: object) -> None:
 def _positive_int(name: str, value: object) -> None:
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
         raise ValueError(f"{name} {value!r} is not allowed; allowed: an integer > 0")
+
+
+def _check_policy_spec(name: str, spec: str) -> None:
+    """A policy spec must build (``agents.registry``); its error is prefixed with ``name``."""
+    from agents.registry import make_policy
+
+    try:
+        make_policy(spec)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
 
 
 def _build(cls: type, data: dict, prefix: str) -> Any:

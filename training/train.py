@@ -171,6 +171,13 @@ def _learn(
     clock.save(model.num_timesteps)
 
 
+def _load_model(path: Path, venv, run_dir: Path):
+    """A saved model, ready to continue learning on ``venv`` and logging into the run."""
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO.load(str(path), env=venv, device="cpu", tensorboard_log=str(run_dir / "tb"))
+
+
 def _warm_start(cfg: TrainConfig, model, role: str, run_dir: Path) -> None:
     """Fit the fresh policy to a scripted team's choices (``imitation`` settings)."""
     from training.imitation import collect, pretrain
@@ -193,8 +200,6 @@ def _warm_start(cfg: TrainConfig, model, role: str, run_dir: Path) -> None:
 
 
 def _train_single(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
-    from sb3_contrib import MaskablePPO
-
     from training.callbacks import CheckpointWithMeta, ProgressBar, WinRateEval, save_with_meta
     from training.envs import role_of
 
@@ -213,9 +218,7 @@ def _train_single(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
         cfg.regime,
     )
     if latest is not None:
-        model = MaskablePPO.load(
-            str(latest), env=venv, device="cpu", tensorboard_log=str(run_dir / "tb")
-        )
+        model = _load_model(latest, venv, run_dir)
     else:
         model = _new_model(cfg, venv, run_dir)
         if cfg.imitation.games:
@@ -253,8 +256,6 @@ def _logged_labels(run_dir: Path) -> set[str]:
 
 
 def _train_alternating(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
-    from sb3_contrib import MaskablePPO
-
     from training.callbacks import CheckpointWithMeta, ProgressBar, save_with_meta
 
     rounds = cfg.alternating.rounds
@@ -286,13 +287,9 @@ def _train_alternating(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
             latest = _latest_checkpoint(checkpoints) if resume else None
             previous = run_dir / f"{kind}_{r - 1}.zip"
             if latest is not None:
-                model = MaskablePPO.load(
-                    str(latest), env=venv, device="cpu", tensorboard_log=str(run_dir / "tb")
-                )
+                model = _load_model(latest, venv, run_dir)
             elif r > 0:
-                model = MaskablePPO.load(
-                    str(previous), env=venv, device="cpu", tensorboard_log=str(run_dir / "tb")
-                )
+                model = _load_model(previous, venv, run_dir)
             else:
                 model = _new_model(cfg, venv, run_dir)
             callbacks = [
