@@ -27,13 +27,16 @@ from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.config import DIFFICULTIES, GameConfig
 from shipwreck_env.engine import IllegalActionError, new_game, step_inplace
 from shipwreck_env.observation import ObservationLayout, encode
-from shipwreck_env.view import make_view
+from shipwreck_env.state import State
+from shipwreck_env.view import AgentView, make_view
 
 __all__ = [
     "GameRecord",
     "evaluate",
     "format_table",
+    "observation_layouts",
     "play_game",
+    "team_decision",
     "wilson_interval",
     "write_outputs",
 ]
@@ -76,6 +79,40 @@ def _turn_outcome(events: Iterable[tuple]) -> tuple[int, bool]:
     return guesses, bool(correct)
 
 
+def observation_layouts(config: GameConfig) -> dict[bool, ObservationLayout]:
+    """The observation layouts of ``config`` without and with the belief block."""
+    return {flag: ObservationLayout.for_config(config, flag) for flag in (False, True)}
+
+
+def team_decision(
+    team: Team,
+    s: State,
+    layouts: dict[bool, ObservationLayout],
+    rng: np.random.Generator,
+) -> tuple[int, AgentView, np.ndarray]:
+    """The action ``team`` takes for whoever decides in ``s``, with that player's view and
+    legal mask. A policy that reads observation vectors gets one in its own layout
+    (``policy.belief``, default off).
+
+    Raises:
+        IllegalActionError: the policy chose an action that is not legal.
+    """
+    player = s.decider
+    view = make_view(s, player)
+    policy = team.policy_for(view)
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask[list(view.legal)] = 1
+    obs = None
+    if policy.needs_observation:
+        obs = encode(s, player, layouts[bool(getattr(policy, "belief", False))])
+    action = policy.act(obs, mask, view, rng, s if policy.needs_state else None)
+    if action not in view.legal:
+        raise IllegalActionError(
+            f"policy {policy.name} chose illegal action {action}; legal: {list(view.legal)}"
+        )
+    return int(action), view, mask
+
+
 def play_game(config: GameConfig, team: Team, seed_seq: np.random.SeedSequence) -> GameRecord:
     """Play one game; ``seed_seq`` seeds the game and the policies (two streams).
 
@@ -86,25 +123,13 @@ def play_game(config: GameConfig, team: Team, seed_seq: np.random.SeedSequence) 
     game_rng = np.random.default_rng(game_seed)
     policy_rng = np.random.default_rng(policy_seed)
     team.reset()
-    layouts = {flag: ObservationLayout.for_config(config, flag) for flag in (False, True)}
+    layouts = observation_layouts(config)
     s = new_game(config, game_rng)
     guesses = correct = doom_fades = doom_wrong = 0
     while not s.over:
-        player = s.decider
-        view = make_view(s, player)
-        policy = team.policy_for(view)
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        mask[list(view.legal)] = 1
-        obs = None
-        if policy.needs_observation:
-            obs = encode(s, player, layouts[bool(getattr(policy, "belief", False))])
-        action = policy.act(obs, mask, view, policy_rng, s if policy.needs_state else None)
-        if action not in view.legal:
-            raise IllegalActionError(
-                f"policy {policy.name} chose illegal action {action}; legal: {list(view.legal)}"
-            )
+        action, _, _ = team_decision(team, s, layouts, policy_rng)
         turn, doom = s.turn, s.doom
-        step_inplace(s, int(action), game_rng, check=False)
+        step_inplace(s, action, game_rng, check=False)
         if s.turn != turn or s.over:  # a turn ended: attribute its doom
             turn_guesses, turn_correct = _turn_outcome(s.events if s.over else s.last_events)
             guesses += turn_guesses

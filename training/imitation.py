@@ -13,11 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Team
+from agents.evaluate import observation_layouts, team_decision
 from agents.registry import make_policy
-from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.engine import new_game, step_inplace
-from shipwreck_env.observation import ObservationLayout, encode
-from shipwreck_env.view import make_view
+from shipwreck_env.observation import encode
 from training.config import EnvSettings
 
 __all__ = ["collect", "pretrain"]
@@ -42,18 +41,14 @@ def collect(
     for _ in range(games):
         difficulty = settings.difficulties[int(rng.integers(len(settings.difficulties)))]
         config = settings.game_config(difficulty)
-        layout = ObservationLayout.for_config(config, settings.belief)
+        layouts = observation_layouts(config)
         team.reset()
         s = new_game(config, rng)
         while not s.over:
             player = s.decider
-            view = make_view(s, player)
-            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-            mask[list(view.legal)] = 1
-            policy = team.policy_for(view)
-            action = policy.act(None, mask, view, rng, s if policy.needs_state else None)
+            action, view, mask = team_decision(team, s, layouts, rng)
             if _learner_decides(role, player, s.active_player) and len(view.legal) > 1:
-                observations.append(encode(s, player, layout))
+                observations.append(encode(s, player, layouts[settings.belief]))
                 masks.append(mask.astype(bool))
                 actions.append(action)
             step_inplace(s, action, rng, check=False)
