@@ -2,10 +2,11 @@
 
 ``load_policy("runs/x/final_model.zip")`` loads a MaskablePPO model on the CPU -- or,
 for a ``.pth`` file, just its policy network (as exported to ``results/models/``) -- and
-wraps it as a :class:`~agents.base.Policy` that picks the most likely legal action. A ``<model>.meta.json`` file beside the model (written by the training code)
-says which observation options it was trained with (``belief``); without it the
-defaults are assumed. A model whose observation size does not fit the game raises a
-clear error when it is first asked to act.
+wraps it as a :class:`~agents.base.Policy` that picks the most likely legal action. A
+``<model>.meta.json`` file beside the model (written by the training code) says which
+observation options it was trained with (``belief``); without it the defaults are assumed.
+A model whose observation size does not fit the game raises a clear error when it is
+first asked to act.
 """
 
 from __future__ import annotations

@@ -29,13 +29,13 @@ def main() -> int:
 
     out = ROOT / "results" / "models"
     out.mkdir(parents=True, exist_ok=True)
-    newest: dict[str, Path] = {}
+    newest: dict[str, tuple[Path, dict]] = {}  # config name -> (run, its summary)
     for run in sorted(Path(args.runs).glob(f"*__{args.seed}__*")):
         if (run / "summary.json").exists():
-            newest[json.loads((run / "summary.json").read_text())["name"]] = run
-    for name, run in sorted(newest.items()):
-        models = json.loads((run / "summary.json").read_text())["models"]
-        for key, file in models.items():
+            summary = json.loads((run / "summary.json").read_text())
+            newest[summary["name"]] = (run, summary)
+    for name, (run, summary) in sorted(newest.items()):
+        for key, file in summary["models"].items():
             suffix = "" if key == "model" else "_" + key.removesuffix("_model")
             target = out / f"{name}{suffix}.pth"
             MaskablePPO.load(str(run / file), device="cpu").policy.save(str(target))

@@ -68,14 +68,25 @@ def main() -> int:
         help="rewrite training.md and the plot from results/training.json (no evaluation)",
     )
     args = parser.parse_args()
+    json_path = ROOT / "results" / "training.json"
     if args.from_json:
-        data = json.loads((ROOT / "results" / "training.json").read_text())
+        data = json.loads(json_path.read_text())
         table = {r: {int(k): v for k, v in s.items()} for r, s in data["regimes"].items()}
-        (ROOT / "results" / "training.md").write_text(
-            markdown(table, data["baselines_3p"], data["command"])
+        baselines, command = data["baselines_3p"], data["command"]
+    else:
+        table, baselines, command = collect(args)
+        json_path.write_text(
+            json.dumps({"command": command, "regimes": table, "baselines_3p": baselines}, indent=1)
         )
-        plot(table, data["baselines_3p"], ROOT / "results" / "training_curves.png")
-        return 0
+    (ROOT / "results" / "training.md").write_text(markdown(table, baselines, command))
+    plot(table, baselines, ROOT / "results" / "training_curves.png")
+    print((ROOT / "results" / "training.md").read_text())
+    return 0
+
+
+def collect(args: argparse.Namespace) -> tuple[dict, dict, str]:
+    """Read every run, evaluate the combined play+predict teams and load the 3-player
+    baselines: (table by regime and seed, baselines by team, the command line)."""
     runs = latest_runs(Path(args.runs))
     command = f"python scripts/make_training_report.py --games {args.games} --jobs {args.jobs}"
     table: dict[str, dict] = {}
@@ -120,13 +131,7 @@ def main() -> int:
     if base_path.exists():
         for r in json.loads(base_path.read_text())["reports"]["3"]:
             baselines[r["team"]] = r["results"]
-    (ROOT / "results" / "training.json").write_text(
-        json.dumps({"command": command, "regimes": table, "baselines_3p": baselines}, indent=1)
-    )
-    (ROOT / "results" / "training.md").write_text(markdown(table, baselines, command))
-    plot(table, baselines, ROOT / "results" / "training_curves.png")
-    print((ROOT / "results" / "training.md").read_text())
-    return 0
+    return table, baselines, command
 
 
 def markdown(table: dict, baselines: dict, command: str) -> str:
