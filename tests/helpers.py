@@ -9,6 +9,7 @@ import numpy as np
 
 from shipwreck_env.config import DIFFICULTIES
 from shipwreck_env.engine import step
+from shipwreck_env.rules import visible_mask
 from shipwreck_env.state import State
 
 
@@ -46,11 +47,8 @@ def config_matrix() -> list[dict]:
 
 
 def mask(*values: int) -> int:
-    """Number line mask with exactly ``values`` possible."""
-    out = 0
-    for v in values:
-        out |= 1 << (v - 1)
-    return out
+    """Number line mask with exactly ``values`` possible (``rules.visible_mask``)."""
+    return visible_mask(values)
 
 
 def run(s: State, *actions: int, seed: int = 0) -> State:
