@@ -1,0 +1,206 @@
+"""The batched game state: every field of :class:`~shipwreck_env.state.State` held as
+numpy arrays over ``N`` games (axis 0 is the game).
+
+This module only declares and allocates the arrays; the rules that change them live in
+:mod:`shipwreck_env.vector.engine`, the conversion to and from reference ``State``
+objects in :mod:`shipwreck_env.vector.convert`, the observations in
+:mod:`shipwreck_env.vector.observe`.
+
+Conventions (the same as ``State``): fate values are 1-7 and 0 means "none"; cards and
+powers are their numbers in ``cards.CARDS`` / ``cards.POWERS`` and -1 means "none";
+number lines are 7-bit masks. Ordered lists of the reference (the deck, each slot's
+fates, hands, faded cards, the turn's plays, predictions, votes, events and actions)
+are kept in order as a padded array plus a length, so that :func:`convert.to_states`
+rebuilds them exactly. Some facts are kept twice, as the ordered list and as counts
+(``tcount``, ``fcount``): the counts are what the rules and observations read; every
+change goes through the helpers in ``vector.engine`` that update both.
+
+Covered: the base card set (20 cards, 9 powers) in every configuration. The fields of
+``State`` that only expansion cards use (attachments, Sands, The Fall, The Ash, The
+Thief, pending costs) are not held here; ``convert`` rebuilds them as their empty
+values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shipwreck_env.cards import NUM_POWERS
+from shipwreck_env.config import GameConfig
+
+__all__ = ["EVENT_CAPACITY", "EVENT_KINDS", "TABLE_CAPACITY", "TURN_ACTION_CAPACITY", "Arrays"]
+
+TABLE_CAPACITY = 21
+"""Fates one slot can hold (every fate of the game)."""
+EVENT_CAPACITY = 48
+"""Events one turn can record (a base turn records fewer than 32)."""
+TURN_ACTION_CAPACITY = 64
+"""Actions one turn can record (a base turn takes fewer than 40)."""
+
+EVENT_KINDS: tuple[str, ...] = (
+    "draw",  # (seat, drawn)
+    "table_to_bag",  # (returned,)
+    "exiled_to_bag",  # (total,)
+    "play",  # (value, target, landed)
+    "chalice",  # (higher 0/1,)
+    "power",  # (power, a, b, answer): see convert.power_event
+    "reveal",  # (seat, value)
+    "vote",  # (player, value or 0)
+    "predict",  # (value, correct 0/1)
+    "resolve",  # (correct 0/1,)
+    "fade",  # (slot, card)
+    "refill",  # (slot, card)
+)
+"""Event kind codes (index = ``events[..., 0]``) and the integer fields that follow, in
+the order of the reference event tuples. Booleans are 0/1; "none" is -1."""
+EVENT = {name: i for i, name in enumerate(EVENT_KINDS)}
+"""Event kind name -> code."""
+
+
+class Arrays:
+    """Every game's state; attribute names follow ``State`` where the meaning is the same.
+
+    Table
+        ``deck`` int8[N, M]: a ring of card numbers, top first from ``deck_head``, with
+        ``deck_len`` cards (``M`` = cards in the chosen sets). The i-th card from the top
+        is ``deck[g, (deck_head[g] + i) % M]``.
+        ``slots`` int8[N, 4]: card on each slot or -1.
+        ``table`` int8[N, 4, 21] / ``table_len`` int8[N, 4]: fates in front of each slot
+        in the reference's order (0 padding); ``tcount`` int8[N, 4, 7]: their counts by
+        value.
+        ``faded`` int8[N, M] / ``faded_len`` int8[N]: faded cards whose power is
+        available, oldest first; ``fcount`` int8[N, 17]: available cards per power.
+        ``bag``, ``bag_known``, ``exiled`` int8[N, 7]: counts by value.
+    Players
+        ``hands`` int8[N, S, 2] / ``hand_len`` int8[N, S]: each seat's fates in order.
+        ``lines`` uint8[N, S]: number lines.
+    Score
+        ``score``, ``doom`` int8[N]; ``turn`` int32[N]; ``over``, ``won``,
+        ``truncated`` bool[N].
+    This turn
+        ``active``, ``phase``, ``decider`` int8[N]; ``queue`` int8[N, 2P] with
+        ``queue_pos`` (next entry) and ``queue_len`` int8[N]: seats (reveal round) or
+        players (vote round) still to act are ``queue[g, queue_pos:queue_len]``.
+        ``power_used``, ``shadows``, ``feast_done``, ``played_old``, ``correct`` bool[N];
+        ``old_fate``, ``kept_eff``, ``preds_left`` int8[N]; ``tracked``,
+        ``line_fresh``, ``line_tracked`` uint8[N].
+        ``plays`` int8[N, 2, 3] / ``plays_len``: (value, target, landed) per play.
+        ``predictions`` int8[N, 4] / ``pred_len``; ``votes`` int8[N, 4] / ``votes_len``
+        (0 = a pass vote).
+        ``events`` int16[N, 2, E, 5] / ``events_len`` int16[N, 2] with ``events_cur``
+        int8[N]: two event buffers; ``events[g, events_cur[g]]`` is this turn's
+        ``events`` and the other one ``last_events`` (swapped at each turn start). Each
+        row is (kind code, then the kind's fields, -1 padded): see ``EVENT_KINDS``.
+        ``turn_actions`` int16[N, 64] / ``turn_actions_len`` int16[N].
+    What observations read of this turn's announcements (kept beside ``events`` so
+    that no event list is parsed on the hot path)
+        ``ann_power`` int8[N]: power used this turn (-1 none); ``ann_value``
+        int8[N] (its value argument, 0 none), ``ann_slot`` int8[N] (its slot argument,
+        -1 none), ``ann_answer`` int8[N] (1 yes, 0 no, -1 none); ``ann_chalice`` int8[N]
+        (1 higher, 0 not, -1 none); ``ann_reveal`` int8[N, S] (value revealed by each
+        seat this turn, 0 none).
+    The public snapshot after this turn's draw (``State.turn_start``)
+        ``ts_slots`` [N, 4], ``ts_table`` [N, 4, 21], ``ts_table_len`` [N, 4],
+        ``ts_faded`` [N, M], ``ts_faded_len`` [N], ``ts_deck_top`` [N],
+        ``ts_deck_len`` [N], ``ts_exiled`` [N, 7], ``ts_lines`` [N, S],
+        ``ts_hand_len`` [N, S], ``ts_score``, ``ts_doom``, ``ts_turn`` [N].
+    Chance
+        ``draws`` uint64[N]: uniforms drawn so far by each game (its place in its random
+        stream, see :mod:`shipwreck_env.vector.chance`); ``key`` uint64[N]: each game's
+        stream key.
+    """
+
+    def __init__(self, num_games: int, config: GameConfig, num_cards: int) -> None:
+        n, m = num_games, num_cards
+        s = config.num_seats
+        p = config.num_players
+        i8, u8, i16 = np.int8, np.uint8, np.int16
+        self.num_games = n
+        self.num_cards = m
+        self.config = config
+        # table
+        self.deck = np.full((n, m), -1, i8)
+        self.deck_head = np.zeros(n, np.int16)
+        self.deck_len = np.zeros(n, np.int16)
+        self.slots = np.full((n, 4), -1, i8)
+        self.table = np.zeros((n, 4, TABLE_CAPACITY), i8)
+        self.table_len = np.zeros((n, 4), i8)
+        self.tcount = np.zeros((n, 4, 7), i8)
+        self.faded = np.full((n, m), -1, i8)
+        self.faded_len = np.zeros(n, i8)
+        self.fcount = np.zeros((n, NUM_POWERS), i8)
+        self.bag = np.zeros((n, 7), i8)
+        self.bag_known = np.zeros((n, 7), i8)
+        self.exiled = np.zeros((n, 7), i8)
+        # players
+        self.hands = np.zeros((n, s, 2), i8)
+        self.hand_len = np.zeros((n, s), i8)
+        self.lines = np.zeros((n, s), u8)
+        # score
+        self.score = np.zeros(n, i8)
+        self.doom = np.zeros(n, i8)
+        self.turn = np.zeros(n, np.int32)
+        self.over = np.zeros(n, bool)
+        self.won = np.zeros(n, bool)
+        self.truncated = np.zeros(n, bool)
+        # this turn
+        self.active = np.zeros(n, i8)
+        self.phase = np.zeros(n, i8)
+        self.decider = np.zeros(n, i8)
+        self.queue = np.zeros((n, 2 * p), i8)
+        self.queue_pos = np.zeros(n, i8)
+        self.queue_len = np.zeros(n, i8)
+        self.power_used = np.zeros(n, bool)
+        self.shadows = np.zeros(n, bool)
+        self.feast_done = np.zeros(n, bool)
+        self.played_old = np.zeros(n, bool)
+        self.correct = np.zeros(n, bool)
+        self.old_fate = np.zeros(n, i8)
+        self.kept_eff = np.zeros(n, i8)
+        self.preds_left = np.zeros(n, i8)
+        self.tracked = np.zeros(n, u8)
+        self.line_fresh = np.zeros(n, u8)
+        self.line_tracked = np.zeros(n, u8)
+        self.plays = np.zeros((n, 2, 3), i8)
+        self.plays_len = np.zeros(n, i8)
+        self.predictions = np.zeros((n, 4), i8)
+        self.pred_len = np.zeros(n, i8)
+        self.votes = np.zeros((n, 4), i8)
+        self.votes_len = np.zeros(n, i8)
+        self.events = np.full((n, 2, EVENT_CAPACITY, 5), -1, i16)
+        self.events_len = np.zeros((n, 2), i16)
+        self.events_cur = np.zeros(n, i8)
+        self.turn_actions = np.zeros((n, TURN_ACTION_CAPACITY), i16)
+        self.turn_actions_len = np.zeros(n, i16)
+        # announcements, as observations read them
+        self.ann_power = np.full(n, -1, i8)
+        self.ann_value = np.zeros(n, i8)
+        self.ann_slot = np.full(n, -1, i8)
+        self.ann_answer = np.full(n, -1, i8)
+        self.ann_chalice = np.full(n, -1, i8)
+        self.ann_reveal = np.zeros((n, s), i8)
+        # the turn's public start
+        self.ts_slots = np.full((n, 4), -1, i8)
+        self.ts_table = np.zeros((n, 4, TABLE_CAPACITY), i8)
+        self.ts_table_len = np.zeros((n, 4), i8)
+        self.ts_faded = np.full((n, m), -1, i8)
+        self.ts_faded_len = np.zeros(n, i8)
+        self.ts_deck_top = np.full(n, -1, i8)
+        self.ts_deck_len = np.zeros(n, np.int16)
+        self.ts_exiled = np.zeros((n, 7), i8)
+        self.ts_lines = np.zeros((n, s), u8)
+        self.ts_hand_len = np.zeros((n, s), i8)
+        self.ts_score = np.zeros(n, i8)
+        self.ts_doom = np.zeros(n, i8)
+        self.ts_turn = np.zeros(n, np.int32)
+        # chance
+        self.draws = np.zeros(n, np.uint64)
+        self.key = np.zeros(n, np.uint64)
+
+    def fields(self) -> list[str]:
+        """Names of every per-game array (axis 0 is the game)."""
+        return [k for k, v in vars(self).items() if isinstance(v, np.ndarray)]
+
+    def nbytes(self) -> int:
+        """Bytes held by all arrays."""
+        return sum(getattr(self, k).nbytes for k in self.fields())

@@ -1,0 +1,276 @@
+"""The group's part of a turn in the batched engine: reveals, the group's powers,
+votes, predictions and resolving them. Mirrors :mod:`shipwreck_env.predictions` and the
+group's rules of :mod:`shipwreck_env.powers`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shipwreck_env.actions import PASS, REVEAL
+from shipwreck_env.state import ALL_VALUES, Phase
+from shipwreck_env.vector.arrays import Arrays
+from shipwreck_env.vector.ops import constrain_kept, deck_append, event, real_mask, take_power
+from shipwreck_env.vector.tables import (
+    ACTION_KIND,
+    ACTION_POWER,
+    ACTION_VALUE,
+    BIT,
+    PREDICT_ACTIONS,
+    QUESTION_SETS,
+    SAINTS_ACTIONS,
+    SINGLE_ACTION,
+    P,
+)
+from shipwreck_env.vector.turn import end_turn
+
+__all__ = [
+    "apply_group",
+    "apply_reveal",
+    "apply_vote",
+    "enter_reveal",
+    "group_legal",
+    "vote_legal",
+]
+
+SAINTS, SORROWS = P["saints"], P["sorrows"]
+GROUP_POWERS = (SAINTS, SORROWS, *QUESTION_SETS)
+_EFFECTIVE = np.arange(9)
+_QUESTION_HOLDS = {
+    power: np.isin(_EFFECTIVE, values)[None, :] for power, values in QUESTION_SETS.items()
+}
+
+_ORDERS: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _others_after(seats: int, players: int) -> np.ndarray:
+    """``order[active]``: seats of the other players clockwise from the active seat."""
+    key = (seats, players)
+    if key not in _ORDERS:
+        rows = []
+        for active in range(seats):
+            order = [(active + i) % seats for i in range(1, seats)]
+            rows.append([s for s in order if s % players != active % players])
+        _ORDERS[key] = np.array(rows, np.int8)
+    return _ORDERS[key]
+
+
+# --- reveals ----------------------------------------------------------------------
+
+
+def enter_reveal(a: Arrays, g: np.ndarray) -> None:
+    """Ask every other seat holding a fate, clockwise, whether it reveals; else the
+    group decides."""
+    config = a.config
+    if not config.reveal:
+        _enter_group(a, g)
+        return
+    order = _others_after(config.num_seats, config.num_players)[a.active[g]]  # [n, L]
+    holds = a.hand_len[g[:, None], order] > 0
+    queue = np.take_along_axis(order, np.argsort(~holds, axis=1, kind="stable"), axis=1)
+    length = holds.sum(axis=1)
+    a.queue[g, : queue.shape[1]] = queue
+    a.queue_pos[g] = 0
+    a.queue_len[g] = length
+    asked = length > 0
+    if asked.any():
+        ga = g[asked]
+        a.phase[ga] = Phase.REVEAL
+        a.decider[ga] = queue[asked, 0] % config.num_players
+    if not asked.all():
+        _enter_group(a, g[~asked])
+
+
+def apply_reveal(a: Arrays, g: np.ndarray, action: np.ndarray) -> None:
+    """One seat reveals its held fate or keeps it; the next seat is asked."""
+    pos = a.queue_pos[g]
+    seat = a.queue[g, pos]
+    a.queue_pos[g] = pos + 1
+    reveal = action == REVEAL
+    if reveal.any():
+        gr, sr = g[reveal], seat[reveal]
+        n = a.hand_len[gr, sr] - 1
+        v = a.hands[gr, sr, n]
+        a.hands[gr, sr, n] = 0
+        a.hand_len[gr, sr] = n
+        a.bag[gr, v - 1] += 1
+        a.bag_known[gr, v - 1] += 1
+        a.lines[gr, sr] = ALL_VALUES
+        event(a, gr, "reveal", sr, v)
+        a.ann_reveal[gr, sr] = v
+    more = pos + 1 < a.queue_len[g]
+    if more.any():
+        gm = g[more]
+        a.decider[gm] = a.queue[gm, pos[more] + 1] % a.config.num_players
+    if not more.all():
+        _enter_group(a, g[~more])
+
+
+# --- the group: powers, votes, predictions ----------------------------------------
+
+
+def _group_power_offered(a: Arrays, g: np.ndarray) -> np.ndarray:
+    return ~a.power_used[g] & (a.fcount[g][:, list(GROUP_POWERS)] > 0).any(axis=1)
+
+
+def _enter_group(a: Arrays, g: np.ndarray) -> None:
+    n = a.config.num_players
+    if a.config.group_decision == "leader":
+        group = np.ones(len(g), bool)
+    else:
+        group = _group_power_offered(a, g)
+    if group.any():
+        gg = g[group]
+        a.phase[gg] = Phase.GROUP
+        a.decider[gg] = (a.active[gg] % n + 1) % n
+    if not group.all():
+        _enter_vote(a, g[~group])
+
+
+def group_legal(a: Arrays, g: np.ndarray, mask: np.ndarray) -> None:
+    """Predictions and pass (leader mode) or pass (vote mode), and the group's powers."""
+    if a.config.group_decision == "leader":
+        mask[g[:, None], PREDICT_ACTIONS[None, :]] = True
+    mask[g, PASS] = True
+    free = ~a.power_used[g]
+    count = a.fcount[g]
+    mask[g[:, None], SAINTS_ACTIONS[None, :]] = (free & (count[:, SAINTS] > 0))[:, None]
+    for name in ("secrets", "songs", "spires", "swords", "sorrows"):
+        mask[g, SINGLE_ACTION[name]] = free & (count[:, P[name]] > 0)
+
+
+def vote_legal(a: Arrays, g: np.ndarray, mask: np.ndarray) -> None:
+    """A vote for a value, or pass."""
+    mask[g[:, None], PREDICT_ACTIONS[None, :]] = True
+    mask[g, PASS] = True
+
+
+def apply_group(a: Arrays, g: np.ndarray, action: np.ndarray) -> None:
+    """A group power, a prediction or pass."""
+    kind = ACTION_KIND[action]
+    leader = a.config.group_decision == "leader"
+    power = kind == 4
+    if power.any():
+        gp, ap = g[power], action[power]
+        _apply_group_power(a, gp, ap)
+        if not leader:
+            _enter_vote(a, gp)
+    predict = kind == 1
+    if predict.any():
+        _predict(a, g[predict], ACTION_VALUE[action[predict]])
+    passed = kind == 2
+    if passed.any():
+        if leader:
+            _end_predictions(a, g[passed])
+        else:
+            _enter_vote(a, g[passed])
+
+
+def _apply_group_power(a: Arrays, g: np.ndarray, action: np.ndarray) -> None:
+    power = ACTION_POWER[action]
+    for p in GROUP_POWERS:
+        sub = power == p
+        if not sub.any():
+            continue
+        gs = g[sub]
+        card = take_power(a, gs, np.full(len(gs), p))
+        deck_append(a, gs, card)
+        a.power_used[gs] = True
+        a.ann_power[gs] = p
+        if p == SORROWS:
+            a.preds_left[gs] += 1
+            event(a, gs, "power", p, -1, -1, -1)
+            continue
+        if p == SAINTS:
+            x = ACTION_VALUE[action[sub]]
+            holds = _EFFECTIVE[None, :] > x[:, None]
+            a.ann_value[gs] = x
+        else:
+            x = -1
+            holds = np.broadcast_to(_QUESTION_HOLDS[p], (len(gs), 9))
+        answer = np.take_along_axis(holds, a.kept_eff[gs, None].astype(np.int64), axis=1)[:, 0]
+        mask = real_mask(a, gs, holds)
+        constrain_kept(a, gs, np.where(answer, mask, ~mask))
+        event(a, gs, "power", p, x, -1, answer)
+        a.ann_answer[gs] = answer
+
+
+def _enter_vote(a: Arrays, g: np.ndarray) -> None:
+    n = a.config.num_players
+    me = (a.active[g] % n).astype(np.int64)
+    queue = (me[:, None] + np.arange(1, n)[None, :]) % n
+    a.queue[g, : n - 1] = queue
+    a.queue_pos[g] = 0
+    a.queue_len[g] = n - 1
+    a.votes_len[g] = 0
+    a.phase[g] = Phase.VOTE
+    a.decider[g] = queue[:, 0]
+
+
+def apply_vote(a: Arrays, g: np.ndarray, action: np.ndarray) -> None:
+    """One player votes; after the last vote a strict majority predicts."""
+    pos = a.queue_pos[g]
+    player = a.queue[g, pos]
+    a.queue_pos[g] = pos + 1
+    value = np.where(action == PASS, 0, ACTION_VALUE[action]).astype(np.int8)
+    k = a.votes_len[g]
+    a.votes[g, k] = value
+    a.votes_len[g] = k + 1
+    event(a, g, "vote", player, value)
+    more = pos + 1 < a.queue_len[g]
+    if more.any():
+        gm = g[more]
+        a.decider[gm] = a.queue[gm, pos[more] + 1]
+    done = ~more
+    if not done.any():
+        return
+    gd = g[done]
+    votes = a.votes[gd]  # [n, 4]
+    voters = a.votes_len[gd].astype(np.int64)
+    # entries past this round's votes are 0 (a round always fills P - 1 entries)
+    counts = (votes[:, :, None] == np.arange(1, 8)[None, None, :]).sum(axis=1)  # [n, 7]
+    majority = 2 * counts > voters[:, None]
+    has = majority.any(axis=1)
+    if has.any():
+        _predict(a, gd[has], (np.argmax(majority[has], axis=1) + 1).astype(np.int8))
+    if not has.all():
+        _end_predictions(a, gd[~has])
+
+
+def _predict(a: Arrays, g: np.ndarray, value: np.ndarray) -> None:
+    real = a.hands[g, a.active[g], 0]
+    correct = value == real
+    k = a.pred_len[g]
+    a.predictions[g, k] = value
+    a.pred_len[g] = k + 1
+    event(a, g, "predict", value, correct)
+    if correct.any():
+        gc = g[correct]
+        a.correct[gc] = True
+        _end_predictions(a, gc)
+    wrong = ~correct
+    if wrong.any():
+        gw, vw = g[wrong], value[wrong]
+        a.preds_left[gw] -= 1
+        constrain_kept(a, gw, ALL_VALUES & ~BIT[vw - 1])
+        again = a.preds_left[gw] > 0
+        if again.any():
+            _enter_group(a, gw[again])
+        if not again.all():
+            _end_predictions(a, gw[~again])
+
+
+def _end_predictions(a: Arrays, g: np.ndarray) -> None:
+    """Resolve the turn's predictions (the fate returns to the bag), then end the turn."""
+    predicted = a.pred_len[g] > 0
+    if predicted.any():
+        gp = g[predicted]
+        seat = a.active[gp]
+        v = a.hands[gp, seat, 0]
+        a.hands[gp, seat, 0] = 0
+        a.hand_len[gp, seat] = 0
+        a.bag[gp, v - 1] += 1
+        correct = a.correct[gp]
+        a.bag_known[gp[correct], v[correct] - 1] += 1
+        a.lines[gp, seat] = ALL_VALUES
+        event(a, gp, "resolve", correct)
+    end_turn(a, g)

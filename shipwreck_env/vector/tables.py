@@ -1,0 +1,115 @@
+"""Constant lookup tables of the batched engine, built once from the reference modules
+(card data, the condition tables of :mod:`shipwreck_env.rules`, the action list), so
+that the batched rules read the same facts as the reference engine."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shipwreck_env.actions import ACTIONS, HOURS_TARGET, NUM_ACTIONS, PASS, REVEAL
+from shipwreck_env.cards import CARD_INDEX, CARDS, NUM_POWERS, POWER_INDEX, fate_hours
+from shipwreck_env.number_lines import CARD_CONTEXT
+from shipwreck_env.powers import CARD_POWER
+from shipwreck_env.rules import KEPT_MASKS
+
+__all__ = [
+    "ACTION_KIND",
+    "ACTION_POWER",
+    "ACTION_SLOT",
+    "ACTION_VALUE",
+    "BIT",
+    "CARD_KIND",
+    "CARD_MOONS",
+    "CARD_POWER_OF",
+    "COVERED_SETS",
+    "HOURS_OF",
+    "KEPT",
+    "PLAY_ACTION",
+    "PREDICT_ACTIONS",
+    "SINNERS_ACTION",
+]
+
+COVERED_SETS: tuple[str, ...] = ("base",)
+"""Card sets the batched engine plays."""
+
+BIT = (1 << np.arange(7)).astype(np.uint8)
+"""``BIT[v - 1]``: the number-line bit of value ``v``."""
+HOURS_OF = np.array([0] + [fate_hours(v) for v in range(1, 8)], np.int8)
+"""Hours of a fate by value (index 0: no fate)."""
+
+_NUM_CARDS = len(CARDS)
+CARD_MOONS = np.array([c.moons or 0 for c in CARDS] + [0], np.int8)
+"""Moons by card number; index -1 (no card) is 0."""
+CARD_POWER_OF = np.array([*CARD_POWER, -1], np.int8)
+"""Power on each card's back; index -1 (no card) is -1."""
+CARD_KIND = np.array([*CARD_CONTEXT, 0], np.int8)
+"""Which table summary each card's condition reads (see ``number_lines.CARD_CONTEXT``)."""
+
+
+def _kept_table() -> np.ndarray:
+    """``KEPT[card, shadows, key, played - 1]``: mask of real kept values allowing the
+    play; ``key`` is 0..127 for every card (cards reading a smaller summary repeat
+    their rows), and card -1 (no card) allows nothing."""
+    out = np.zeros((_NUM_CARDS + 1, 2, 128, 7), np.uint8)
+    for card in range(_NUM_CARDS):
+        for shadows in (0, 1):
+            rows = np.array(KEPT_MASKS[card][shadows], np.uint8)
+            out[card, shadows, :] = rows[np.arange(128) % len(rows)]
+    return out
+
+
+KEPT = _kept_table()
+
+ACTION_KIND = np.array(
+    [("play", "predict", "pass", "reveal", "power", "cost", "steal").index(a.kind) for a in ACTIONS],
+    np.int8,
+)
+"""Kind code of each action: 0 play, 1 predict, 2 pass, 3 reveal, 4 power, 5 cost, 6 steal."""
+ACTION_VALUE = np.array([a.value or 0 for a in ACTIONS], np.int8)
+"""Value argument of each action (fate value, Saints' X), 0 if none."""
+ACTION_SLOT = np.array([-1 if a.slot is None else a.slot for a in ACTIONS], np.int8)
+"""Slot argument (play target 0-4, or a power's slot), -1 if none."""
+ACTION_POWER = np.array(
+    [POWER_INDEX[a.power] if a.power is not None else -1 for a in ACTIONS], np.int8
+)
+"""Power number of power and cost actions, -1 otherwise."""
+
+PLAY_ACTION = np.zeros((HOURS_TARGET + 1, 8), np.int16)
+"""``PLAY_ACTION[target, value]``: the action playing ``value`` on ``target``."""
+SINNERS_ACTION = np.zeros((4, 8), np.int16)
+"""``SINNERS_ACTION[slot, value]``: Sinners on the visible fate (slot, value)."""
+SPARROWS_ACTION = np.zeros(4, np.int16)
+"""``SPARROWS_ACTION[slot]``: Sparrows on that slot."""
+for _a in ACTIONS:
+    if _a.kind == "play":
+        PLAY_ACTION[_a.slot, _a.value] = _a.index
+    elif _a.kind == "power" and _a.power == "sinners":
+        SINNERS_ACTION[_a.slot, _a.value] = _a.index
+    elif _a.kind == "power" and _a.power == "sparrows":
+        SPARROWS_ACTION[_a.slot] = _a.index
+PREDICT_ACTIONS = np.array([a.index for a in ACTIONS if a.kind == "predict"], np.int64)
+"""Predict 1..7, in value order."""
+SAINTS_ACTIONS = np.array(
+    [a.index for a in ACTIONS if a.kind == "power" and a.power == "saints"], np.int64
+)
+"""Saints X = 1..6, in order."""
+SINGLE_ACTION = {
+    power: next(a.index for a in ACTIONS if a.kind == "power" and a.power == power)
+    for power in ("secrets", "songs", "spires", "swords", "sorrows", "shells")
+}
+"""The one action of each power without an argument."""
+QUESTION_SETS = {
+    POWER_INDEX["secrets"]: (1, 2, 3),
+    POWER_INDEX["songs"]: (1, 4, 7),
+    POWER_INDEX["spires"]: (3, 4, 5),
+    POWER_INDEX["swords"]: (5, 6, 7),
+}
+"""Values each set question asks about (the same sets as ``powers``)."""
+
+P = POWER_INDEX
+CHALICE = CARD_INDEX["chalice"]
+BLIND_MAN = CARD_INDEX["blind_man"]
+NUM_POWER_SLOTS = NUM_POWERS
+ACTION_COUNT = NUM_ACTIONS
+PASS_ACTION = PASS
+REVEAL_ACTION = REVEAL
