@@ -17,9 +17,15 @@ from shipwreck_env.vector.group import (
     apply_group,
     apply_reveal,
     apply_vote,
+    end_predictions,
+    enter_group,
+    enter_reveal,
+    enter_vote,
     group_legal,
+    predict,
     vote_legal,
 )
+from shipwreck_env.vector.ops import Pending
 from shipwreck_env.vector.plays import (
     after_play_legal,
     apply_after_play,
@@ -71,7 +77,23 @@ def step(a: Arrays, actions: np.ndarray, games: np.ndarray | None = None) -> Non
     a.turn_actions[g, n] = actions
     a.turn_actions_len[g] = n + 1
     phase = a.phase[g]
+    todo = Pending(a.num_games)
     groups = [(p, phase == p) for p in _APPLY]  # split first: the rules move phases
     for p, sub in groups:
         if sub.any():
-            _APPLY[p](a, g[sub], actions[sub])
+            _APPLY[p](a, g[sub], actions[sub], todo)
+    # The rest of the turn, each part once for every game that reaches it, in the
+    # order a turn can pass through them within one decision.
+    gp = np.flatnonzero(todo.predict)
+    if len(gp):
+        predict(a, gp, todo.value[gp], todo)
+    for mark, part in ((todo.reveal, enter_reveal), (todo.group, enter_group)):
+        gm = np.flatnonzero(mark)
+        if len(gm):
+            part(a, gm, todo)
+    gv = np.flatnonzero(todo.vote)
+    if len(gv):
+        enter_vote(a, gv)
+    ge = np.flatnonzero(todo.end)
+    if len(ge):
+        end_predictions(a, ge)

@@ -9,7 +9,14 @@ import numpy as np
 from shipwreck_env.actions import PASS, REVEAL
 from shipwreck_env.state import ALL_VALUES, Phase
 from shipwreck_env.vector.arrays import Arrays
-from shipwreck_env.vector.ops import constrain_kept, deck_append, event, real_mask, take_power
+from shipwreck_env.vector.ops import (
+    Pending,
+    constrain_kept,
+    deck_append,
+    event,
+    real_mask,
+    take_power,
+)
 from shipwreck_env.vector.tables import (
     ACTION_KIND,
     ACTION_POWER,
@@ -27,8 +34,12 @@ __all__ = [
     "apply_group",
     "apply_reveal",
     "apply_vote",
+    "end_predictions",
+    "enter_group",
     "enter_reveal",
+    "enter_vote",
     "group_legal",
+    "predict",
     "vote_legal",
 ]
 
@@ -57,12 +68,12 @@ def _others_after(seats: int, players: int) -> np.ndarray:
 # --- reveals ----------------------------------------------------------------------
 
 
-def enter_reveal(a: Arrays, g: np.ndarray) -> None:
+def enter_reveal(a: Arrays, g: np.ndarray, todo: Pending) -> None:
     """Ask every other seat holding a fate, clockwise, whether it reveals; else the
     group decides."""
     config = a.config
     if not config.reveal:
-        _enter_group(a, g)
+        todo.group[g] = True
         return
     order = _others_after(config.num_seats, config.num_players)[a.active[g]]  # [n, L]
     holds = a.hand_len[g[:, None], order] > 0
@@ -76,11 +87,10 @@ def enter_reveal(a: Arrays, g: np.ndarray) -> None:
         ga = g[asked]
         a.phase[ga] = Phase.REVEAL
         a.decider[ga] = queue[asked, 0] % config.num_players
-    if not asked.all():
-        _enter_group(a, g[~asked])
+    todo.group[g[~asked]] = True
 
 
-def apply_reveal(a: Arrays, g: np.ndarray, action: np.ndarray) -> None:
+def apply_reveal(a: Arrays, g: np.ndarray, action: np.ndarray, todo: Pending) -> None:
     """One seat reveals its held fate or keeps it; the next seat is asked."""
     pos = a.queue_pos[g]
     seat = a.queue[g, pos]
@@ -101,8 +111,7 @@ def apply_reveal(a: Arrays, g: np.ndarray, action: np.ndarray) -> None:
     if more.any():
         gm = g[more]
         a.decider[gm] = a.queue[gm, pos[more] + 1] % a.config.num_players
-    if not more.all():
-        _enter_group(a, g[~more])
+    todo.group[g[~more]] = True
 
 
 # --- the group: powers, votes, predictions ----------------------------------------
@@ -112,7 +121,9 @@ def _group_power_offered(a: Arrays, g: np.ndarray) -> np.ndarray:
     return ~a.power_used[g] & (a.fcount[g][:, list(GROUP_POWERS)] > 0).any(axis=1)
 
 
-def _enter_group(a: Arrays, g: np.ndarray) -> None:
+def enter_group(a: Arrays, g: np.ndarray, todo: Pending) -> None:
+    """The leader decides on powers (and predicts in leader mode); in vote mode with
+    no group power to offer, a vote round starts at once."""
     n = a.config.num_players
     if a.config.group_decision == "leader":
         group = np.ones(len(g), bool)
@@ -122,8 +133,7 @@ def _enter_group(a: Arrays, g: np.ndarray) -> None:
         gg = g[group]
         a.phase[gg] = Phase.GROUP
         a.decider[gg] = (a.active[gg] % n + 1) % n
-    if not group.all():
-        _enter_vote(a, g[~group])
+    todo.vote[g[~group]] = True
 
 
 def group_legal(a: Arrays, g: np.ndarray, mask: np.ndarray) -> None:
@@ -144,25 +154,25 @@ def vote_legal(a: Arrays, g: np.ndarray, mask: np.ndarray) -> None:
     mask[g, PASS] = True
 
 
-def apply_group(a: Arrays, g: np.ndarray, action: np.ndarray) -> None:
+def apply_group(a: Arrays, g: np.ndarray, action: np.ndarray, todo: Pending) -> None:
     """A group power, a prediction or pass."""
     kind = ACTION_KIND[action]
     leader = a.config.group_decision == "leader"
     power = kind == 4
     if power.any():
-        gp, ap = g[power], action[power]
-        _apply_group_power(a, gp, ap)
+        gp = g[power]
+        _apply_group_power(a, gp, action[power])
         if not leader:
-            _enter_vote(a, gp)
+            todo.vote[gp] = True
     predict = kind == 1
-    if predict.any():
-        _predict(a, g[predict], ACTION_VALUE[action[predict]])
-    passed = kind == 2
-    if passed.any():
-        if leader:
-            _end_predictions(a, g[passed])
-        else:
-            _enter_vote(a, g[passed])
+    gp = g[predict]
+    todo.predict[gp] = True
+    todo.value[gp] = ACTION_VALUE[action[predict]]
+    passed = g[kind == 2]
+    if leader:
+        todo.end[passed] = True
+    else:
+        todo.vote[passed] = True
 
 
 def _apply_group_power(a: Arrays, g: np.ndarray, action: np.ndarray) -> None:
@@ -194,7 +204,8 @@ def _apply_group_power(a: Arrays, g: np.ndarray, action: np.ndarray) -> None:
         a.ann_answer[gs] = answer
 
 
-def _enter_vote(a: Arrays, g: np.ndarray) -> None:
+def enter_vote(a: Arrays, g: np.ndarray) -> None:
+    """Every other player votes, clockwise from the leader."""
     n = a.config.num_players
     me = (a.active[g] % n).astype(np.int64)
     queue = (me[:, None] + np.arange(1, n)[None, :]) % n
@@ -206,7 +217,7 @@ def _enter_vote(a: Arrays, g: np.ndarray) -> None:
     a.decider[g] = queue[:, 0]
 
 
-def apply_vote(a: Arrays, g: np.ndarray, action: np.ndarray) -> None:
+def apply_vote(a: Arrays, g: np.ndarray, action: np.ndarray, todo: Pending) -> None:
     """One player votes; after the last vote a strict majority predicts."""
     pos = a.queue_pos[g]
     player = a.queue[g, pos]
@@ -230,36 +241,35 @@ def apply_vote(a: Arrays, g: np.ndarray, action: np.ndarray) -> None:
     counts = (votes[:, :, None] == np.arange(1, 8)[None, None, :]).sum(axis=1)  # [n, 7]
     majority = 2 * counts > voters[:, None]
     has = majority.any(axis=1)
-    if has.any():
-        _predict(a, gd[has], (np.argmax(majority[has], axis=1) + 1).astype(np.int8))
-    if not has.all():
-        _end_predictions(a, gd[~has])
+    gh = gd[has]
+    todo.predict[gh] = True
+    todo.value[gh] = np.argmax(majority[has], axis=1) + 1
+    todo.end[gd[~has]] = True
 
 
-def _predict(a: Arrays, g: np.ndarray, value: np.ndarray) -> None:
+def predict(a: Arrays, g: np.ndarray, value: np.ndarray, todo: Pending) -> None:
+    """The group predicts ``value``: a hit ends the predictions, a miss costs one of
+    them (the group decides again while any is left)."""
     real = a.hands[g, a.active[g], 0]
     correct = value == real
     k = a.pred_len[g]
     a.predictions[g, k] = value
     a.pred_len[g] = k + 1
     event(a, g, "predict", value, correct)
-    if correct.any():
-        gc = g[correct]
-        a.correct[gc] = True
-        _end_predictions(a, gc)
+    gc = g[correct]
+    a.correct[gc] = True
+    todo.end[gc] = True
     wrong = ~correct
     if wrong.any():
         gw, vw = g[wrong], value[wrong]
         a.preds_left[gw] -= 1
         constrain_kept(a, gw, ALL_VALUES & ~BIT[vw - 1])
         again = a.preds_left[gw] > 0
-        if again.any():
-            _enter_group(a, gw[again])
-        if not again.all():
-            _end_predictions(a, gw[~again])
+        todo.group[gw[again]] = True
+        todo.end[gw[~again]] = True
 
 
-def _end_predictions(a: Arrays, g: np.ndarray) -> None:
+def end_predictions(a: Arrays, g: np.ndarray) -> None:
     """Resolve the turn's predictions (the fate returns to the bag), then end the turn."""
     predicted = a.pred_len[g] > 0
     if predicted.any():

@@ -15,6 +15,7 @@ from shipwreck_env.vector.arrays import EVENT, Arrays
 from shipwreck_env.vector.tables import BIT, CARD_POWER_OF
 
 __all__ = [
+    "Pending",
     "constrain_kept",
     "deck_append",
     "deck_pop",
@@ -110,13 +111,37 @@ def event(a: Arrays, g: np.ndarray, kind: str, *fields: np.ndarray | int) -> Non
     """Record an event of ``kind`` (see ``arrays.EVENT_KINDS``) in this turn's list."""
     cur = a.events_cur[g]
     n = a.events_len[g, cur]
-    row = a.events[g, cur, n]  # a copy: written back whole
-    row[:] = -1
+    rows = a.events.reshape(-1, a.events.shape[-1])  # a view: one row per (game, buffer, i)
+    flat = (g * 2 + cur) * a.events.shape[2] + n
+    row = np.full((len(g), rows.shape[1]), -1, rows.dtype)
     row[:, 0] = EVENT[kind]
     for i, f in enumerate(fields):
         row[:, i + 1] = f
-    a.events[g, cur, n] = row
+    rows[flat] = row
     a.events_len[g, cur] = n + 1
+
+
+class Pending:
+    """What the turn does next in each game once this step's actions are applied.
+
+    The rules mark games here instead of calling the next part of the turn at once, so
+    that each part runs once per step for all the games that reach it, in the turn's
+    order (see ``engine.step``)."""
+
+    __slots__ = ("end", "group", "predict", "reveal", "value", "vote")
+
+    def __init__(self, n: int) -> None:
+        self.predict = np.zeros(n, bool)
+        """Predict ``value`` now (a leader's prediction or a vote's majority)."""
+        self.value = np.zeros(n, np.int8)
+        self.reveal = np.zeros(n, bool)
+        """The plays are over: ask for reveals."""
+        self.group = np.zeros(n, bool)
+        """The group decides (powers, then a prediction or a vote)."""
+        self.vote = np.zeros(n, bool)
+        """A vote round starts."""
+        self.end = np.zeros(n, bool)
+        """The predictions are over: resolve and end the turn."""
 
 
 def real_mask(a: Arrays, g: np.ndarray, holds: np.ndarray) -> np.ndarray:

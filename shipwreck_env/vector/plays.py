@@ -11,8 +11,8 @@ import numpy as np
 from shipwreck_env.actions import HOURS_TARGET, PASS
 from shipwreck_env.state import Phase
 from shipwreck_env.vector.arrays import Arrays
-from shipwreck_env.vector.group import enter_reveal
 from shipwreck_env.vector.ops import (
+    Pending,
     constrain_kept,
     deck_append,
     deck_pop,
@@ -85,14 +85,14 @@ def _sparrows_legal(a: Arrays, g: np.ndarray, mask: np.ndarray) -> None:
         mask[go[:, None], SPARROWS_ACTION[None, :]] = free
 
 
-def apply_play_phase(a: Arrays, g: np.ndarray, action: np.ndarray) -> None:
+def apply_play_phase(a: Arrays, g: np.ndarray, action: np.ndarray, todo: Pending) -> None:
     """Apply play-phase actions: Sparrows or a play."""
     sparrows = action >= SPARROWS_ACTION[0]
     if sparrows.any():
         _apply_sparrows(a, g[sparrows], ACTION_SLOT[action[sparrows]])
     play = ~sparrows
     if play.any():
-        _play(a, g[play], ACTION_VALUE[action[play]], ACTION_SLOT[action[play]])
+        _play(a, g[play], ACTION_VALUE[action[play]], ACTION_SLOT[action[play]], todo)
 
 
 def _hours_kept_mask(rows: np.ndarray, played: np.ndarray) -> np.ndarray:
@@ -104,7 +104,7 @@ def _hours_kept_mask(rows: np.ndarray, played: np.ndarray) -> np.ndarray:
     return (~(direct | other_mask)) & 0x7F
 
 
-def _play(a: Arrays, g: np.ndarray, value: np.ndarray, target: np.ndarray) -> None:
+def _play(a: Arrays, g: np.ndarray, value: np.ndarray, target: np.ndarray, todo: Pending) -> None:
     n = len(g)
     i = np.arange(n)
     rows = _kept_rows(a, g)
@@ -165,8 +165,7 @@ def _play(a: Arrays, g: np.ndarray, value: np.ndarray, target: np.ndarray) -> No
         ga = g[after]
         a.phase[ga] = Phase.AFTER_PLAY
         a.decider[ga] = a.active[ga] % a.config.num_players
-    if not after.all():
-        enter_reveal(a, g[~after])
+    todo.reveal[g[~after]] = True
 
 
 def _apply_sparrows(a: Arrays, g: np.ndarray, slot: np.ndarray) -> None:
@@ -194,7 +193,7 @@ def after_play_legal(a: Arrays, g: np.ndarray, mask: np.ndarray) -> None:
         mask[gs[:, None, None], SINNERS_ACTION[None, :, 1:]] = (a.tcount[gs] > 0) & lower
 
 
-def apply_after_play(a: Arrays, g: np.ndarray, action: np.ndarray) -> None:
+def apply_after_play(a: Arrays, g: np.ndarray, action: np.ndarray, todo: Pending) -> None:
     """Shells, Sinners or pass; then the reveals."""
     shells = action == SINGLE_ACTION["shells"]
     if shells.any():
@@ -202,7 +201,7 @@ def apply_after_play(a: Arrays, g: np.ndarray, action: np.ndarray) -> None:
     sinners = (action != PASS) & ~shells
     if sinners.any():
         _apply_sinners(a, g[sinners], ACTION_SLOT[action[sinners]], ACTION_VALUE[action[sinners]])
-    enter_reveal(a, g)
+    todo.reveal[g] = True
 
 
 def _use(a: Arrays, g: np.ndarray, power: int) -> None:
