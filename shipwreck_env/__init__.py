@@ -30,5 +30,8 @@ for _env_id, _role in _GYM_IDS.items():
         register(
             id=_env_id,
             entry_point="shipwreck_env.gym_env:ShipwreckGymEnv",
+            vector_entry_point=(
+                "shipwreck_env.vector.gym_vector:ShipwreckVectorEnv" if _role == "self" else None
+            ),
             kwargs={"role": _role},
         )
