@@ -6,6 +6,7 @@
 | ``literal`` / ``literal:T`` | random plays; predict when certain (or posterior >= T) | both |
 | ``heuristic`` | the heuristic player | play |
 | ``bayes`` | the Bayesian group (models the heuristic player) | group |
+| ``convention`` | the convention team: one public code per turn (agents/convention.py) | both |
 | ``oracle`` | CHEATS: the group sees the hidden fate | group |
 | ``ppo:PATH`` | a trained Stable-Baselines3 model | as trained |
 
@@ -18,9 +19,9 @@ from agents.base import Policy
 
 __all__ = ["GROUP_SPECS", "PLAY_SPECS", "make_policy"]
 
-PLAY_SPECS = ("random", "literal", "heuristic")
+PLAY_SPECS = ("random", "literal", "heuristic", "convention")
 """Scripted play policies, weakest first."""
-GROUP_SPECS = ("random", "literal", "bayes", "oracle")
+GROUP_SPECS = ("random", "literal", "bayes", "convention", "oracle")
 """Scripted group policies, weakest first (the oracle cheats)."""
 
 
@@ -47,6 +48,10 @@ def make_policy(spec: str) -> Policy:
         from agents.bayes import BayesGroup
 
         return BayesGroup()
+    if name == "convention" and not arg:
+        from agents.convention import ConventionPolicy
+
+        return ConventionPolicy()
     if name == "oracle" and not arg:
         from agents.simple import OracleGroup
 

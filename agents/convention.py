@@ -1,0 +1,428 @@
+"""The convention team: player and group share one code, computed afresh every turn.
+
+Method, in our words.
+
+1. **A public convention per turn.** When a seat's turn starts, every teammate can list
+   the hands it may hold, from public facts only (:mod:`shipwreck_env.public_record`):
+   two fresh fates, or the fate it carried plus one fresh one. Each hand gets a public
+   prior weight: fresh fates by the copies nobody can place on the table (the
+   *onlooker's pool*), a carried fate by what the convention of that seat's last turn
+   said about it (stored as a likelihood, re-weighted by today's pool and number line).
+   The convention maps every hand to one legal first play. A play shows a public
+   *observation* (fate, card, Hours slide, The Chalice's tell, The Fall's announcement).
+2. **Choosing the convention** maximises the summed team value over hands,
+   ``sum_o G(m_o)``, where ``m_o`` is the prior mass, by kept value, of the hands that
+   make observation ``o``, and ``G`` is what the group gets from the better of passing
+   and naming the most likely kept value (see *value* below). We start from a greedy
+   code (every hand reads as if the group took every legal hand for that play, and
+   picks its best play under that reading), let every hand best-respond to the group's
+   current reading until nothing moves, then run coordinate ascent over hands on the
+   summed value: moving one hand changes the reading of every hand that shares its old
+   or new observation, which best responses alone ignore. Hands are visited in a fixed
+   order and ties keep the lower action number, so the convention is a deterministic
+   function of public facts: every teammate computes the same one.
+3. **The group is an exact Bayesian on the convention.** Seeing the play, it keeps the
+   hands the convention maps to that play, weighted by *its own* prior (its pool leaves
+   out its own fates), times the number line (which carries the announcements, power
+   answers and wrong guesses: each is a deterministic function of the kept value, so
+   the product is exact). It then predicts, passes or uses a power by the value of the
+   race, as :class:`~agents.bayes.BayesGroup` does: a question power, Sorrows or Scions
+   when the expected value after the answer beats not using it.
+4. **Value.** ``V(score, doom)`` is the race estimate of :func:`agents.bayes.race_value`;
+   a correct guess is worth ``V(score + 1, doom)`` (+1 with Sands), a wrong one
+   ``V(score, doom + 1 + fade doom)``, a pass ``V(score, doom + fade doom)`` plus a small
+   bonus for the information the carried fate keeps for later.
+
+Memory. Each player keeps, per seat, the likelihood of that seat's carried fate from
+the convention of its last turn; it is computed from the public observation and the
+public convention only, so the player and its group agree on the next convention, and
+nothing a player did not see enters its decisions. A shared cache holds conventions
+keyed by their public inputs only (a pure function: it saves time, not information).
+
+Not yet used: the player's faded powers (Shells, Sinners, Sparrows, Shadows, Skies are
+passed), reveals and Sails; The Feast's second play and The Thief's choice follow the
+heuristic player, and a turn the convention does not cover (a power before the play, a
+Feast play) falls back to the literal posterior.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.base import Policy
+from agents.bayes import BayesGroup, _pool_at_start, race_value
+from agents.heuristic import HeuristicPlayer
+from agents.knowledge import literal_posterior, mask_to_array
+from shipwreck_env.actions import ACTIONS, PASS
+from shipwreck_env.public_record import (
+    fade_doom,
+    fading_after,
+    hand_plays,
+    kept_rows,
+    onlooker_pool,
+    play_outcome,
+)
+from shipwreck_env.state import State
+from shipwreck_env.view import AgentView, TurnStart
+
+__all__ = ["Convention", "ConventionPolicy", "compute_convention"]
+
+_EPS = 1e-12
+
+
+@dataclass(frozen=True)
+class Convention:
+    """One turn's public code.
+
+    Attributes:
+        hands: every hand the active seat may hold: ``(carried, fresh)`` when it carried
+            a fate, else ``(low, high)``.
+        weights: public prior of each hand (sum 1).
+        choice: the first-play action number the convention assigns to each hand.
+        kept: the kept value of each hand under its choice.
+        value: the summed team value of the code.
+    """
+
+    hands: tuple[tuple[int, int], ...]
+    weights: tuple[float, ...]
+    choice: tuple[int, ...]
+    kept: tuple[int, ...]
+    value: float
+
+    def index(self, hand: tuple[int, int]) -> int:
+        """Position of ``hand`` in :attr:`hands` (-1 if absent)."""
+        try:
+            return self.hands.index(hand)
+        except ValueError:
+            return -1
+
+
+def public_hands(
+    start: TurnStart,
+    seat: int,
+    carried: bool,
+    likelihood: tuple[float, ...] | None,
+    pool: tuple[int, ...] | list[int],
+) -> list[tuple[tuple[int, int], float]]:
+    """Hands of the active ``seat`` with their weights (unnormalised) for a player whose
+    unseen copies at the start of the turn are ``pool``; a carried fate's prior is
+    ``likelihood x pool x number line``."""
+    out = []
+    if carried:
+        line = start.lines[seat]
+        like = likelihood if likelihood is not None else (1.0,) * 7
+        for c in range(1, 8):
+            pc = like[c - 1] * pool[c - 1] * (line >> (c - 1) & 1)
+            if pc <= 0:
+                continue
+            for d in range(1, 8):
+                nd = pool[d - 1] - (d == c)
+                if nd > 0:
+                    out.append(((c, d), pc * nd))
+        if not out and likelihood is not None:  # the memory contradicts the line: forget it
+            return public_hands(start, seat, carried, None, pool)
+        return out
+    for a in range(1, 8):
+        for b in range(a, 8):
+            n = pool[a - 1] * (pool[b - 1] - (a == b))
+            if n > 0:
+                out.append(((a, b), float(n if a == b else 2 * n)))
+    return out
+
+
+class _Outcomes:
+    """The race values of one observation: pass, right, wrong (per unit of mass)."""
+
+    __slots__ = ("pass_", "right", "wrong")
+
+    def __init__(self, score: int, doom: int, fades: int, amplified: bool, info: float) -> None:
+        self.pass_ = race_value(score, doom + fades) + info
+        self.right = race_value(score + 1 + amplified, doom)
+        self.wrong = race_value(score, doom + 1 + fades)
+
+    def group(self, m: list[float]) -> float:
+        """Value of the group's best reply to mass ``m`` (by kept value)."""
+        total = sum(m)
+        top = max(m)
+        predict = top * (self.right - self.wrong) + total * self.wrong
+        passing = total * self.pass_
+        return predict if predict > passing else passing
+
+    def reply_value(self, m: list[float], kept: int) -> float:
+        """What a hand keeping ``kept`` gets from the group's best reply to ``m``."""
+        total = sum(m)
+        top = max(m)
+        if top * (self.right - self.wrong) + total * self.wrong > total * self.pass_:
+            guess = m.index(top)
+            return self.right if guess == kept - 1 else self.wrong
+        return self.pass_
+
+
+_CACHE: dict[tuple, Convention] = {}
+
+
+def compute_convention(
+    config,
+    start: TurnStart,
+    seat: int,
+    carried: bool,
+    likelihood: tuple[float, ...] | None,
+    info_value: float = 0.01,
+    sweeps: int = 20,
+) -> Convention:
+    """The convention of a turn from its public inputs (see the module docstring).
+
+    Args:
+        config: the game's rules.
+        start: the public table after the active ``seat`` drew.
+        carried: the seat began its turn holding a fate.
+        likelihood: what the seat's last convention said about the carried fate (by value),
+            ``None`` for nothing.
+        info_value: bonus of a pass (the carried fate's information is kept for later).
+        sweeps: at most this many rounds of best responses, then of coordinate ascent.
+    """
+    key = (config, start.raw, seat, carried, likelihood, info_value, sweeps)
+    hit = _CACHE.get(key)
+    if hit is not None:
+        return hit
+    pool = onlooker_pool(start)
+    weighted = public_hands(start, seat, carried, likelihood, pool)
+    total = sum(w for _, w in weighted) or 1.0
+    hands = [h for h, _ in weighted]
+    weights = [w / total for _, w in weighted]
+    rows = kept_rows(start)
+    feast = [slot for slot, card in enumerate(start.slots) if card >= 0 and _is_feast(card)]
+
+    obs_index: dict[tuple, int] = {}
+    outcomes: list[_Outcomes] = []
+    options: list[list[tuple[int, int, int]]] = []  # per hand: (action, observation, kept)
+    for hand in hands:
+        opts = []
+        for action in hand_plays(start, hand, rows):
+            spec = ACTIONS[action]
+            opts.append((action, spec.value, spec.slot))
+        plain = [o for o in opts if o[2] not in feast]
+        opts = plain or opts
+        hand_opts = []
+        for action, value, target in opts:
+            kept = hand[1] if hand[0] == value else hand[0]
+            out = play_outcome(start, value, target, kept)
+            o = obs_index.get(out)
+            if o is None:
+                o = obs_index[out] = len(outcomes)
+                fades, amplified = fade_doom(start, fading_after(start, out))
+                outcomes.append(_Outcomes(start.score, start.doom, fades, amplified, info_value))
+            hand_opts.append((action, o, kept))
+        options.append(hand_opts)
+
+    # greedy start: each observation read as if every hand able to make it did
+    literal = [[0.0] * 7 for _ in outcomes]
+    for w, opts in zip(weights, options, strict=True):
+        for _, o, kept in opts:
+            literal[o][kept - 1] += w
+    pick = []
+    for opts in options:
+        best, best_value = 0, -np.inf
+        for j, (_, o, kept) in enumerate(opts):
+            v = outcomes[o].reply_value(literal[o], kept)
+            if v > best_value + _EPS:
+                best, best_value = j, v
+        pick.append(best)
+    mass = [[0.0] * 7 for _ in outcomes]
+    for w, opts, j in zip(weights, options, pick, strict=True):
+        _, o, kept = opts[j]
+        mass[o][kept - 1] += w
+
+    def moved(m: list[float], kept: int, delta: float) -> list[float]:
+        m = m[:]
+        m[kept - 1] += delta
+        return m
+
+    # best responses: each hand takes the play whose current reading serves it best
+    for _ in range(sweeps):
+        changed = False
+        for i, opts in enumerate(options):
+            w = weights[i]
+            _, o1, k1 = opts[pick[i]]
+            without = moved(mass[o1], k1, -w)
+            best, best_value = pick[i], outcomes[o1].reply_value(mass[o1], k1)
+            for j, (_, o, kept) in enumerate(opts):
+                if j == pick[i]:
+                    continue
+                m = moved(mass[o] if o != o1 else without, kept, w)
+                v = outcomes[o].reply_value(m, kept)
+                if v > best_value + _EPS:
+                    best, best_value = j, v
+            if best != pick[i]:
+                _, o2, k2 = opts[best]
+                mass[o1] = without
+                mass[o2] = moved(mass[o2], k2, w)
+                pick[i] = best
+                changed = True
+        if not changed:
+            break
+
+    # coordinate ascent on the summed value
+    group_value = [outcomes[o].group(mass[o]) for o in range(len(outcomes))]
+    for _ in range(sweeps):
+        changed = False
+        for i, opts in enumerate(options):
+            if len(opts) < 2:
+                continue
+            w = weights[i]
+            _, o1, k1 = opts[pick[i]]
+            without = moved(mass[o1], k1, -w)
+            loss = outcomes[o1].group(without) - group_value[o1]
+            best, best_gain, best_new = pick[i], _EPS, None
+            for j, (_, o, kept) in enumerate(opts):
+                if j == pick[i] or o == o1:
+                    continue
+                new = outcomes[o].group(moved(mass[o], kept, w))
+                gain = loss + new - group_value[o]
+                if gain > best_gain:
+                    best, best_gain, best_new = j, gain, new
+            if best_new is not None:
+                _, o2, k2 = opts[best]
+                mass[o1] = without
+                group_value[o1] = outcomes[o1].group(without)
+                mass[o2] = moved(mass[o2], k2, w)
+                group_value[o2] = best_new
+                pick[i] = best
+                changed = True
+        if not changed:
+            break
+
+    convention = Convention(
+        hands=tuple(hands),
+        weights=tuple(weights),
+        choice=tuple(opts[j][0] for opts, j in zip(options, pick, strict=True)),
+        kept=tuple(opts[j][2] for opts, j in zip(options, pick, strict=True)),
+        value=float(sum(group_value)),
+    )
+    if len(_CACHE) > 512:
+        _CACHE.clear()
+    _CACHE[key] = convention
+    return convention
+
+
+def _is_feast(card: int) -> bool:
+    from shipwreck_env.cards import CARDS
+
+    return CARDS[card].id == "feast"
+
+
+class ConventionPolicy(BayesGroup):
+    """The convention team, for both roles (see the module docstring).
+
+    Args:
+        info_value: value of passing to learn more next turn (in win-chance units).
+        power_cost: minimum gain for the group to spend a faded power.
+    """
+
+    name = "convention"
+
+    def __init__(self, info_value: float = 0.01, power_cost: float = 0.005) -> None:
+        super().__init__(model=HeuristicPlayer(), info_value=info_value, power_cost=power_cost)
+        self._carry: dict[tuple[int, int, int], tuple[float, ...]] = {}
+
+    def reset(self) -> None:
+        super().reset()
+        self._carry.clear()
+
+    # --- the public code of this turn ----------------------------------------------------
+
+    def _memory(self, view: AgentView) -> tuple[float, ...] | None:
+        return self._carry.get((view.player, view.active_seat, view.turn - len(view.holding)))
+
+    def convention(self, view: AgentView) -> Convention:
+        """This turn's convention, from the view's public facts and this player's memory."""
+        return compute_convention(
+            view.config,
+            view.turn_start,
+            view.active_seat,
+            view.carried_into_turn,
+            self._memory(view) if view.carried_into_turn else None,
+            self.info_value,
+        )
+
+    def _remember(self, view: AgentView, convention: Convention, action: int) -> None:
+        """Store the public likelihood of the kept fate after the first play ``action``."""
+        pool = onlooker_pool(view.turn_start)
+        m = [0.0] * 7
+        for w, chosen, kept in zip(
+            convention.weights, convention.choice, convention.kept, strict=True
+        ):
+            if chosen == action:
+                m[kept - 1] += w
+        like = tuple(m[v] / pool[v] if pool[v] > 0 else 0.0 for v in range(7))
+        self._carry[(view.player, view.active_seat, view.turn)] = like
+
+    @staticmethod
+    def _covered(view: AgentView) -> bool:
+        """Does the convention describe this turn so far (first play, no power before)?"""
+        if view.feast_done or not view.turn_actions:
+            return False
+        return ACTIONS[view.turn_actions[0]].kind == "play"
+
+    # --- acting ------------------------------------------------------------------------
+
+    def act(self, observation, mask, view: AgentView, rng, state: State | None = None) -> int:
+        legal = view.legal or tuple(int(a) for a in np.flatnonzero(mask))
+        if view.decider == view.active_player:
+            return self._play(observation, mask, view, rng, legal)
+        if view.phase == "cost":
+            return super().act(observation, mask, view, rng)
+        if view.phase in ("group", "vote"):
+            return self._group(view, legal)
+        return PASS if PASS in legal else int(legal[0])
+
+    def _play(self, observation, mask, view: AgentView, rng, legal: tuple[int, ...]) -> int:
+        if view.phase == "play" and not view.plays and not view.power_used:
+            convention = self.convention(view)
+            hand = view.my_hands[view.my_seats.index(view.active_seat)]
+            if view.carried_into_turn:
+                c = view.my_carried or hand[0]
+                key = (c, hand[1] if hand[0] == c else hand[0])
+            else:
+                key = (min(hand), max(hand))
+            i = convention.index(key)
+            if i >= 0 and convention.choice[i] in legal:
+                self._remember(view, convention, convention.choice[i])
+                return convention.choice[i]
+        if view.phase in ("play", "steal"):
+            return self.model.act(observation, mask, view, rng)
+        return PASS if PASS in legal else int(legal[0])
+
+    # --- the group's reading -------------------------------------------------------------
+
+    def posterior(self, view: AgentView) -> np.ndarray:
+        """P(active seat's kept fate = v + 1) under the convention, from this player's
+        view (its own pool), restricted to the number line."""
+        seat = view.active_seat
+        line = mask_to_array(view.lines[seat])
+        if view.holding[seat] != 1:
+            return np.zeros(7)
+        m = np.zeros(7)
+        if self._covered(view):
+            convention = self.convention(view)
+            action = view.turn_actions[0]
+            self._remember(view, convention, action)
+            pool = _pool_at_start(view)
+            like = self._memory(view) if view.carried_into_turn else None
+            private = dict(public_hands(view.turn_start, seat, view.carried_into_turn, like, pool))
+            for hand, chosen, kept in zip(
+                convention.hands, convention.choice, convention.kept, strict=True
+            ):
+                if chosen == action:
+                    m[kept - 1] += private.get(hand, 0.0)
+        posterior = m * line
+        if posterior.sum() <= 0:
+            posterior = literal_posterior(view.lines[seat], view.unseen)
+        return posterior / posterior.sum()
+
+
+def make_convention_policy() -> Policy:
+    """The registry's constructor."""
+    return ConventionPolicy()

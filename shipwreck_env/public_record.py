@@ -1,0 +1,211 @@
+"""Public facts of a turn, computed without any hidden fate: for belief-based agents.
+
+An agent that reasons about *every* hand the active player may hold needs to ask the
+rules questions about hypothetical hands on the public table, cheaply and without a
+random generator. This module answers them from the public start of the turn
+(:class:`~shipwreck_env.view.TurnStart`, the same for every player):
+
+* :func:`onlooker_pool` -- copies of each value that someone holding no fate cannot
+  place at the start of the turn (the bag plus every hidden hand);
+* :func:`hand_plays` -- the legal first plays of a hypothetical hand;
+* :func:`play_outcome` -- what a first play shows everyone, as a typed
+  :class:`PlayOutcome` (the card, the fate, the Hours slide, The Chalice's tell, The
+  Fall's announcement) instead of raw event tuples; :func:`turn_outcomes` reads the
+  same values off a turn's events;
+* :func:`fading_after` and :func:`fade_doom` -- the cards that fade if the turn ends
+  after that play, and the doom those fades cost without a correct prediction.
+
+Everything here is a pure function of public data and a hypothesis; it reads no
+``State.hands`` and must never import ``agents``. It covers the first play of a turn
+with no power used before it (no Shadows, Skies or Sparrows); later changes within the
+turn (The Thief, Sinners, Scions) are the caller's to apply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from shipwreck_env.actions import ACTIONS, HOURS_TARGET
+from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES, POWER_INDEX, fate_hours
+from shipwreck_env.number_lines import CARD_CONTEXT
+from shipwreck_env.rules import KEPT_MASKS
+from shipwreck_env.view import TurnStart
+
+__all__ = [
+    "PlayOutcome",
+    "fade_doom",
+    "fading_after",
+    "hand_plays",
+    "kept_rows",
+    "onlooker_pool",
+    "play_outcome",
+    "turn_outcomes",
+]
+
+_CHALICE = CARD_INDEX["chalice"]
+_FALL = CARD_INDEX["fall"]
+_ASH = CARD_INDEX["ash"]
+_IMAGO = CARD_INDEX["imago"]
+_BLIND_MAN = CARD_INDEX["blind_man"]
+_SCIONS_CARDS = frozenset(i for i, c in enumerate(CARDS) if c.power == "scions")
+_SANDS_CARDS = frozenset(i for i, c in enumerate(CARDS) if c.power == "sands")
+assert POWER_INDEX["scions"] >= 0 and POWER_INDEX["sands"] >= 0
+_PLAY = [[0] * 8 for _ in range(HOURS_TARGET + 1)]
+for _a in ACTIONS:
+    if _a.kind == "play":
+        _PLAY[_a.slot][_a.value] = _a.index
+
+
+@dataclass(frozen=True)
+class PlayOutcome:
+    """What one play shows everyone.
+
+    Attributes:
+        value: the fate played.
+        target: slot 0-3, or ``HOURS_TARGET``.
+        landed: the slot the fate ends in front of (an Hours play slides; -1: nowhere).
+        chalice: The Chalice's tell "my kept fate is higher" (``None``: not a Chalice
+            play).
+        fall: The Fall's "fades this turn" (``None``: The Fall is not in play).
+    """
+
+    value: int
+    target: int
+    landed: int
+    chalice: bool | None = None
+    fall: bool | None = None
+
+
+def onlooker_pool(start: TurnStart) -> tuple[int, ...]:
+    """Copies of each value (index ``v - 1``) whose place a player holding no fate cannot
+    see at the start of the turn: not exiled, not in front of a card."""
+    pool = [FATE_COPIES - e for e in start.exiled]
+    for fates in start.table:
+        for v in fates:
+            pool[v - 1] -= 1
+    return tuple(max(0, n) for n in pool)
+
+
+def _visible_key(start: TurnStart) -> tuple[int, int]:
+    mask = total = 0
+    for card, fates in zip(start.slots, start.table, strict=True):
+        if card >= 0:
+            for v in fates:
+                mask |= 1 << (v - 1)
+            total += sum(fates)
+    return mask, total & 3
+
+
+def kept_rows(start: TurnStart) -> list[list[int] | None]:
+    """Per slot: ``row[played - 1]`` = mask of kept values that allow the play there on
+    the turn-start table (``None`` for an empty slot)."""
+    vis_mask, vis_sum4 = _visible_key(start)
+    rows: list[list[int] | None] = []
+    for slot, card in enumerate(start.slots):
+        if card < 0:
+            rows.append(None)
+            continue
+        kind = CARD_CONTEXT[card]
+        key = (0, vis_mask, vis_sum4)[kind] if kind < 3 else max(start.table[slot], default=0)
+        rows.append(KEPT_MASKS[card][0][key])
+    return rows
+
+
+def hand_plays(
+    start: TurnStart, hand: tuple[int, int], rows: list[list[int] | None] | None = None
+) -> list[int]:
+    """Legal first-play actions (ascending) of the active seat holding ``hand`` on the
+    turn-start table, with no power used before the play. ``rows`` (from
+    :func:`kept_rows`) saves recomputing the table's rows for many hands."""
+    rows = kept_rows(start) if rows is None else rows
+    a, b = hand
+    out = []
+    for slot, row in enumerate(rows):
+        if row is None:
+            continue
+        if row[a - 1] >> (b - 1) & 1:
+            out.append(_PLAY[slot][a])
+        if b != a and row[b - 1] >> (a - 1) & 1:
+            out.append(_PLAY[slot][b])
+    if not out:
+        out.append(_PLAY[HOURS_TARGET][min(a, b)])
+        if a != b:
+            out.append(_PLAY[HOURS_TARGET][max(a, b)])
+    return sorted(out)
+
+
+def _landing(start: TurnStart, target: int) -> int:
+    if target != HOURS_TARGET:
+        return target
+    return next((slot for slot, card in enumerate(start.slots) if card >= 0), -1)
+
+
+def play_outcome(start: TurnStart, value: int, target: int, kept: int) -> PlayOutcome:
+    """The public outcome of playing ``value`` on ``target`` and keeping ``kept`` as the
+    turn's first play on the turn-start table (no power before it)."""
+    landed = _landing(start, target)
+    chalice = None
+    if target != HOURS_TARGET and start.slots[target] == _CHALICE:
+        chalice = kept > value
+    fall = None
+    if _FALL in start.slots:
+        slot = start.slots.index(_FALL)
+        total = sum(start.table[slot]) + (value if landed == slot else 0)
+        fall = total >= 2 * kept
+    return PlayOutcome(value, target, landed, chalice, fall)
+
+
+def turn_outcomes(events: tuple[tuple, ...] | list[tuple]) -> list[PlayOutcome]:
+    """The plays of a turn's public events, each with the announcements that followed it
+    (The Fall's last announcement before the next play)."""
+    out: list[PlayOutcome] = []
+    for event in events:
+        kind = event[0]
+        if kind == "play":
+            out.append(PlayOutcome(event[1], event[2], event[3]))
+        elif kind == "chalice" and out:
+            last = out[-1]
+            out[-1] = PlayOutcome(last.value, last.target, last.landed, event[1], last.fall)
+        elif kind == "fall" and out:
+            last = out[-1]
+            out[-1] = PlayOutcome(last.value, last.target, last.landed, last.chalice, event[1])
+    return out
+
+
+def _hours(card: int, attached: tuple[int, ...], fates: list[int] | tuple[int, ...]) -> int:
+    if any(c in _SCIONS_CARDS for c in attached):
+        return len(fates)
+    hours = sum(fate_hours(v) for v in fates)
+    if card == _IMAGO:
+        hours -= 2 * list(fates).count(7)
+    return hours
+
+
+def fading_after(start: TurnStart, outcome: PlayOutcome) -> list[int]:
+    """Slots whose card fades if the turn ends right after ``outcome`` (hours at or over
+    moons; The Ash after a 1 or 2 was played; The Fall as announced)."""
+    out = []
+    for slot, card in enumerate(start.slots):
+        if card < 0:
+            continue
+        if card == _ASH:
+            if outcome.value <= 2:
+                out.append(slot)
+            continue
+        if card == _FALL:
+            if outcome.fall:
+                out.append(slot)
+            continue
+        fates = start.table[slot] + ((outcome.value,) if outcome.landed == slot else ())
+        moons = CARDS[card].moons
+        if moons is not None and _hours(card, start.attached[slot], fates) >= moons:
+            out.append(slot)
+    return out
+
+
+def fade_doom(start: TurnStart, fading: list[int]) -> tuple[int, bool]:
+    """(doom the fades of ``fading`` cost without a correct prediction, amplified?): 2 per
+    card, The Blind Man 0, +1 per card when a card with Sands attached fades."""
+    amplified = any(c in _SANDS_CARDS for slot in fading for c in start.attached[slot])
+    doom = sum(0 if start.slots[slot] == _BLIND_MAN else 2 + amplified for slot in fading)
+    return doom, amplified
