@@ -48,13 +48,15 @@ Feast play) falls back to the literal posterior.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
+from math import comb
 
 import numpy as np
 
 from agents.base import Policy
 from agents.bayes import BayesGroup, _pool_at_start, race_value
 from agents.heuristic import HeuristicPlayer
-from agents.knowledge import literal_posterior, mask_to_array
+from agents.knowledge import doom_of_fades, literal_posterior, mask_to_array
 from shipwreck_env.actions import ACTIONS, PASS
 from shipwreck_env.public_record import (
     fade_doom,
@@ -70,6 +72,22 @@ from shipwreck_env.view import AgentView, TurnStart
 __all__ = ["Convention", "ConventionPolicy", "compute_convention"]
 
 _EPS = 1e-12
+
+
+@cache
+def race_win(score: int, doom: int, accuracy: float) -> float:
+    """P(win) if every later turn scores with probability ``accuracy`` and otherwise costs
+    one doom: the chance of ``7 - score`` successes before ``7 - doom`` failures.
+    ``accuracy <= 0`` falls back to :func:`agents.bayes.race_value`."""
+    if accuracy <= 0:
+        return race_value(score, doom)
+    if doom >= 7:
+        return 0.0
+    if score >= 7:
+        return 1.0
+    need, budget = 7 - score, 7 - doom
+    q = 1.0 - accuracy
+    return sum(comb(need - 1 + f, f) * accuracy**need * q**f for f in range(budget))
 
 
 @dataclass(frozen=True)
@@ -137,10 +155,12 @@ class _Outcomes:
 
     __slots__ = ("pass_", "right", "wrong")
 
-    def __init__(self, score: int, doom: int, fades: int, amplified: bool, info: float) -> None:
-        self.pass_ = race_value(score, doom + fades) + info
-        self.right = race_value(score + 1 + amplified, doom)
-        self.wrong = race_value(score, doom + 1 + fades)
+    def __init__(
+        self, score: int, doom: int, fades: int, amplified: bool, info: float, accuracy: float
+    ) -> None:
+        self.pass_ = race_win(score, doom + fades, accuracy) + info
+        self.right = race_win(score + 1 + amplified, doom, accuracy)
+        self.wrong = race_win(score, doom + 1 + fades, accuracy)
 
     def group(self, m: list[float]) -> float:
         """Value of the group's best reply to mass ``m`` (by kept value)."""
@@ -170,6 +190,7 @@ def compute_convention(
     carried: bool,
     likelihood: tuple[float, ...] | None,
     info_value: float = 0.01,
+    accuracy: float = 0.0,
     sweeps: int = 20,
 ) -> Convention:
     """The convention of a turn from its public inputs (see the module docstring).
@@ -181,9 +202,10 @@ def compute_convention(
         likelihood: what the seat's last convention said about the carried fate (by value),
             ``None`` for nothing.
         info_value: bonus of a pass (the carried fate's information is kept for later).
+        accuracy: the value function's per-turn success chance (see :func:`race_win`).
         sweeps: at most this many rounds of best responses, then of coordinate ascent.
     """
-    key = (config, start.raw, seat, carried, likelihood, info_value, sweeps)
+    key = (config, start.raw, seat, carried, likelihood, info_value, accuracy, sweeps)
     hit = _CACHE.get(key)
     if hit is not None:
         return hit
@@ -213,7 +235,9 @@ def compute_convention(
             if o is None:
                 o = obs_index[out] = len(outcomes)
                 fades, amplified = fade_doom(start, fading_after(start, out))
-                outcomes.append(_Outcomes(start.score, start.doom, fades, amplified, info_value))
+                outcomes.append(
+                    _Outcomes(start.score, start.doom, fades, amplified, info_value, accuracy)
+                )
             hand_opts.append((action, o, kept))
         options.append(hand_opts)
 
@@ -323,8 +347,11 @@ class ConventionPolicy(BayesGroup):
 
     name = "convention"
 
-    def __init__(self, info_value: float = 0.01, power_cost: float = 0.005) -> None:
+    def __init__(
+        self, info_value: float = 0.01, power_cost: float = 0.005, accuracy: float = 0.0
+    ) -> None:
         super().__init__(model=HeuristicPlayer(), info_value=info_value, power_cost=power_cost)
+        self.accuracy = accuracy
         self._carry: dict[tuple[int, int, int], tuple[float, ...]] = {}
 
     def reset(self) -> None:
@@ -345,6 +372,7 @@ class ConventionPolicy(BayesGroup):
             view.carried_into_turn,
             self._memory(view) if view.carried_into_turn else None,
             self.info_value,
+            self.accuracy,
         )
 
     def _remember(self, view: AgentView, convention: Convention, action: int) -> None:
@@ -394,6 +422,24 @@ class ConventionPolicy(BayesGroup):
         if view.phase in ("play", "steal"):
             return self.model.act(observation, mask, view, rng)
         return PASS if PASS in legal else int(legal[0])
+
+    def _predict_value(
+        self, view: AgentView, posterior: np.ndarray, guesses: int, fades: list[int]
+    ) -> tuple[float, int]:
+        """(value of the best choice, value guessed or 0 for pass), by :func:`race_win`."""
+        doom_fades = doom_of_fades(view, fades)
+        amplified = any("sands" in view.attached[s] for s in fades)
+        pass_value = race_win(view.score, view.doom + doom_fades, self.accuracy) + self.info_value
+        if guesses <= 0 or posterior.sum() <= 0:
+            return pass_value, 0
+        order = np.argsort(-posterior, kind="stable")
+        p_right = float(posterior[order[:guesses]].sum())
+        right = race_win(view.score + 1 + amplified, view.doom, self.accuracy)
+        wrong = race_win(view.score, view.doom + 1 + doom_fades, self.accuracy)
+        predict_value = p_right * right + (1 - p_right) * wrong
+        if predict_value > pass_value:
+            return predict_value, int(order[0]) + 1
+        return pass_value, 0
 
     # --- the group's reading -------------------------------------------------------------
 

@@ -6,7 +6,7 @@
 | ``literal`` / ``literal:T`` | random plays; predict when certain (or posterior >= T) | both |
 | ``heuristic`` | the heuristic player | play |
 | ``bayes`` | the Bayesian group (models the heuristic player) | group |
-| ``convention`` | the convention team: one public code per turn (agents/convention.py) | both |
+| ``convention`` / ``convention:A`` | the convention team: one public code per turn (agents/convention.py) | both |
 | ``oracle`` | CHEATS: the group sees the hidden fate | group |
 | ``ppo:PATH`` | a trained Stable-Baselines3 model | as trained |
 
@@ -48,10 +48,10 @@ def make_policy(spec: str) -> Policy:
         from agents.bayes import BayesGroup
 
         return BayesGroup()
-    if name == "convention" and not arg:
+    if name == "convention":
         from agents.convention import ConventionPolicy
 
-        return ConventionPolicy()
+        return ConventionPolicy(accuracy=float(arg)) if arg else ConventionPolicy()
     if name == "oracle" and not arg:
         from agents.simple import OracleGroup
 

@@ -1,0 +1,232 @@
+"""Tests of the convention team (agents/convention.py): exact reading, determinism, only
+the decider's view, legal play in every mode."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+from test_leaks import swapped
+
+from agents import convention as convention_module
+from agents.base import Team
+from agents.convention import ConventionPolicy, compute_convention
+from agents.evaluate import evaluate, play_game
+from agents.registry import make_policy
+from shipwreck_env.actions import NUM_ACTIONS, PASS
+from shipwreck_env.config import GameConfig
+from shipwreck_env.engine import legal_actions, new_game, step, step_inplace
+from shipwreck_env.public_record import hand_plays
+from shipwreck_env.scenario import arrange
+from shipwreck_env.state import Phase, State
+from shipwreck_env.view import make_view
+
+
+def _mask(s: State) -> np.ndarray:
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask[legal_actions(s)] = 1
+    return mask
+
+
+def _act(policy: ConventionPolicy, s: State) -> int:
+    return policy.act(None, _mask(s), make_view(s, s.decider), np.random.default_rng(0))
+
+
+def _group_phase(s: State, policy: ConventionPolicy) -> State:
+    """Let the active player (the convention player) finish its part of the turn."""
+    while s.decider == s.active_player:
+        s = step(s, _act(policy, s), np.random.default_rng(0))
+    return s
+
+
+# --- the group's reading is exact ---------------------------------------------------------
+
+
+def _brute_force(kwargs: dict, observed: int, line: int | None) -> np.ndarray:
+    """For every hand the active seat could hold, ask a fresh convention player what it
+    plays on a freshly arranged table; weigh the hands that play ``observed`` by their draw
+    probability -- written independently of the group's code."""
+    pool = [3] * 7
+    for fates in kwargs["table"]:
+        for v in fates:
+            pool[v - 1] -= 1
+    total = sum(pool)
+    hands = []
+    if line is None:
+        for x in range(1, 8):
+            for y in range(1, 8):
+                p = pool[x - 1] / total * max(0, pool[y - 1] - (x == y)) / (total - 1)
+                if p > 0:
+                    hands.append(([x, y], None, p))
+    else:
+        prior = np.array([pool[c] if line >> c & 1 else 0 for c in range(7)], dtype=float)
+        prior /= prior.sum()
+        for c in range(1, 8):
+            for d in range(1, 8):
+                rest = pool[d - 1] - (c == d)
+                if prior[c - 1] > 0 and rest > 0:
+                    hands.append(([c, d], c, prior[c - 1] * rest / (total - 1)))
+    out = np.zeros(7)
+    for hand, carried, p in hands:
+        extra = {"lines": {0: line}} if carried is not None else {}
+        s = arrange(**kwargs, hand=hand, carried=carried, **extra)
+        if _act(ConventionPolicy(), s) != observed:
+            continue
+        t = step(s, observed, np.random.default_rng(0))
+        out[t.hands[0][0] - 1] += p
+    return out
+
+
+CASES = [
+    (["midnight", "deep", "mirror", "lord"], [2, 6], [(), (), (), ()], None, None),
+    (["belltower", "key", "blind_man", "shore"], [3, 4], [(5,), (), (), ()], None, None),
+    (["chalice", "judge", "dawn", "huntress"], [1, 5], [(), (4,), (), ()], None, None),
+    (["servant", "judge", "dawn", "huntress"], [1, 5], [(), (4,), (), ()], 5, 0b1110000),
+    (["beast", "noble", "stranger", "engine"], [6, 3], [(), (2,), (7,), ()], 3, 0b0001110),
+]
+
+
+@pytest.mark.parametrize(("slots", "hand", "table", "carried", "line"), CASES)
+def test_group_posterior_is_exact_for_the_convention(slots, hand, table, carried, line):
+    kwargs = dict(config=GameConfig(num_players=3), slots=slots, table=table)
+    s = arrange(**kwargs, hand=hand, carried=carried, lines={0: line} if line else None)
+    observed = _act(ConventionPolicy(), s)
+    s = _group_phase(s, ConventionPolicy())
+    got = ConventionPolicy().posterior(make_view(s, s.decider))
+    expected = _brute_force(kwargs, observed, line)
+    expected = expected * np.array([s.lines[0] >> v & 1 for v in range(7)])
+    expected /= expected.sum()
+    np.testing.assert_allclose(got, expected, atol=1e-9)
+    assert got[s.hands[0][0] - 1] > 0
+
+
+def _games(config: GameConfig, n: int, seed: int):
+    """Yield (state, team) at every decision of ``n`` convention games."""
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        team = Team(ConventionPolicy(), ConventionPolicy())
+        s = new_game(config, rng)
+        while not s.over:
+            yield s, team
+            view = make_view(s, s.decider)
+            action = team.policy_for(view).act(None, _mask(s), view, rng)
+            step_inplace(s, action, rng)
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        GameConfig(num_players=3, difficulty="hard"),
+        GameConfig(num_players=4, card_sets="all", group_decision="vote"),
+        GameConfig(num_players=2, challenge_mode=True, card_sets="all"),
+    ],
+    ids=["3p-base", "4p-all-vote", "2p-challenge-all"],
+)
+def test_group_never_rules_out_the_real_fate(config):
+    checked = 0
+    for s, team in _games(config, 40, seed=5):
+        if s.phase in (Phase.GROUP, Phase.VOTE) and len(s.hands[s.active]) == 1:
+            posterior = team.group.posterior(make_view(s, s.decider))
+            assert posterior[s.hands[s.active][0] - 1] > 0, (s.turn, posterior)
+            checked += 1
+    assert checked > 200
+
+
+def test_convention_gives_every_hand_a_legal_first_play():
+    config = GameConfig(num_players=3, card_sets="all")
+    checked = 0
+    for s, team in _games(config, 10, seed=6):
+        if s.phase == Phase.PLAY and not s.turn_actions:
+            view = make_view(s, s.decider)
+            conv = team.play.convention(view)
+            assert conv.hands and abs(sum(conv.weights) - 1) < 1e-9
+            for hand, choice in zip(conv.hands, conv.choice, strict=True):
+                assert choice in hand_plays(view.turn_start, hand)
+            checked += 1
+    assert checked > 50
+
+
+# --- determinism ----------------------------------------------------------------------------
+
+
+def test_convention_is_a_deterministic_function_of_public_facts():
+    config = GameConfig(num_players=3, card_sets="all")
+    for s, team in _games(config, 5, seed=7):
+        if s.phase == Phase.PLAY and not s.turn_actions:
+            view = make_view(s, s.decider)
+            first = team.play.convention(view)
+            convention_module._CACHE.clear()
+            assert team.play.convention(view) == first
+
+
+def test_same_seed_same_game():
+    config = GameConfig(num_players=3, difficulty="hard")
+    records = []
+    for _ in range(2):
+        convention_module._CACHE.clear()
+        seq = np.random.SeedSequence(11)  # spawning changes a SeedSequence: a fresh one
+        records.append(play_game(config, Team(ConventionPolicy(), ConventionPolicy()), seq))
+    assert records[0] == records[1]
+
+
+# --- each decision depends only on the decider's view -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "config",
+    [GameConfig(num_players=3), GameConfig(num_players=4, card_sets="all", group_decision="vote")],
+    ids=["3p-base", "4p-all-vote"],
+)
+def test_decisions_do_not_depend_on_hidden_fates_of_others(config):
+    """Twin states that differ only in a fate the decider cannot see (any seat of another
+    player, including the active seat's kept fate), with the same public history and the
+    decider's memory copied: the same decision."""
+    checked = 0
+    for s, team in _games(config, 16, seed=8):
+        player = s.decider
+        policy = team.policy_for(make_view(s, player))
+        before = _act(copy.deepcopy(policy), s)
+        for seat, hand in enumerate(s.hands):
+            if s.owner(seat) == player:
+                continue
+            for index in range(len(hand)):
+                for w in range(1, 8):
+                    t = swapped(s, seat, index, w)
+                    if t is None:
+                        continue
+                    assert _act(copy.deepcopy(policy), t) == before, (seat, index, w, s.phase)
+                    checked += 1
+    assert checked > 200
+
+
+# --- plays every mode -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        dict(players=2),
+        dict(players=3, card_sets="all"),
+        dict(players=4, group_decision="vote"),
+        dict(players=5, card_sets="all", group_decision="vote"),
+        dict(players=2, challenge_mode=True, card_sets="all"),
+    ],
+    ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()),
+)
+def test_convention_team_only_chooses_legal_actions(config):
+    evaluate(
+        "convention",
+        "convention",
+        difficulties=["easy", "doomed"],
+        games=5,
+        seed=1,
+        progress=False,
+        **config,
+    )
+
+
+def test_registry_builds_the_convention_team():
+    assert make_policy("convention").name == "convention"
+    assert compute_convention is convention_module.compute_convention
+    assert PASS >= 0

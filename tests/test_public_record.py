@@ -1,0 +1,131 @@
+"""Tests of shipwreck_env/public_record.py: each public service agrees with the engine."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from shipwreck_env.actions import ACTIONS, PASS
+from shipwreck_env.cards import CARD_INDEX
+from shipwreck_env.config import GameConfig
+from shipwreck_env.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.public_record import (
+    PlayOutcome,
+    fade_doom,
+    fading_after,
+    hand_plays,
+    onlooker_pool,
+    play_outcome,
+    turn_outcomes,
+)
+from shipwreck_env.scenario import arrange
+from shipwreck_env.state import Phase, State
+from shipwreck_env.view import make_view
+
+FEAST = CARD_INDEX["feast"]
+THIEF = CARD_INDEX["thief"]
+
+
+def _turn_starts(config: GameConfig, n: int, seed: int) -> list[State]:
+    """States at the first decision of a turn (play phase, nothing done yet), reached by
+    random legal play."""
+    rng = np.random.default_rng(seed)
+    out: list[State] = []
+    while len(out) < n:
+        s = new_game(config, rng)
+        while not s.over and len(out) < n:
+            if s.phase == Phase.PLAY and not s.turn_actions:
+                out.append(s.copy())
+            legal = legal_actions(s)
+            step_inplace(s, legal[int(rng.integers(len(legal)))], rng)
+    return out
+
+
+@pytest.mark.parametrize("card_sets", ["base", "all"])
+def test_hand_plays_are_the_engines_legal_first_plays(card_sets):
+    for s in _turn_starts(GameConfig(card_sets=card_sets), 300, seed=1):
+        view = make_view(s, s.active_player)
+        hand = tuple(s.hands[s.active])
+        engine = sorted(a for a in legal_actions(s) if ACTIONS[a].kind == "play")
+        assert hand_plays(view.turn_start, hand) == engine
+
+
+def test_onlooker_pool_is_what_a_player_holding_nothing_cannot_see():
+    for s in _turn_starts(GameConfig(num_players=4), 200, seed=2):
+        start = make_view(s, 0).turn_start
+        expected = [3 - e for e in s.exiled]
+        for fates in s.table:
+            for v in fates:
+                expected[v - 1] -= 1
+        assert onlooker_pool(start) == tuple(expected)
+        hidden = [0] * 7
+        for hand in s.hands:
+            for v in hand:
+                hidden[v - 1] += 1
+        assert all(p >= h for p, h in zip(onlooker_pool(start), hidden, strict=True))
+
+
+@pytest.mark.parametrize("card_sets", ["base", "all"])
+def test_play_outcome_matches_the_events_the_engine_announces(card_sets):
+    rng = np.random.default_rng(3)
+    checked = 0
+    for s in _turn_starts(GameConfig(card_sets=card_sets), 300, seed=3):
+        start = make_view(s, s.active_player).turn_start
+        for action in legal_actions(s):
+            spec = ACTIONS[action]
+            if spec.kind != "play" or (spec.slot < 4 and s.slots[spec.slot] == FEAST):
+                continue
+            hand = s.hands[s.active]
+            kept = hand[1] if hand[0] == spec.value else hand[0]
+            t = s.copy()
+            step_inplace(t, action, rng)
+            got = play_outcome(start, spec.value, spec.slot, kept)
+            assert turn_outcomes(t.events) == [got]
+            checked += 1
+    assert checked > 300
+
+
+def test_turn_outcomes_reads_plays_and_their_announcements():
+    events = [
+        ("draw", 0, 2),
+        ("play", 3, 1, 1),
+        ("chalice", True),
+        ("fall", False),
+    ]
+    assert turn_outcomes(events) == [PlayOutcome(3, 1, 1, True, False)]
+
+
+@pytest.mark.parametrize("card_sets", ["base", "all"])
+def test_fade_doom_is_the_doom_the_engine_adds_when_the_group_passes(card_sets):
+    """After one play and nothing else (every later decision passes), the doom added at
+    the end of the turn is fade_doom(fading_after(...))."""
+    rng = np.random.default_rng(4)
+    checked = 0
+    for s in _turn_starts(GameConfig(card_sets=card_sets), 300, seed=4):
+        if THIEF in s.slots:
+            continue  # The Thief moves a fate after the play
+        start = make_view(s, s.active_player).turn_start
+        for action in legal_actions(s):
+            spec = ACTIONS[action]
+            if spec.kind != "play" or (spec.slot < 4 and s.slots[spec.slot] == FEAST):
+                continue
+            hand = s.hands[s.active]
+            kept = hand[1] if hand[0] == spec.value else hand[0]
+            t = s.copy()
+            doom, turn = t.doom, t.turn
+            step_inplace(t, action, rng)
+            while t.turn == turn and not t.over:
+                step_inplace(t, PASS if PASS in legal_actions(t) else legal_actions(t)[0], rng)
+            outcome = play_outcome(start, spec.value, spec.slot, kept)
+            expected, _ = fade_doom(start, fading_after(start, outcome))
+            assert t.doom - doom == expected or t.over, (s.slots, action)
+            checked += 1
+    assert checked > 300
+
+
+def test_fading_after_counts_the_played_fate_on_its_card():
+    s = arrange(slots=["mirror", "deep", "dawn", "lord"], hand=[2, 2])
+    start = make_view(s, 0).turn_start
+    assert fading_after(start, play_outcome(start, 2, 0, 2)) == [0]
+    assert fading_after(start, play_outcome(start, 2, 1, 2)) == []
+    assert fade_doom(start, [0]) == (2, False)
