@@ -3,6 +3,9 @@
 Measures, on one core, with uniformly random legal actions:
 
 * ``engine``: engine decisions per second (``legal_actions`` + ``step_inplace``);
+* ``batched engine``: agent-steps per second of :class:`~shipwreck_env.vector.VectorGame`
+  at several batch sizes N (every game's decider observed, one random legal action per
+  game and step), with the peak memory per game (``tracemalloc``);
 * ``aec``: agent-steps per second of the wrapped PettingZoo env (``env()``), with the
   acting agent's observation built at every step by ``last()``;
 * when installed (``pip install "pettingzoo[classic]" open_spiel``), the same loop on
@@ -75,6 +78,53 @@ def _pettingzoo(make: Callable[[], object]) -> Callable[[float], float]:
     return run
 
 
+def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of a bool ``[N, A]`` mask."""
+    rows, cols = np.nonzero(mask)  # row-major: each row's legal actions, ascending
+    counts = np.bincount(rows, minlength=len(mask))
+    start = np.cumsum(counts) - counts
+    pick = (rng.random(len(mask)) * counts).astype(np.int64)
+    return cols[start + pick]
+
+
+def _batched(num_games: int, config_kwargs: dict) -> Callable[[float], float]:
+    """The batched engine: every game's decider observed, a random legal action each."""
+    from shipwreck_env.vector import VectorGame
+
+    def run(seconds: float) -> float:
+        vg = VectorGame(num_games, seed=0, **config_kwargs)
+        rng = np.random.default_rng(0)
+        steps = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            vg.observe()
+            vg.step(sample_legal(vg.legal_mask(), rng))
+            steps += num_games
+        return steps / (time.perf_counter() - start)
+
+    return run
+
+
+def batched_memory(num_games: int, config_kwargs: dict, steps: int = 20) -> float:
+    """Peak bytes per game that numpy allocates to create ``num_games`` batched games
+    and step them (observations and masks included), traced with ``tracemalloc``."""
+    import tracemalloc
+
+    from shipwreck_env.vector import VectorGame
+
+    rng = np.random.default_rng(0)
+    tracemalloc.start()
+    try:
+        vg = VectorGame(num_games, seed=0, **config_kwargs)
+        for _ in range(steps):
+            vg.observe()
+            vg.step(sample_legal(vg.legal_mask(), rng))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return peak / num_games
+
+
 def _shipwreck_aec(config_kwargs: dict) -> Callable[[float], float]:
     import shipwreck_env
 
@@ -116,6 +166,9 @@ def _openspiel_hanabi() -> Callable[[float], float] | None:
     return run
 
 
+BATCH_SIZES = (1, 64, 1024, 4096)
+"""Batch sizes of the batched-engine rows."""
+
 BENCHMARKS: dict[str, Callable[[], Callable[[float], float] | None]] = {
     "shipwreck engine (3 players, base)": lambda: _engine({"num_players": 3}),
     "shipwreck engine (3 players, all sets)": lambda: _engine(
@@ -125,11 +178,18 @@ BENCHMARKS: dict[str, Callable[[], Callable[[float], float] | None]] = {
     "shipwreck AEC env (5 players, all sets)": lambda: _shipwreck_aec(
         {"num_players": 5, "card_sets": "all"}
     ),
+    **{
+        f"shipwreck batched engine, N={n} (3 players, base)": (
+            lambda n=n: _batched(n, {"num_players": 3})
+        )
+        for n in BATCH_SIZES
+    },
     "PettingZoo hanabi_v5": lambda: _pz_classic("hanabi_v5"),
     "PettingZoo connect_four_v3": lambda: _pz_classic("connect_four_v3"),
     "OpenSpiel hanabi (C++, observation_tensor)": _openspiel_hanabi,
 }
 REFERENCE = "OpenSpiel hanabi (C++, observation_tensor)"
+AEC = "shipwreck AEC env (3 players, base)"
 
 
 def run_benchmarks(seconds: float, repeats: int, only: Sequence[str] = ()) -> dict:
@@ -145,19 +205,32 @@ def run_benchmarks(seconds: float, repeats: int, only: Sequence[str] = ()) -> di
         run(min(0.5, seconds))  # warm up
         runs = [run(seconds) for _ in range(repeats)]
         results[name] = {"available": True, "runs": runs, "median": statistics.median(runs)}
+        if name.startswith("shipwreck batched engine"):
+            num_games = int(name.split("N=")[1].split(" ")[0])
+            results[name]["bytes_per_game"] = batched_memory(num_games, {"num_players": 3})
     return results
 
 
 def format_table(results: dict) -> str:
-    """Markdown table of medians with the ratio to OpenSpiel's Hanabi."""
+    """Markdown table of medians, with ratios to OpenSpiel's Hanabi and to our AEC env
+    measured in the same run, and the batched engine's peak memory per game."""
     ref = results.get(REFERENCE, {}).get("median")
-    rows = ["| benchmark | steps/s (median) | runs | vs OpenSpiel Hanabi |", "|---|---:|---:|---:|"]
+    aec = results.get(AEC, {}).get("median")
+    rows = [
+        "| benchmark | steps/s (median) | runs | vs OpenSpiel Hanabi | vs our AEC env "
+        "| peak memory per game |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for name, r in results.items():
         if not r.get("available"):
-            rows.append(f"| {name} | not installed | - | - |")
+            rows.append(f"| {name} | not installed | - | - | - | - |")
             continue
         ratio = f"{r['median'] / ref:.2f}x" if ref else "-"
-        rows.append(f"| {name} | {r['median']:,.0f} | {len(r['runs'])} | {ratio} |")
+        vs_aec = f"{r['median'] / aec:.2f}x" if aec else "-"
+        memory = f"{r['bytes_per_game'] / 1024:.1f} KiB" if "bytes_per_game" in r else "-"
+        rows.append(
+            f"| {name} | {r['median']:,.0f} | {len(r['runs'])} | {ratio} | {vs_aec} | {memory} |"
+        )
     return "\n".join(rows)
 
 

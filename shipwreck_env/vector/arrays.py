@@ -43,7 +43,7 @@ EVENT_KINDS: tuple[str, ...] = (
     "exiled_to_bag",  # (total,)
     "play",  # (value, target, landed)
     "chalice",  # (higher 0/1,)
-    "power",  # (power, a, b, answer): see convert.power_event
+    "power",  # (power, a, b, c): per power, see the module docstring of convert
     "reveal",  # (seat, value)
     "vote",  # (player, value or 0)
     "predict",  # (value, correct 0/1)
@@ -196,6 +196,16 @@ class Arrays:
         # chance
         self.draws = np.zeros(n, np.uint64)
         self.key = np.zeros(n, np.uint64)
+
+    def subset(self, games: np.ndarray) -> Arrays:
+        """A new ``Arrays`` holding copies of the games ``games``, in that order."""
+        out = Arrays.__new__(Arrays)
+        out.num_games = len(games)
+        out.num_cards = self.num_cards
+        out.config = self.config
+        for name in self.fields():
+            setattr(out, name, getattr(self, name)[games])
+        return out
 
     def fields(self) -> list[str]:
         """Names of every per-game array (axis 0 is the game)."""

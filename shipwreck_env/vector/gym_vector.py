@@ -104,10 +104,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from shipwreck_env.actions import NUM_ACTIONS
-from shipwreck_env.vector import turn
-from shipwreck_env.vector.arrays import Arrays
 from shipwreck_env.vector.game import VectorGame
-from shipwreck_env.vector.observe import encode_batch
 
 __all__ = ["ROLES", "ShipwreckVectorEnv"]
 
@@ -235,9 +232,7 @@ class ShipwreckVectorEnv(gymnasium.vector.VectorEnv):
         infos: dict[str, Any] = {}
         if ended.any():
             infos = self._final_infos(ended, decider)
-            # Public VectorGame has no way to restart a subset of games: deal them as
-            # VectorGame(autoreset=True) does inside its step (same stream draws).
-            turn.deal(game.arrays, np.flatnonzero(ended), game.cards)
+            game.restart(np.flatnonzero(ended))  # as VectorGame's own autoreset
         return game.observe().copy(), rewards, terminations, truncations, infos
 
     def _final_infos(self, ended: np.ndarray, decider: np.ndarray) -> dict[str, Any]:
@@ -245,7 +240,7 @@ class ShipwreckVectorEnv(gymnasium.vector.VectorEnv):
         decision was by ``decider``), read before they restart."""
         games = np.flatnonzero(ended)
         final_obs = np.full(self.num_envs, None, dtype=object)
-        for i, row in zip(games, self._observe_games(games, decider[games]), strict=True):
+        for i, row in zip(games, self.game.observe(games, decider[games]), strict=True):
             final_obs[i] = row
         info = self.game.final_info
         final_info: dict[str, np.ndarray] = {}
@@ -258,16 +253,6 @@ class ShipwreckVectorEnv(gymnasium.vector.VectorEnv):
             "final_info": final_info,
             "_final_info": ended.copy(),
         }
-
-    def _observe_games(self, games: np.ndarray, observers: np.ndarray) -> np.ndarray:
-        """float32 ``[len(games), D]``: the observations of ``games`` by ``observers``
-        (VectorGame only observes whole batches, by the deciders: encode a copy of
-        these games' rows instead, much cheaper than the whole batch again)."""
-        a = self.game.arrays
-        sub = Arrays(len(games), a.config, a.num_cards)
-        for name in a.fields():
-            setattr(sub, name, getattr(a, name)[games])
-        return encode_batch(sub, self.game.layout, observers)
 
     def action_masks(self) -> np.ndarray:
         """bool ``[N, 259]``: the legal actions of each game's decider now (a copy)."""

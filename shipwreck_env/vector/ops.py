@@ -21,6 +21,7 @@ __all__ = [
     "deck_pop",
     "deck_top",
     "event",
+    "events_at",
     "real_mask",
     "table_append",
     "table_clear",
@@ -119,6 +120,22 @@ def event(a: Arrays, g: np.ndarray, kind: str, *fields: np.ndarray | int) -> Non
         row[:, i + 1] = f
     rows[flat] = row
     a.events_len[g, cur] = n + 1
+
+
+def events_at(
+    a: Arrays, g: np.ndarray, offset: np.ndarray, kind: str, *fields: np.ndarray | int
+) -> None:
+    """Write events of ``kind`` at ``offset`` places past the end of this turn's list
+    (``g`` may repeat a game with different offsets); the caller then adds the number
+    written per game to ``events_len``."""
+    cur = a.events_cur[g]
+    rows = a.events.reshape(-1, a.events.shape[-1])
+    flat = (g * 2 + cur) * a.events.shape[2] + a.events_len[g, cur] + offset
+    row = np.full((len(g), rows.shape[1]), -1, rows.dtype)
+    row[:, 0] = EVENT[kind]
+    for i, f in enumerate(fields):
+        row[:, i + 1] = f
+    rows[flat] = row
 
 
 class Pending:

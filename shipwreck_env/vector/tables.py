@@ -61,7 +61,10 @@ def _kept_table() -> np.ndarray:
 KEPT = _kept_table()
 
 ACTION_KIND = np.array(
-    [("play", "predict", "pass", "reveal", "power", "cost", "steal").index(a.kind) for a in ACTIONS],
+    [
+        ("play", "predict", "pass", "reveal", "power", "cost", "steal").index(a.kind)
+        for a in ACTIONS
+    ],
     np.int8,
 )
 """Kind code of each action: 0 play, 1 predict, 2 pass, 3 reveal, 4 power, 5 cost, 6 steal."""

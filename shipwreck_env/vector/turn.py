@@ -10,14 +10,8 @@ from shipwreck_env.cards import FATE_COPIES
 from shipwreck_env.state import ALL_VALUES, Phase
 from shipwreck_env.vector import chance
 from shipwreck_env.vector.arrays import Arrays
-from shipwreck_env.vector.ops import (
-    deck_pop,
-    deck_top,
-    event,
-    fade_card,
-    table_clear,
-)
-from shipwreck_env.vector.tables import BLIND_MAN, CARD_MOONS, HOURS_OF
+from shipwreck_env.vector.ops import deck_top, event, events_at, table_clear
+from shipwreck_env.vector.tables import BLIND_MAN, CARD_MOONS, CARD_POWER_OF, HOURS_OF
 
 __all__ = ["deal", "end_turn", "game_over", "start_turn"]
 
@@ -170,14 +164,8 @@ def end_turn(a: Arrays, g: np.ndarray) -> None:
     doom = (wrong & (a.pred_len[g] > 0)).astype(np.int8)
     doom += 2 * (fading & (slots != BLIND_MAN) & wrong[:, None]).sum(axis=1, dtype=np.int8)
     a.doom[g] += doom
-    any_fade = fading.any(axis=1)
-    for slot in range(4):
-        sub = fading[:, slot]
-        if sub.any():
-            _fade(a, g[sub], slot)
-    refill = any_fade | (slots.min(axis=1) < 0)
-    if refill.any():
-        _refill(a, g[refill])
+    _fade(a, g, fading)
+    _refill(a, g, fading.any(axis=1) | (slots.min(axis=1) < 0))
     won = a.score[g] >= WIN_SCORE
     lost = ~won & (a.doom[g] >= LOSE_DOOM)
     ended = won | lost
@@ -194,26 +182,48 @@ def end_turn(a: Arrays, g: np.ndarray) -> None:
         start_turn(a, gg, ((a.active[gg] + 1) % a.config.num_seats).astype(np.int8))
 
 
-def _fade(a: Arrays, g: np.ndarray, slot: int) -> None:
-    counts = a.tcount[g, slot]
-    a.bag[g] += counts
-    a.bag_known[g] += counts
-    slots = np.full(len(g), slot)
-    table_clear(a, g, slots)
-    card = a.slots[g, slot]
-    a.slots[g, slot] = -1
-    fade_card(a, g, card)
-    event(a, g, "fade", slot, card)
+def _fade(a: Arrays, g: np.ndarray, fading: np.ndarray) -> None:
+    """Fade the cards of ``fading`` ([n, 4]), in slot order."""
+    gi, slot = np.nonzero(fading)  # by game, then slot: the reference's order
+    if len(gi) == 0:
+        return
+    counts = a.tcount[g] * fading[:, :, None]  # [n, 4, 7]
+    back = counts.sum(axis=1, dtype=np.int8)
+    a.bag[g] += back
+    a.bag_known[g] += back
+    gp = g[gi]
+    a.table[gp, slot] = 0
+    a.table_len[gp, slot] = 0
+    a.tcount[gp, slot] = 0
+    card = a.slots[gp, slot]
+    a.slots[gp, slot] = -1
+    per_game = fading.sum(axis=1, dtype=np.int16)
+    rank = (np.cumsum(fading, axis=1) - 1)[gi, slot]  # 0, 1, ... within each game
+    a.faded[gp, a.faded_len[gp] + rank] = card
+    a.faded_len[g] += per_game.astype(np.int8)
+    power = CARD_POWER_OF[card]
+    np.add.at(a.fcount, (gp, power), 1)
+    events_at(a, gp, rank, "fade", slot, card)
+    a.events_len[g, a.events_cur[g]] += per_game
 
 
-def _refill(a: Arrays, g: np.ndarray) -> None:
-    for slot in range(4):
-        sub = (a.slots[g, slot] < 0) & (a.deck_len[g] > 0)
-        if sub.any():
-            gs = g[sub]
-            card = deck_pop(a, gs)
-            a.slots[gs, slot] = card
-            event(a, gs, "refill", slot, card)
+def _refill(a: Arrays, g: np.ndarray, refill: np.ndarray) -> None:
+    """Fill empty slots from the top of the deck, left to right, while it has cards."""
+    empty = (a.slots[g] < 0) & refill[:, None]
+    rank = np.cumsum(empty, axis=1) - 1
+    take = empty & (rank < a.deck_len[g, None])
+    gi, slot = np.nonzero(take)
+    if len(gi) == 0:
+        return
+    gp = g[gi]
+    r = rank[gi, slot]
+    card = a.deck[gp, (a.deck_head[gp] + r) % a.num_cards]
+    a.slots[gp, slot] = card
+    taken = take.sum(axis=1, dtype=np.int16)
+    a.deck_head[g] = (a.deck_head[g] + taken) % a.num_cards
+    a.deck_len[g] -= taken
+    events_at(a, gp, r, "refill", slot, card)
+    a.events_len[g, a.events_cur[g]] += taken
 
 
 def game_over(a: Arrays, g: np.ndarray, won: np.ndarray) -> None:

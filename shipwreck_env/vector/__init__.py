@@ -1,0 +1,13 @@
+"""The batched engine: thousands of games of Shipwreck Arcana held as numpy arrays and
+stepped at once, exact to the reference engine (:mod:`shipwreck_env.engine`).
+
+Start with :class:`~shipwreck_env.vector.game.VectorGame`. The package holds the array
+layout (``arrays``), per-game random streams (``chance``), the rules over arrays
+(``tables``, ``ops``, ``turn``, ``plays``, ``group``, ``engine``), the conversion to and
+from reference states (``convert``) and batched observations (``observe``). Covered:
+the base card set in every configuration.
+"""
+
+from shipwreck_env.vector.game import VectorGame
+
+__all__ = ["VectorGame"]

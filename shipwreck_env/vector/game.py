@@ -1,0 +1,289 @@
+"""``VectorGame``: many games of Shipwreck Arcana stepped at once.
+
+The batched counterpart of the AEC loop: every game has one decider at a time;
+:meth:`VectorGame.observe` gives each decider's observation (the same vector the AEC
+env gives that agent), :meth:`VectorGame.legal_mask` its legal actions, and
+:meth:`VectorGame.step` applies one action in every game and returns the team reward.
+
+Finished games restart in the same call (Gymnasium's ``SAME_STEP`` autoreset): the
+step that ends a game returns its final reward and ``terminated`` / ``truncated``, and
+:attr:`VectorGame.final_info` holds the ended games' ``score``, ``doom`` and ``won``
+until the next step; observations and masks already show the new game. Pass
+``autoreset=False`` to keep finished games over instead (their actions are then
+ignored and their masks are empty).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from shipwreck_env.actions import NUM_ACTIONS, describe
+from shipwreck_env.cards import CARDS
+from shipwreck_env.config import GameConfig
+from shipwreck_env.observation import ObservationLayout
+from shipwreck_env.rewards import check_reward
+from shipwreck_env.state import State
+from shipwreck_env.vector import chance, convert, engine, turn
+from shipwreck_env.vector.arrays import Arrays
+from shipwreck_env.vector.observe import encode_batch
+from shipwreck_env.vector.tables import COVERED_SETS
+
+__all__ = ["VectorGame"]
+
+
+def _check_covered(config: GameConfig) -> None:
+    missing = [s for s in config.card_sets if s not in COVERED_SETS]
+    if missing:
+        raise ValueError(
+            f"card_sets {list(config.card_sets)!r} are not covered by the batched engine "
+            f"({missing!r} missing); covered: {list(COVERED_SETS)!r}. Use the reference "
+            "engine (shipwreck_env.engine or the AEC env) for the other sets."
+        )
+
+
+class VectorGame:
+    """``num_games`` games of one configuration, held as numpy arrays.
+
+    Args:
+        num_games: how many games run side by side (>= 1).
+        seed: seed of every game's random stream (game ``g``'s chance outcomes depend
+            only on ``seed`` and ``g``); ``None`` takes one from the operating system.
+        reward: ``"win_loss"`` or ``"score_doom"`` (as the AEC env).
+        belief: append the literal belief block to observations (as the AEC env).
+        autoreset: restart finished games in the step that ends them (default).
+        **config: every :class:`~shipwreck_env.config.GameConfig` field.
+
+    Raises:
+        ValueError: a bad argument, or card sets the batched engine does not cover.
+    """
+
+    def __init__(
+        self,
+        num_games: int,
+        seed: int | None = None,
+        *,
+        reward: str = "win_loss",
+        belief: bool = False,
+        autoreset: bool = True,
+        **config: object,
+    ) -> None:
+        if not isinstance(num_games, (int, np.integer)) or isinstance(num_games, bool):
+            raise ValueError(f"num_games {num_games!r} is not allowed; allowed: an integer >= 1")
+        if num_games < 1:
+            raise ValueError(f"num_games {num_games!r} is not allowed; allowed: an integer >= 1")
+        unknown = sorted(set(config) - set(GameConfig.__dataclass_fields__))
+        if unknown:
+            raise ValueError(
+                f"config keys {unknown} are unknown; allowed: "
+                f"{sorted(GameConfig.__dataclass_fields__)}"
+            )
+        self.config = GameConfig(**config)  # type: ignore[arg-type]
+        self._setup(int(num_games), reward, belief, autoreset)
+        self.reset(seed)
+
+    def _setup(self, num_games: int, reward: str, belief: bool, autoreset: bool) -> None:
+        _check_covered(self.config)
+        self.num_games = num_games
+        self.reward_kind = check_reward(reward)
+        if not isinstance(belief, bool) or not isinstance(autoreset, bool):
+            raise ValueError(
+                f"belief {belief!r} / autoreset {autoreset!r} is not allowed; allowed: True, False"
+            )
+        self.autoreset = autoreset
+        self.layout = ObservationLayout.for_config(self.config, belief=belief)
+        self.cards = np.array(
+            [i for i, c in enumerate(CARDS) if c.set in self.config.card_sets], np.int64
+        )
+        self.arrays = Arrays(num_games, self.config, len(self.cards))
+        self._all = np.arange(num_games)
+        self._mask: np.ndarray | None = None
+        self._obs = np.zeros((num_games, self.layout.size), np.float32)
+        self.final_info: dict[str, np.ndarray] = self._no_final()
+
+    # --- API ----------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start new games. With ``seed``, every game's stream starts again from it;
+        without, each game's stream goes on where it was (a fresh seed the first time)."""
+        a = self.arrays
+        if seed is not None or not a.key.any():
+            a.key[:] = chance.game_keys(seed, self.num_games)
+            a.draws[:] = 0
+        turn.deal(a, self._all, self.cards)
+        self._mask = None
+        self.final_info = self._no_final()
+
+    @property
+    def decider(self) -> np.ndarray:
+        """int[N]: the player deciding now in each game (-1 for a finished game)."""
+        return self.arrays.decider.astype(np.int64)
+
+    def legal_mask(self) -> np.ndarray:
+        """bool[N, 259]: the legal actions of each game's decider (a read-only view)."""
+        if self._mask is None:
+            self._mask = engine.legal_mask(self.arrays)
+            self._mask.flags.writeable = False
+        return self._mask
+
+    def observe(
+        self, games: np.ndarray | None = None, observer: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Observations, as the AEC env gives them.
+
+        Args:
+            games: which games (default: all). With ``games``, a new array of
+                ``len(games)`` rows is returned.
+            observer: the player seeing each of those games (default: its decider; a
+                finished game is seen by player 0).
+
+        Returns:
+            float32[N or len(games), D]. Without ``games`` the array is reused by the
+            next call: copy it to keep it.
+        """
+        a = self.arrays
+        if games is None and observer is None:
+            return encode_batch(a, self.layout, np.maximum(a.decider, 0), out=self._obs)
+        games = self._all if games is None else np.asarray(games, np.int64)
+        if observer is None:
+            observer = np.maximum(a.decider[games], 0)
+        observer = np.asarray(observer)
+        players = self.config.num_players
+        if observer.shape != games.shape or ((observer < 0) | (observer >= players)).any():
+            raise ValueError(
+                f"observer {observer.tolist()} is not allowed; allowed: one player "
+                f"0..{players - 1} per game of {games.tolist()}"
+            )
+        return encode_batch(a.subset(games), self.layout, observer.astype(np.int64))
+
+    def restart(self, games: np.ndarray) -> None:
+        """Start new games in the places ``games`` (their streams go on), as autoreset
+        does; the others are untouched."""
+        games = np.unique(np.asarray(games, np.int64))
+        if games.size and (games[0] < 0 or games[-1] >= self.num_games):
+            raise ValueError(
+                f"games {games.tolist()} are not allowed; allowed: 0..{self.num_games - 1}"
+            )
+        turn.deal(self.arrays, games, self.cards)
+        self._mask = None
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """One decision in every game.
+
+        Args:
+            actions: int[N] action numbers (``shipwreck_env.actions``), one per game.
+
+        Returns:
+            ``(reward, terminated, truncated)``: float32[N] team reward, bool[N] the
+            game ended (won or lost), bool[N] it hit ``max_turns``.
+
+        Raises:
+            ValueError: ``actions`` has the wrong shape or dtype, or an action is
+                illegal in some game; then no game changes.
+        """
+        actions = self._check_actions(actions)
+        a = self.arrays
+        live = ~a.over
+        g = self._all if live.all() else np.flatnonzero(live)
+        score, doom = a.score.astype(np.int32), a.doom.astype(np.int32)
+        engine.step(a, actions[g], g)
+        self._mask = None
+        if self.reward_kind == "score_doom":
+            reward = (a.score - score) - (a.doom - doom)
+        else:
+            reward = np.where(a.over & ~a.truncated, np.where(a.won, 1, -1), 0)
+        ended = a.over & live
+        terminated = ended & ~a.truncated
+        truncated = ended & a.truncated
+        reward = np.where(live, reward, 0).astype(np.float32)
+        self.final_info = self._no_final()
+        if ended.any():
+            e = np.flatnonzero(ended)
+            self.final_info = {
+                "_final": ended,
+                "score": np.where(ended, a.score, 0).astype(np.int64),
+                "doom": np.where(ended, a.doom, 0).astype(np.int64),
+                "won": ended & a.won,
+            }
+            if self.autoreset:
+                self.restart(e)
+        return reward, terminated, truncated
+
+    def to_states(self, games: Sequence[int] | None = None) -> list[State]:
+        """Reference ``State`` objects of the games (all by default): inspect, save,
+        render or continue them in the reference engine."""
+        return convert.to_states(self.arrays, games)
+
+    @classmethod
+    def from_states(
+        cls,
+        states: Sequence[State],
+        seed: int | None = None,
+        *,
+        reward: str = "win_loss",
+        belief: bool = False,
+        autoreset: bool = True,
+    ) -> VectorGame:
+        """A batch holding exactly ``states`` (one configuration). Their later chance
+        outcomes come from fresh streams under ``seed``."""
+        arrays = convert.from_states(states)
+        game = cls.__new__(cls)
+        game.config = arrays.config
+        game._setup(len(states), reward, belief, autoreset)
+        game.arrays = arrays
+        arrays.key[:] = chance.game_keys(seed, len(states))
+        arrays.draws[:] = 0
+        return game
+
+    def stream(self, game: int) -> chance.StreamGenerator:
+        """A generator that replays game ``game``'s random stream from where it is now:
+        ``engine.step(state, action, vg.stream(g))`` draws what this batch would."""
+        return chance.StreamGenerator(int(self.arrays.key[game]), int(self.arrays.draws[game]))
+
+    def memory_per_game(self) -> float:
+        """Bytes of state (and observation buffer) per game."""
+        return (self.arrays.nbytes() + self._obs.nbytes) / self.num_games
+
+    # --- helpers --------------------------------------------------------------------
+
+    def _no_final(self) -> dict[str, np.ndarray]:
+        n = self.num_games
+        zero = np.zeros(n, np.int64)
+        return {"_final": np.zeros(n, bool), "score": zero, "doom": zero, "won": zero.astype(bool)}
+
+    def _check_actions(self, actions: object) -> np.ndarray:
+        arr = np.asarray(actions)
+        if arr.shape != (self.num_games,):
+            raise ValueError(
+                f"actions of shape {arr.shape} are not allowed; allowed: shape "
+                f"({self.num_games},), one action per game"
+            )
+        if not np.issubdtype(arr.dtype, np.integer):
+            raise ValueError(
+                f"actions of dtype {arr.dtype} are not allowed; allowed: an integer dtype"
+            )
+        arr = arr.astype(np.int64)
+        live = ~self.arrays.over
+        out_of_range = live & ((arr < 0) | (arr >= NUM_ACTIONS))
+        if out_of_range.any():
+            bad = np.flatnonzero(out_of_range)[:10]
+            raise ValueError(
+                f"actions {arr[bad].tolist()} in games {bad.tolist()} are not action "
+                f"numbers; allowed: 0..{NUM_ACTIONS - 1}"
+            )
+        mask = self.legal_mask()
+        illegal = live & ~mask[self._all, np.where(live, arr, 0)]
+        if illegal.any():
+            bad = np.flatnonzero(illegal)[:10]
+            parts = []
+            for g in bad:
+                legal = np.flatnonzero(mask[g]).tolist()
+                parts.append(
+                    f"game {g}: action {arr[g]} [{describe(int(arr[g]))}] is not legal; "
+                    f"legal: {legal}"
+                )
+            more = int(illegal.sum()) - len(bad)
+            tail = f" (and {more} more games)" if more > 0 else ""
+            raise ValueError("illegal actions, no game changed: " + "; ".join(parts) + tail)
+        return arr
