@@ -1,7 +1,7 @@
 """Play many games with a team and summarise them, reproducibly and in parallel.
 
 Game ``i`` of difficulty ``d`` draws its deck, fates and every policy choice from
-``SeedSequence(seed, spawn_key=(d, i))``, so the results are identical whatever the
+:func:`game_seed` -- ``SeedSequence(seed, spawn_key=(d, i))`` -- so the results are identical whatever the
 number of worker processes. :func:`evaluate` returns, per difficulty, the win rate with
 a 95% Wilson interval, mean final score, doom and turns, prediction accuracy,
 predictions per turn, and the doom that came from fades and from wrong predictions.
@@ -21,22 +21,18 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from agents.base import Team
 from agents.registry import make_policy
-from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.config import DIFFICULTIES, GameConfig
-from shipwreck_env.engine import IllegalActionError, new_game, step_inplace
-from shipwreck_env.observation import ObservationLayout, encode
-from shipwreck_env.state import State
-from shipwreck_env.view import AgentView, make_view
+from shipwreck_env.engine import new_game, step_inplace
+from shipwreck_env.policy import Policy, Team, decide, observation_layouts
 
 __all__ = [
     "GameRecord",
+    "PolicyLike",
     "evaluate",
     "format_table",
-    "observation_layouts",
+    "game_seed",
     "play_game",
-    "team_decision",
     "wilson_interval",
     "write_outputs",
 ]
@@ -79,40 +75,6 @@ def _turn_outcome(events: Iterable[tuple]) -> tuple[int, bool]:
     return guesses, bool(correct)
 
 
-def observation_layouts(config: GameConfig) -> dict[bool, ObservationLayout]:
-    """The observation layouts of ``config`` without and with the belief block."""
-    return {flag: ObservationLayout.for_config(config, flag) for flag in (False, True)}
-
-
-def team_decision(
-    team: Team,
-    s: State,
-    layouts: dict[bool, ObservationLayout],
-    rng: np.random.Generator,
-) -> tuple[int, AgentView, np.ndarray]:
-    """The action ``team`` takes for whoever decides in ``s``, with that player's view and
-    legal mask. A policy that reads observation vectors gets one in its own layout
-    (``policy.belief``, default off).
-
-    Raises:
-        IllegalActionError: the policy chose an action that is not legal.
-    """
-    player = s.decider
-    view = make_view(s, player)
-    policy = team.policy_for(view)
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    mask[list(view.legal)] = 1
-    obs = None
-    if policy.needs_observation:
-        obs = encode(s, player, layouts[bool(getattr(policy, "belief", False))])
-    action = policy.act(obs, mask, view, rng, s if policy.needs_state else None)
-    if action not in view.legal:
-        raise IllegalActionError(
-            f"policy {policy.name} chose illegal action {action}; legal: {list(view.legal)}"
-        )
-    return int(action), view, mask
-
-
 def play_game(config: GameConfig, team: Team, seed_seq: np.random.SeedSequence) -> GameRecord:
     """Play one game; ``seed_seq`` seeds the game and the policies (two streams).
 
@@ -127,7 +89,7 @@ def play_game(config: GameConfig, team: Team, seed_seq: np.random.SeedSequence) 
     s = new_game(config, game_rng)
     guesses = correct = doom_fades = doom_wrong = 0
     while not s.over:
-        action, _, _ = team_decision(team, s, layouts, policy_rng)
+        action = decide(team, s, layouts, policy_rng).action
         turn, doom = s.turn, s.doom
         step_inplace(s, action, game_rng, check=False)
         if s.turn != turn or s.over:  # a turn ended: attribute its doom
@@ -150,17 +112,36 @@ def play_game(config: GameConfig, team: Team, seed_seq: np.random.SeedSequence) 
     )
 
 
-def _seed_for(seed: int, difficulty_index: int, game: int) -> np.random.SeedSequence:
-    return np.random.SeedSequence(seed, spawn_key=(difficulty_index, game))
+def game_seed(seed: int, difficulty: str, game: int) -> np.random.SeedSequence:
+    """The seed of game number ``game`` (from 0) of ``difficulty`` in an evaluation with
+    ``seed``: ``SeedSequence(seed, spawn_key=(index of difficulty in DIFFICULTIES, game))``.
+    :func:`play_game` with it replays that game of the report exactly."""
+    if difficulty not in DIFFICULTIES:
+        raise ValueError(f"difficulty {difficulty!r} is not allowed; allowed: {list(DIFFICULTIES)}")
+    return np.random.SeedSequence(seed, spawn_key=(list(DIFFICULTIES).index(difficulty), game))
+
+
+PolicyLike = str | Policy
+"""A registry spec (``agents.registry``) or a policy object."""
+
+
+def _policy(policy: PolicyLike) -> Policy:
+    if isinstance(policy, Policy):
+        return policy
+    if isinstance(policy, str):
+        return make_policy(policy)
+    raise ValueError(f"policy {policy!r} is not allowed; allowed: a registry spec or a Policy")
+
+
+def _label(policy: PolicyLike) -> str:
+    return policy if isinstance(policy, str) else policy.name
 
 
 def _run_chunk(task: tuple) -> list[tuple[int, dict]]:
-    config_dict, play, group, seed, difficulty_index, games = task
+    config_dict, play, group, seed, difficulty, games = task
     config = GameConfig.from_dict(config_dict)
-    team = Team(make_policy(play), make_policy(group))
-    return [
-        (i, asdict(play_game(config, team, _seed_for(seed, difficulty_index, i)))) for i in games
-    ]
+    team = Team(_policy(play), _policy(group))
+    return [(i, asdict(play_game(config, team, game_seed(seed, difficulty, i)))) for i in games]
 
 
 def summarise(records: Sequence[GameRecord], starting_doom: int) -> dict:
@@ -188,8 +169,8 @@ def summarise(records: Sequence[GameRecord], starting_doom: int) -> dict:
 
 
 def evaluate(
-    play: str,
-    group: str,
+    play: PolicyLike,
+    group: PolicyLike,
     *,
     players: int = 3,
     difficulties: Sequence[str] = tuple(DIFFICULTIES),
@@ -199,21 +180,24 @@ def evaluate(
     progress: bool = True,
     **config: object,
 ) -> dict:
-    """Evaluate the team ``play`` + ``group`` (policy specs) on each difficulty.
+    """Evaluate the team ``play`` + ``group`` on each difficulty.
 
-    Returns ``{"config", "play", "group", "seed", "games", "cheating", "results":
-    {difficulty: summary}}``; identical for any ``jobs``.
+    Each of ``play`` and ``group`` is a registry spec (``"heuristic"``, ``"ppo:PATH"``,
+    ...) or a :class:`~shipwreck_env.policy.Policy` object -- a user's own agent gets the
+    same seeds (:func:`game_seed`), worker processes (it must then be picklable) and
+    report. Returns ``{"config", "play", "group", "seed", "games", "cheating",
+    "results": {difficulty: summary}}`` (``play``/``group`` are the spec, or the
+    policy's ``name``); identical for any ``jobs``.
     """
-    team = Team(make_policy(play), make_policy(group))  # fail early on a bad spec
+    team = Team(_policy(play), _policy(group))  # fail early on a bad spec
     base = GameConfig(num_players=players, **config)
     chunk = max(1, min(100, games // max(1, 4 * jobs)))
     tasks = []
     for difficulty in difficulties:
-        d_index = list(DIFFICULTIES).index(difficulty)
         config_dict = {**base.to_dict(), "difficulty": difficulty}
         for start in range(0, games, chunk):
             games_range = range(start, min(games, start + chunk))
-            tasks.append((config_dict, play, group, seed, d_index, games_range))
+            tasks.append((config_dict, play, group, seed, difficulty, games_range))
     bar = _progress(len(tasks) and games * len(difficulties), progress, team.name)
     by_task: list[list[tuple[int, dict]]] = []
     if jobs <= 1:
@@ -242,8 +226,8 @@ def evaluate(
         results[difficulty] = summarise(records, DIFFICULTIES[difficulty])
     return {
         "config": base.to_dict(),
-        "play": play,
-        "group": group,
+        "play": _label(play),
+        "group": _label(group),
         "team": team.name,
         "cheating": team.cheating,
         "seed": seed,

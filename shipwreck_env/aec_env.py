@@ -30,11 +30,31 @@ Every field of :class:`~shipwreck_env.config.GameConfig` (``num_players``,
 (``"ansi"`` or ``"human"``) and ``belief`` (bool).
 
 ### Episode end
-Terminated for every agent when score reaches 7 or doom reaches 7; truncated after
-``max_turns`` turns. At the end every agent's info holds ``score``, ``doom`` and ``won``.
+Terminated for every agent when score reaches 7 or doom reaches 7; truncated (not
+terminated) after ``max_turns`` turns. At the end every agent's info holds ``score``,
+``doom`` and ``won``.
+
+### Illegal actions
+:func:`env` (the usual way): an action outside the mask ends the game for every agent
+(terminated and truncated, as PettingZoo's ``TerminateIllegalWrapper``), -1 to the
+agent that chose it. The Gymnasium env does the same by default. The unwrapped
+``raw_env`` raises :class:`~shipwreck_env.engine.IllegalActionError` and changes
+nothing (as the Gymnasium env with ``illegal_action="raise"``).
+
+### Reset options
+``reset(options={...})`` changes :class:`~shipwreck_env.config.GameConfig` fields from
+that game on (``{"difficulty": "hard"}``); ``num_players`` and ``challenge_mode`` fix the
+agents and spaces and cannot change.
 
 ### Seeding
-Only through ``reset(seed=...)``: the same seed and actions give the same game.
+As in PettingZoo and Gymnasium: ``reset(seed=n)`` plays the game of seed ``n``;
+``reset()`` draws the next game's seed from a generator seeded by the last seeded reset
+(``reset(seed=1); reset()`` always gives the same second game). The same seed and
+actions give the same game. The environment pickles.
+
+### Rendering
+``render()`` shows the public table; ``render(viewer="player_1")`` (or ``1``) shows that
+player's table, their own held fates included.
 """
 
 from __future__ import annotations
@@ -54,6 +74,7 @@ from pettingzoo.utils.wrappers.order_enforcing import (
 from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.episodes import apply_reset_options, episode_seed
 from shipwreck_env.observation import ObservationLayout, encode
 from shipwreck_env.render import RENDER_MODES, check_render_mode, render_mode_output
 from shipwreck_env.rewards import REWARDS, check_reward, end_info, team_reward
@@ -141,6 +162,7 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
         }
         self.state_: State | None = None
         self._rng: np.random.Generator | None = None
+        self._seeding_rng = np.random.default_rng()  # re-seeded by reset(seed=...)
         self._legal: list[int] = []
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -152,7 +174,11 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
     # --- episode ----------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        self._rng = np.random.default_rng(seed)
+        """Start a game; ``options`` change config fields (see the module docstring)."""
+        self.config = apply_reset_options(self.config, options)
+        if seed is not None:
+            self._seeding_rng = np.random.default_rng(seed)
+        self._rng = np.random.default_rng(episode_seed(self._seeding_rng, seed))
         self.state_ = new_game(self.config, self._rng)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -220,8 +246,12 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
         agents must use :meth:`observe` or :meth:`view`."""
         return self.state_
 
-    def render(self) -> str | None:
-        return render_mode_output(self.state_, self.render_mode)
+    def render(self, viewer: str | int | None = None) -> str | None:
+        """The table in ``render_mode``: public, or as ``viewer`` (an agent name or a
+        player number) sees it."""
+        if isinstance(viewer, str):
+            viewer = self.agent_name_mapping[viewer]
+        return render_mode_output(self.state_, self.render_mode, viewer)
 
     def close(self) -> None:
         pass
@@ -317,6 +347,12 @@ class ShipwreckWrapper(wrappers.OrderEnforcingWrapper):
         raw.rewards[agent] = self._illegal_reward
         raw._accumulate_rewards()
         raw._deads_step_first()
+
+    def render(self, viewer: str | int | None = None) -> str | None:
+        """The raw env's ``render`` (public, or one ``viewer``'s table)."""
+        if not self._has_reset:
+            EnvLogger.error_render_before_reset()
+        return self._raw.render(viewer)
 
     def __str__(self) -> str:
         return str(self._raw)

@@ -11,9 +11,15 @@ Three roles, registered by ``shipwreck_env.__init__``:
 ### Action space
 Discrete(259), the engine's action list; ``action_masks()`` gives the legal ones (the
 method sb3-contrib's ``MaskablePPO`` reads). An action outside the space raises
-``ValueError``; a legal-space action that is illegal now ends the episode with reward
--1 and ``info["illegal_action"]`` (PettingZoo's TerminateIllegalWrapper convention), or
-raises with ``illegal_action="raise"``.
+``ValueError``.
+
+### Illegal actions
+As in the PettingZoo env (``shipwreck_env.env()``): a legal-space action that is
+illegal now ends the episode -- ``terminated=True``, reward -1,
+``info["illegal_action"]`` names it -- and the game is over for this episode (the next
+``step()`` raises until ``reset()``); the state is left as it was. With
+``illegal_action="raise"`` it raises :class:`~shipwreck_env.engine.IllegalActionError`
+instead and changes nothing (as the unwrapped ``raw_env`` does).
 
 ### Observation space
 The observation vector of the player the learner acts for (``shipwreck_env.observation``).
@@ -23,19 +29,35 @@ The team's: ``"win_loss"`` or ``"score_doom"`` (as in the AEC env), summed over 
 partner decisions between two learner decisions.
 
 ### Episode end
-Win, loss (terminated) or ``max_turns`` (truncated); ``info`` then holds ``score``,
-``doom``, ``won``.
+Win or loss: ``terminated``. ``max_turns`` reached: ``truncated`` (not terminated: the
+game did not end by its rules). ``info`` then holds ``score``, ``doom``, ``won``.
 
 ### Arguments
 Every :class:`~shipwreck_env.config.GameConfig` field, ``reward``, ``belief``,
-``render_mode``, ``partner`` (a callable ``partner(observation, view, rng) -> action``
-where ``observation`` is ``{"observation", "action_mask"}`` and ``view`` an
-:class:`~shipwreck_env.view.AgentView`; default :func:`random_partner`) and
-``illegal_action``.
+``render_mode``, ``partner`` and ``illegal_action``. ``partner`` decides for the others:
+a :class:`~shipwreck_env.policy.Policy` (any ``agents.registry`` policy, trained models
+and the oracle included), asked through :func:`shipwreck_env.policy.decide` -- so it
+gets observations in its own layout and, if it declares ``needs_state``, the state -- or
+a plain callable ``partner(observation, view, rng) -> action`` where ``observation`` is
+``{"observation", "action_mask"}`` in this env's layout and ``view`` an
+:class:`~shipwreck_env.view.AgentView`; default :func:`random_partner`.
+
+### Reset options
+``reset(options={...})`` changes :class:`~shipwreck_env.config.GameConfig` fields from
+that episode on (``{"difficulty": "hard"}``, ``{"max_turns": 50}``, ...); the fields
+that fix the spaces (``num_players``, ``challenge_mode``) cannot change.
 
 ### Seeding
-``reset(seed=...)`` seeds the game and the partners; the same seed and actions give the
-same episode.
+``reset(seed=...)`` seeds the game and the partners: the game is the PettingZoo env's
+game for that seed, and the same seed and actions give the same episode. ``reset()``
+without a seed draws the next game's seed from the generator seeded last (Gymnasium's
+convention; the PettingZoo env does the same), so ``reset(seed=1); reset()`` always gives
+the same second game. The environment pickles (for subprocess vector envs) when its
+partner does.
+
+### Rendering
+``render()`` shows the public table; ``render(viewer=p)`` shows player ``p``'s table
+(their own held fates too).
 
 ### Version history
 v0: first release.
@@ -51,24 +73,48 @@ import numpy as np
 
 from shipwreck_env.actions import NUM_ACTIONS, describe
 from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.engine import IllegalActionError, legal_actions, new_game, step_inplace
+from shipwreck_env.episodes import apply_reset_options, episode_seed
 from shipwreck_env.observation import ObservationLayout, encode
+from shipwreck_env.policy import Policy, decide
 from shipwreck_env.render import RENDER_MODES, check_render_mode, render_mode_output
 from shipwreck_env.rewards import check_reward, end_info, team_reward
 from shipwreck_env.state import State
 from shipwreck_env.view import AgentView, make_view
 
-__all__ = ["ROLES", "Partner", "ShipwreckGymEnv", "random_partner"]
+__all__ = ["ROLES", "CallablePartner", "Partner", "ShipwreckGymEnv", "random_partner"]
 
 ROLES = ("self", "play", "predict")
 Partner = Callable[[dict, AgentView, np.random.Generator], int]
-"""A partner policy: ``(observation dict, view, rng) -> legal action``."""
+"""A plain partner function: ``(observation dict, view, rng) -> legal action``."""
 
 
 def random_partner(observation: dict, view: AgentView, rng: np.random.Generator) -> int:
     """Uniformly random among the legal actions."""
     legal = np.flatnonzero(observation["action_mask"])
     return int(legal[rng.integers(len(legal))])
+
+
+class CallablePartner(Policy):
+    """A plain partner function as a :class:`~shipwreck_env.policy.Policy`, so that
+    every partner is asked through :func:`~shipwreck_env.policy.decide`. It reads the
+    environment's own layout (``belief``) and is handed ``{"observation",
+    "action_mask"}``; a ``reset`` method of the function's object is called per game."""
+
+    needs_observation = True
+
+    def __init__(self, function: Partner, belief: bool) -> None:
+        self.function = function
+        self.belief = belief
+        self.name = f"partner {getattr(function, '__name__', type(function).__name__)}"
+
+    def reset(self) -> None:
+        reset = getattr(self.function, "reset", None)
+        if callable(reset):
+            reset()
+
+    def act(self, observation, mask, view, rng, state=None) -> int:
+        return int(self.function({"observation": observation, "action_mask": mask}, view, rng))
 
 
 class ShipwreckGymEnv(gymnasium.Env):
@@ -79,7 +125,7 @@ class ShipwreckGymEnv(gymnasium.Env):
     def __init__(
         self,
         role: str = "self",
-        partner: Partner | None = None,
+        partner: Policy | Partner | None = None,
         reward: str = "win_loss",
         belief: bool = False,
         render_mode: str | None = None,
@@ -99,10 +145,17 @@ class ShipwreckGymEnv(gymnasium.Env):
         self.config = GameConfig(**config)
         self.role = role
         self.partner = partner if partner is not None else random_partner
+        self._partner_policy = (
+            partner if isinstance(partner, Policy) else CallablePartner(self.partner, belief)
+        )
         self.reward_kind = reward
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.layout = ObservationLayout.for_config(self.config, belief)
+        self._layouts = {
+            belief: self.layout,
+            not belief: ObservationLayout.for_config(self.config, not belief),
+        }
         self.observation_space = gymnasium.spaces.Box(0.0, 100.0, (self.layout.size,), np.float32)
         self.action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
         self.state: State | None = None
@@ -110,6 +163,7 @@ class ShipwreckGymEnv(gymnasium.Env):
         self._partner_rng: np.random.Generator | None = None
         self._legal: list[int] = []
         self._player = 0
+        self._ended = True  # no episode before reset()
 
     def _learner_decides(self, s: State) -> bool:
         if self.role == "self":
@@ -118,16 +172,15 @@ class ShipwreckGymEnv(gymnasium.Env):
         return active_decides if self.role == "play" else not active_decides
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Start an episode; ``options`` change config fields (see the module docstring)."""
+        self.config = apply_reset_options(self.config, options)
         super().reset(seed=seed)
-        # With a seed the game is the AEC env's game for that seed; without one, the
-        # next game follows from the generator seeded earlier (Gymnasium's convention).
-        game_seed = seed if seed is not None else int(self.np_random.integers(2**63))
+        game_seed = episode_seed(self.np_random, seed)
         self._game_rng = np.random.default_rng(game_seed)
         self._partner_rng = np.random.default_rng([game_seed, 1])
-        reset_partner = getattr(self.partner, "reset", None)
-        if callable(reset_partner):  # partners with memory start a new game
-            reset_partner()
+        self._partner_policy.reset()  # partners with memory start a new game
         self.state = new_game(self.config, self._game_rng)
+        self._ended = False
         self._advance()
         return self._obs(), {}
 
@@ -137,12 +190,13 @@ class ShipwreckGymEnv(gymnasium.Env):
                 f"action {action!r} is not in the action space; allowed: 0..{NUM_ACTIONS - 1}"
             )
         s = self.state
-        if s is None or s.over:
+        if s is None or s.over or self._ended:
             raise RuntimeError("step() called before reset() or after the episode ended")
         action = int(action)
         if action not in self._legal:
             if self.illegal_action == "raise":
                 step_inplace(s, action, self._game_rng)  # raises the engine's clear error
+            self._ended = True  # the episode ends here, as in the PettingZoo env
             info = {
                 "illegal_action": f"{action} ({describe(action)}); legal: {self._legal}",
                 **end_info(s),
@@ -167,23 +221,11 @@ class ShipwreckGymEnv(gymnasium.Env):
             if self._learner_decides(s):
                 self._player = s.decider
                 return
-            player = s.decider
-            observation = {
-                "observation": encode(s, player, self.layout),
-                "action_mask": self._mask(),
-            }
-            action = int(self.partner(observation, make_view(s, player), self._partner_rng))
-            if action not in self._legal:
-                raise ValueError(
-                    f"partner chose action {action} ({describe(action) if 0 <= action < NUM_ACTIONS else '?'}), "
-                    f"which is not legal; legal: {self._legal}"
-                )
+            try:
+                action = decide(self._partner_policy, s, self._layouts, self._partner_rng).action
+            except IllegalActionError as exc:
+                raise IllegalActionError(f"the partner failed: {exc}") from None
             step_inplace(s, action, self._game_rng, check=False)
-
-    def _mask(self) -> np.ndarray:
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        mask[self._legal] = 1
-        return mask
 
     def _obs(self) -> np.ndarray:
         return encode(self.state, self._player, self.layout)
@@ -191,7 +233,7 @@ class ShipwreckGymEnv(gymnasium.Env):
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner now, as booleans (for ``MaskablePPO``)."""
         mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        if not self.state.over:
+        if not self.state.over and not self._ended:
             mask[self._legal] = True
         return mask
 
@@ -199,5 +241,6 @@ class ShipwreckGymEnv(gymnasium.Env):
         """What the player the learner acts for may know now."""
         return make_view(self.state, self._player)
 
-    def render(self) -> str | None:
-        return render_mode_output(self.state, self.render_mode)
+    def render(self, viewer: int | None = None) -> str | None:
+        """The table in ``render_mode``: public, or as player ``viewer`` sees it."""
+        return render_mode_output(self.state, self.render_mode, viewer)

@@ -155,6 +155,19 @@ class ObservationLayout:
         self.by_name: dict[str, Field] = {f.name: f for f in fields}
         self.encoder = _compile_encoder(self)
 
+    def __reduce__(self) -> tuple:
+        # the compiled encoder is a closure, which pickle cannot store: rebuild it
+        return (ObservationLayout, (self.num_players, self.own_seats == 2, self.belief))
+
+    @property
+    def fingerprint(self) -> str:
+        """A short hash of the fields' names, offsets and sizes: equal fingerprints mean
+        the same vector layout (trained models record it and refuse another)."""
+        import hashlib
+
+        text = ";".join(f"{f.name}:{f.offset}:{f.size}" for f in self.fields)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
     @classmethod
     def for_config(cls, config: GameConfig, belief: bool = False) -> ObservationLayout:
         """The layout of a game with ``config``."""

@@ -131,10 +131,10 @@ def check_render_mode(mode: object) -> str | None:
     return mode
 
 
-def render_mode_output(s: State, mode: str | None) -> str | None:
-    """What an environment's ``render()`` gives in ``mode``: the public table as text for
-    ``"ansi"``, printed (returning ``None``) for ``"human"``; ``None`` with a warning when
-    no mode was chosen."""
+def render_mode_output(s: State, mode: str | None, viewer: int | None = None) -> str | None:
+    """What an environment's ``render()`` gives in ``mode``: the table as text for
+    ``"ansi"`` (public, or as player ``viewer`` sees it), printed (returning ``None``) for
+    ``"human"``; ``None`` with a warning when no mode was chosen."""
     if mode is None:
         import gymnasium
 
@@ -142,7 +142,7 @@ def render_mode_output(s: State, mode: str | None) -> str | None:
             "render() called without a render_mode; use " + " or ".join(map(repr, RENDER_MODES))
         )
         return None
-    text = render(s)
+    text = render(s, viewer)
     if mode == "human":
         print(text)
         return None

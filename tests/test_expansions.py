@@ -1452,6 +1452,21 @@ def test_scions_is_attached_by_the_group_after_the_play():
     assert not any_power(s)
 
 
+def test_scions_uses_up_the_turns_one_power():
+    """Scions is a faded power like the others: "only one faded power may be used per
+    turn" (rulebook, Faded powers), so once the group attaches it no other power is
+    offered this turn although another one is available."""
+    s = setup(SCIONS_SLOTS, (4, 3), faded=["north_wind", "servant"])
+    s = act(s, play_action(4, 0))
+    assert power_actions(s, "secrets")  # the other power was on offer
+    s = act(s, power_action("scions", slot=0))
+    assert s.faded == [C["servant"]]
+    assert s.power_used
+    assert not any_power(s)
+    s = finish(s)
+    assert s.faded == [C["servant"]]  # never used
+
+
 def test_scions_why_would_i_want_to_attach_it_to_a_card():
     """Scions Q/A "Why would I want to attach Scions to a card?": "Because Scions reduces
     those pips, it lets that arcana card remain in play longer": two 4s on The Captain (4

@@ -39,8 +39,8 @@ class MixedDifficulty(gymnasium.Wrapper):
         difficulty = self.settings.difficulties[
             int(self._rng.integers(len(self.settings.difficulties)))
         ]
-        self.env.unwrapped.config = self.settings.game_config(difficulty)
-        return self.env.reset(seed=seed, options=options)
+        config = self.settings.game_config(difficulty).to_dict()
+        return self.env.reset(seed=seed, options={**config, **(options or {})})
 
     def action_masks(self) -> np.ndarray:
         """The wrapped env's legal actions (MaskablePPO reads this)."""

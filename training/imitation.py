@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Team
-from agents.evaluate import observation_layouts, team_decision
 from agents.registry import make_policy
 from shipwreck_env.engine import new_game, step_inplace
 from shipwreck_env.observation import encode
+from shipwreck_env.policy import Team, decide, observation_layouts
 from training.config import EnvSettings
 
 __all__ = ["collect", "pretrain"]
@@ -46,7 +45,7 @@ def collect(
         s = new_game(config, rng)
         while not s.over:
             player = s.decider
-            action, view, mask = team_decision(team, s, layouts, rng)
+            action, view, mask = decide(team, s, layouts, rng)
             if _learner_decides(role, player, s.active_player) and len(view.legal) > 1:
                 observations.append(encode(s, player, layouts[settings.belief]))
                 masks.append(mask.astype(bool))
