@@ -58,6 +58,7 @@ from agents.bayes import BayesGroup, _pool_at_start, race_value
 from agents.heuristic import HeuristicPlayer
 from agents.knowledge import doom_of_fades, literal_posterior, mask_to_array
 from shipwreck_env.actions import ACTIONS, PASS
+from shipwreck_env.cards import CARDS
 from shipwreck_env.public_record import (
     fade_doom,
     fading_after,
@@ -150,34 +151,120 @@ def public_hands(
     return out
 
 
-class _Outcomes:
-    """The race values of one observation: pass, right, wrong (per unit of mass)."""
+_QUESTION_SETS = {
+    "secrets": (1, 2, 3),
+    "songs": (1, 4, 7),
+    "spires": (3, 4, 5),
+    "swords": (5, 6, 7),
+    "scythes": (2, 6),
+}
 
-    __slots__ = ("pass_", "right", "wrong")
+
+def group_questions(start: TurnStart, played: int, visible: tuple[int, ...]) -> list[tuple]:
+    """The yes-sets (kept-value indexes ``v - 1``) of every question power the group may
+    use after ``played`` on the turn-start table, plus ``("sorrows",)`` if Sorrows is
+    available. Scythes needs another power to pay with."""
+    powers = [CARDS[c].power for c in start.faded]
+    out: list[tuple] = []
+    seen: set[tuple] = set()
+
+    def add(values) -> None:
+        yes = tuple(v - 1 for v in range(1, 8) if v in values)
+        if 0 < len(yes) < 7 and yes not in seen:
+            seen.add(yes)
+            out.append(yes)
+
+    for power in dict.fromkeys(powers):
+        if power == "saints":
+            for x in range(1, 7):
+                add(range(x + 1, 8))
+        elif power in _QUESTION_SETS and (power != "scythes" or len(powers) > 1):
+            add(_QUESTION_SETS[power])
+        elif power == "shackles":
+            add(range(played - 2, played + 3))
+        elif power == "storms":
+            for v in sorted(set(visible)):
+                add((v,))
+    if "sorrows" in powers:
+        out.append(("sorrows",))
+    return out
+
+
+class _Outcomes:
+    """The race values of one observation: pass, right, wrong (per unit of mass), and the
+    group's question powers there."""
+
+    __slots__ = ("cost", "pass_", "questions", "right", "sorrows", "wrong")
 
     def __init__(
-        self, score: int, doom: int, fades: int, amplified: bool, info: float, accuracy: float
+        self,
+        score: int,
+        doom: int,
+        fades: int,
+        amplified: bool,
+        info: float,
+        accuracy: float,
+        questions: list[tuple],
+        cost: float,
     ) -> None:
         self.pass_ = race_win(score, doom + fades, accuracy) + info
         self.right = race_win(score + 1 + amplified, doom, accuracy)
         self.wrong = race_win(score, doom + 1 + fades, accuracy)
+        self.questions = [q for q in questions if q != ("sorrows",)]
+        self.sorrows = ("sorrows",) in questions
+        self.cost = cost
 
-    def group(self, m: list[float]) -> float:
-        """Value of the group's best reply to mass ``m`` (by kept value)."""
+    def _plain(self, m: list[float], guesses: int = 1) -> float:
         total = sum(m)
-        top = max(m)
+        top = max(m) if guesses == 1 else sum(sorted(m)[-guesses:])
         predict = top * (self.right - self.wrong) + total * self.wrong
         passing = total * self.pass_
         return predict if predict > passing else passing
 
+    def _best(self, m: list[float]) -> tuple[float, object]:
+        best, how = self._plain(m), None
+        if not (self.questions or self.sorrows):
+            return best, how
+        total = sum(m)
+        if total <= 0:
+            return best, how
+        price = self.cost * total
+        for q in self.questions:
+            yes = [0.0] * 7
+            for i in q:
+                yes[i] = m[i]
+            no = [a - b for a, b in zip(m, yes, strict=True)]
+            value = self._plain(yes) + self._plain(no) - price
+            if value > best + _EPS:
+                best, how = value, q
+        if self.sorrows:
+            value = self._plain(m, 2) - price
+            if value > best + _EPS:
+                best, how = value, "sorrows"
+        return best, how
+
+    def group(self, m: list[float]) -> float:
+        """Value of the group's best reply to mass ``m`` (by kept value)."""
+        return self._best(m)[0]
+
+    def _plain_reply(self, m: list[float], kept: int, guesses: int = 1) -> float:
+        total = sum(m)
+        order = sorted(range(7), key=lambda i: -m[i])[:guesses]
+        top = sum(m[i] for i in order)
+        if top * (self.right - self.wrong) + total * self.wrong > total * self.pass_:
+            return self.right if kept - 1 in order else self.wrong
+        return self.pass_
+
     def reply_value(self, m: list[float], kept: int) -> float:
         """What a hand keeping ``kept`` gets from the group's best reply to ``m``."""
-        total = sum(m)
-        top = max(m)
-        if top * (self.right - self.wrong) + total * self.wrong > total * self.pass_:
-            guess = m.index(top)
-            return self.right if guess == kept - 1 else self.wrong
-        return self.pass_
+        how = self._best(m)[1]
+        if how is None:
+            return self._plain_reply(m, kept)
+        if how == "sorrows":
+            return self._plain_reply(m, kept, 2) - self.cost
+        answer = (kept - 1) in how
+        part = [m[i] if ((i in how) == answer) else 0.0 for i in range(7)]
+        return self._plain_reply(part, kept) - self.cost
 
 
 _CACHE: dict[tuple, Convention] = {}
@@ -191,6 +278,8 @@ def compute_convention(
     likelihood: tuple[float, ...] | None,
     info_value: float = 0.01,
     accuracy: float = 0.0,
+    power_cost: float = 0.005,
+    plan: bool = True,
     sweeps: int = 20,
 ) -> Convention:
     """The convention of a turn from its public inputs (see the module docstring).
@@ -203,9 +292,22 @@ def compute_convention(
             ``None`` for nothing.
         info_value: bonus of a pass (the carried fate's information is kept for later).
         accuracy: the value function's per-turn success chance (see :func:`race_win`).
+        power_cost: what spending a faded power costs (win-chance units).
+        plan: plan the group's question powers and Sorrows into the code.
         sweeps: at most this many rounds of best responses, then of coordinate ascent.
     """
-    key = (config, start.raw, seat, carried, likelihood, info_value, accuracy, sweeps)
+    key = (
+        config,
+        start.raw,
+        seat,
+        carried,
+        likelihood,
+        info_value,
+        accuracy,
+        power_cost,
+        plan,
+        sweeps,
+    )
     hit = _CACHE.get(key)
     if hit is not None:
         return hit
@@ -215,6 +317,9 @@ def compute_convention(
     hands = [h for h, _ in weighted]
     weights = [w / total for _, w in weighted]
     rows = kept_rows(start)
+    visible = tuple(
+        v for card, fates in zip(start.slots, start.table, strict=True) if card >= 0 for v in fates
+    )
     feast = [slot for slot, card in enumerate(start.slots) if card >= 0 and _is_feast(card)]
 
     obs_index: dict[tuple, int] = {}
@@ -235,8 +340,18 @@ def compute_convention(
             if o is None:
                 o = obs_index[out] = len(outcomes)
                 fades, amplified = fade_doom(start, fading_after(start, out))
+                questions = group_questions(start, value, (*visible, value)) if plan else []
                 outcomes.append(
-                    _Outcomes(start.score, start.doom, fades, amplified, info_value, accuracy)
+                    _Outcomes(
+                        start.score,
+                        start.doom,
+                        fades,
+                        amplified,
+                        info_value,
+                        accuracy,
+                        questions,
+                        power_cost,
+                    )
                 )
             hand_opts.append((action, o, kept))
         options.append(hand_opts)
@@ -332,8 +447,6 @@ def compute_convention(
 
 
 def _is_feast(card: int) -> bool:
-    from shipwreck_env.cards import CARDS
-
     return CARDS[card].id == "feast"
 
 
@@ -348,10 +461,15 @@ class ConventionPolicy(BayesGroup):
     name = "convention"
 
     def __init__(
-        self, info_value: float = 0.01, power_cost: float = 0.005, accuracy: float = 0.0
+        self,
+        info_value: float = 0.01,
+        power_cost: float = 0.005,
+        accuracy: float = 0.0,
+        plan: bool = True,
     ) -> None:
         super().__init__(model=HeuristicPlayer(), info_value=info_value, power_cost=power_cost)
         self.accuracy = accuracy
+        self.plan = plan
         self._carry: dict[tuple[int, int, int], tuple[float, ...]] = {}
 
     def reset(self) -> None:
@@ -373,6 +491,8 @@ class ConventionPolicy(BayesGroup):
             self._memory(view) if view.carried_into_turn else None,
             self.info_value,
             self.accuracy,
+            self.power_cost,
+            self.plan,
         )
 
     def _remember(self, view: AgentView, convention: Convention, action: int) -> None:

@@ -25,6 +25,18 @@ GROUP_SPECS = ("random", "literal", "bayes", "convention", "oracle")
 """Scripted group policies, weakest first (the oracle cheats)."""
 
 
+def _convention_options(arg: str) -> dict:
+    """``convention:A`` sets the accuracy of its race value; ``convention:A,noplan`` also
+    stops it planning the group's powers into its code."""
+    options: dict = {}
+    for part in filter(None, arg.split(",")):
+        if part == "noplan":
+            options["plan"] = False
+        else:
+            options["accuracy"] = float(part)
+    return options
+
+
 def make_policy(spec: str) -> Policy:
     """The policy named by ``spec`` (see the module table).
 
@@ -51,7 +63,7 @@ def make_policy(spec: str) -> Policy:
     if name == "convention":
         from agents.convention import ConventionPolicy
 
-        return ConventionPolicy(accuracy=float(arg)) if arg else ConventionPolicy()
+        return ConventionPolicy(**_convention_options(arg))
     if name == "oracle" and not arg:
         from agents.simple import OracleGroup
 
