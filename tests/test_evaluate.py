@@ -8,7 +8,7 @@ import math
 import pytest
 
 from agents.evaluate import evaluate, wilson_interval, write_outputs
-from shipwreck_env.cli import main as cli_main
+from agents.cli import main as cli_main
 
 
 @pytest.mark.parametrize(

@@ -1,15 +1,7 @@
-"""The ``shipwreck-arcana`` command.
+"""The ``shipwreck-arcana`` command (``python -m agents`` does the same).
 
-Subcommands:
-
-* ``main`` -- the README's main job: the best scripted team (heuristic player + Bayesian
-  group) on every difficulty, as a table;
-* ``random`` -- play games with uniformly random legal actions and print a table;
-* ``evaluate`` -- measure a team of policies on every difficulty (``agents.evaluate``);
-* ``bench`` -- the speed benchmark (``shipwreck_env.bench``).
-
-Each subcommand is a thin wrapper over importable functions; ``evaluate`` imports the
-``agents`` package only when it runs.
+It lives in ``agents`` because it runs teams of policies: its imports point down, to
+``agents`` and the core ``shipwreck_env``, which imports nothing from here.
 """
 
 from __future__ import annotations
@@ -20,10 +12,19 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from shipwreck_env.config import DIFFICULTIES, GameConfig
+import shipwreck_env
+from shipwreck_env.config import DIFFICULTIES, GROUP_DECISIONS, GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace
 
-__all__ = ["main", "random_games"]
+__all__ = ["build_parser", "main", "random_games"]
+
+DESCRIPTION = """\
+Shipwreck Arcana: play, evaluate and benchmark the rules engine.
+"shipwreck-arcana COMMAND --help" shows a command's options.
+
+Policy specs (--play, --group): random[:P], literal[:T], heuristic, bayes, convention,
+oracle (cheats: reads hidden fates), ppo:PATH (a trained model).
+"""
 
 
 def random_games(config: GameConfig, games: int, seed: int) -> dict[str, float]:
@@ -67,62 +68,99 @@ def _random_table(players: int, games: int, seed: int, card_sets: str) -> str:
     return "\n".join(rows)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``shipwreck-arcana`` console script."""
-    parser = argparse.ArgumentParser(prog="shipwreck-arcana", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    main_job = sub.add_parser(
-        "main", help="the README's main job: the best scripted team on every difficulty"
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Keeps the description's layout and shows every option's default."""
+
+
+def _version() -> str:
+    return f"%(prog)s {shipwreck_env.__version__}"
+
+
+def _team_options(parser: argparse.ArgumentParser, games: int, jobs: int) -> None:
+    parser.add_argument("--play", default="heuristic", help="play policy spec")
+    parser.add_argument("--group", default="bayes", help="group policy spec")
+    parser.add_argument("--players", type=int, default=3, help="players, 2 to 5")
+    parser.add_argument("--games", type=int, default=games, help="games per difficulty")
+    parser.add_argument("--seed", type=int, default=0, help="evaluation seed")
+    parser.add_argument("--card-sets", default="base", help="card sets, e.g. base or all")
+    parser.add_argument("--jobs", type=int, default=jobs, help="worker processes")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command's argument parser (``bench`` forwards its arguments)."""
+    parser = argparse.ArgumentParser(
+        prog="shipwreck-arcana", description=DESCRIPTION, formatter_class=_HelpFormatter
     )
-    main_job.add_argument("--play", default="heuristic", help="play policy spec, e.g. ppo:PATH")
-    main_job.add_argument("--group", default="bayes", help="group policy spec, e.g. ppo:PATH")
-    main_job.add_argument("--players", type=int, default=3)
-    main_job.add_argument("--games", type=int, default=500)
-    main_job.add_argument("--seed", type=int, default=0)
-    main_job.add_argument("--card-sets", default="base")
-    main_job.add_argument("--jobs", type=int, default=2)
-    rand = sub.add_parser("random", help="uniformly random legal play at every difficulty")
-    rand.add_argument("--players", type=int, default=3)
-    rand.add_argument("--games", type=int, default=300)
-    rand.add_argument("--seed", type=int, default=0)
-    rand.add_argument("--card-sets", default="base")
-    ev = sub.add_parser("evaluate", help="evaluate a team on every difficulty")
-    ev.add_argument("--play", default="heuristic", help="play policy spec (agents.registry)")
-    ev.add_argument("--group", default="bayes", help="group policy spec (agents.registry)")
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="command", required=True, metavar="command")
+    main_job = sub.add_parser(
+        "main",
+        help="the main job: the best scripted team (heuristic + bayes) on every difficulty",
+        description="The main job: a team (the best scripted one by default) on every "
+        "difficulty, as a table.",
+        formatter_class=_HelpFormatter,
+    )
+    _team_options(main_job, games=500, jobs=2)
+    rand = sub.add_parser(
+        "random",
+        help="uniformly random legal play on every difficulty",
+        description="Games where every decision is a uniformly random legal action.",
+        formatter_class=_HelpFormatter,
+    )
+    rand.add_argument("--players", type=int, default=3, help="players, 2 to 5")
+    rand.add_argument("--games", type=int, default=300, help="games per difficulty")
+    rand.add_argument("--seed", type=int, default=0, help="seed (difficulty i uses seed + i)")
+    rand.add_argument("--card-sets", default="base", help="card sets, e.g. base or all")
+    ev = sub.add_parser(
+        "evaluate",
+        help="measure a team on every difficulty (win rate, 95%% interval, score, doom, ...)",
+        description="Measure a team on each difficulty: game i of difficulty d is seeded "
+        "by SeedSequence(seed, spawn_key=(d, i)), so figures do not depend on --jobs.",
+        formatter_class=_HelpFormatter,
+    )
+    _team_options(ev, games=2000, jobs=1)
     ev.add_argument(
         "--matrix",
         action="store_true",
         help="every scripted play policy against every scripted group policy",
     )
-    ev.add_argument("--players", type=int, default=3)
     ev.add_argument(
         "--difficulty", default="all", help="easy, normal, hard, doomed, a comma list, or all"
     )
-    ev.add_argument("--games", type=int, default=2000)
-    ev.add_argument("--seed", type=int, default=0)
-    ev.add_argument("--card-sets", default="base")
-    ev.add_argument("--group-decision", default="leader", choices=["leader", "vote"])
-    ev.add_argument("--jobs", type=int, default=1, help="worker processes")
+    ev.add_argument(
+        "--group-decision",
+        default="leader",
+        choices=list(GROUP_DECISIONS),
+        help="who decides for the group",
+    )
     ev.add_argument("--out", default=None, help="write JSON here (and CSV beside it)")
-    ev.add_argument("--no-progress", action="store_true")
-    bench = sub.add_parser("bench", help="speed benchmark")
+    ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    bench = sub.add_parser(
+        "bench",
+        help="the speed benchmark (its own options: bench --help)",
+        description="The speed benchmark; every argument goes to it.",
+        add_help=False,  # --help goes to the benchmark's own parser
+    )
     bench.add_argument("bench_args", nargs=argparse.REMAINDER)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``shipwreck-arcana`` console script."""
+    parser = build_parser()
+    # The benchmark parses its own arguments (--help included), so they pass through.
+    args, rest = parser.parse_known_args(argv)
+    if rest and args.command != "bench":
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "random":
         print(_random_table(args.players, args.games, args.seed, args.card_sets))
     elif args.command == "main":
         return _evaluate(
             argparse.Namespace(
-                play=args.play,
-                group=args.group,
+                **vars(args),
                 matrix=False,
-                players=args.players,
                 difficulty="all",
-                games=args.games,
-                seed=args.seed,
-                card_sets=args.card_sets,
                 group_decision="leader",
-                jobs=args.jobs,
                 out=None,
                 no_progress=False,
             )
@@ -132,7 +170,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.command == "bench":
         from shipwreck_env.bench import main as bench_main
 
-        return bench_main(args.bench_args)
+        program, sys.argv[0] = sys.argv[0], "shipwreck-arcana bench"  # its usage line
+        try:
+            return bench_main([*rest, *args.bench_args])
+        finally:
+            sys.argv[0] = program
     return 0
 
 

@@ -1,0 +1,7 @@
+"""``python -m agents``: the ``shipwreck-arcana`` command."""
+
+import sys
+
+from agents.cli import main
+
+sys.exit(main())

@@ -1,0 +1,73 @@
+"""The ``shipwreck-arcana`` command (:mod:`agents.cli`): help without docstring markup,
+every option's help and default shown, ``--version``, ``bench --help`` showing the
+benchmark's own options, unknown arguments refused.
+
+Authority: the module docstring of ``agents/cli.py`` and issue 13.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import shipwreck_env
+from agents.cli import build_parser, main
+
+COMMANDS = ["main", "random", "evaluate"]
+
+
+def help_text(capsys: pytest.CaptureFixture, *argv: str) -> str:
+    with pytest.raises(SystemExit) as exit_info:
+        main([*argv, "--help"])
+    assert exit_info.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_top_help_lists_every_command_without_markup(capsys: pytest.CaptureFixture) -> None:
+    text = help_text(capsys)
+    assert "``" not in text and ":func:" not in text
+    for command in [*COMMANDS, "bench"]:
+        assert re.search(rf"^\s+{command}\s+\S", text, re.MULTILINE), command
+    assert "--version" in text
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_option_has_help_and_shows_its_default(
+    capsys: pytest.CaptureFixture, command: str
+) -> None:
+    text = help_text(capsys, command)
+    assert "``" not in text
+    sub = build_parser()._subparsers._group_actions[0].choices[command]
+    for action in sub._actions:
+        if action.dest == "help":
+            continue
+        assert action.help, f"{command} {action.option_strings} has no help"
+        if action.default not in (None, False):
+            assert f"(default: {action.default})" in " ".join(text.split()), action.dest
+
+
+def test_version(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"shipwreck-arcana {shipwreck_env.__version__}"
+
+
+def test_bench_help_shows_the_benchmarks_options(capsys: pytest.CaptureFixture) -> None:
+    text = help_text(capsys, "bench")
+    assert text.startswith("usage: shipwreck-arcana bench")
+    assert "--seconds" in text and "--repeats" in text
+
+
+def test_unknown_arguments_are_refused(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["random", "--games", "1", "--bogus"])
+    assert exit_info.value.code == 2
+    assert "--bogus" in capsys.readouterr().err
+
+
+def test_random_prints_a_table(capsys: pytest.CaptureFixture) -> None:
+    assert main(["random", "--games", "2", "--players", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "| difficulty | win rate |" in out and "| doomed |" in out
