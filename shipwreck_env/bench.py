@@ -79,8 +79,11 @@ def _pettingzoo(make: Callable[[], object]) -> Callable[[float], float]:
 
 
 def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row of a bool ``[N, A]`` mask."""
-    rows, cols = np.nonzero(mask)  # row-major: each row's legal actions, ascending
+    """One uniformly random legal action per row of a bool ``[N, A]`` mask (every row
+    must allow one)."""
+    used = np.flatnonzero(mask.any(axis=0))  # the few actions legal anywhere
+    rows, cols = np.nonzero(mask[:, used])  # row-major: each row's legal actions, ascending
+    cols = used[cols]
     counts = np.bincount(rows, minlength=len(mask))
     start = np.cumsum(counts) - counts
     pick = (rng.random(len(mask)) * counts).astype(np.int64)
@@ -123,6 +126,31 @@ def batched_memory(num_games: int, config_kwargs: dict, steps: int = 20) -> floa
     finally:
         tracemalloc.stop()
     return peak / num_games
+
+
+def batched_split(num_games: int, seconds: float = 3.0) -> dict[str, float]:
+    """Where a batched step's time goes: median milliseconds per call of ``observe``,
+    ``legal_mask``, the random policy and ``step`` at ``num_games`` games (3 players,
+    base), over ``seconds``."""
+    from shipwreck_env.vector import VectorGame
+
+    vg = VectorGame(num_games, seed=0, num_players=3)
+    rng = np.random.default_rng(0)
+    parts: dict[str, list[float]] = {"observe": [], "legal_mask": [], "policy": [], "step": []}
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        t0 = time.perf_counter()
+        vg.observe()
+        t1 = time.perf_counter()
+        mask = vg.legal_mask()
+        t2 = time.perf_counter()
+        actions = sample_legal(mask, rng)
+        t3 = time.perf_counter()
+        vg.step(actions)
+        t4 = time.perf_counter()
+        for name, dt in zip(parts, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+            parts[name].append(dt * 1e3)
+    return {name: statistics.median(values) for name, values in parts.items()}
 
 
 def _shipwreck_aec(config_kwargs: dict) -> Callable[[float], float]:
@@ -241,7 +269,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5, help="runs per benchmark")
     parser.add_argument("--only", nargs="*", default=(), help="substrings of names to run")
     parser.add_argument("--json", default="results/bench.json", help="where to write results")
+    parser.add_argument(
+        "--memory-games",
+        type=int,
+        default=0,
+        metavar="N",
+        help="only measure the batched engine's peak memory per game at N games "
+        "(3 players, base) and the largest batch that fits in 1 GiB",
+    )
+    parser.add_argument(
+        "--split",
+        type=int,
+        default=0,
+        metavar="N",
+        help="only show where a batched step's time goes at N games (median ms per call)",
+    )
     args = parser.parse_args(argv)
+    if args.split:
+        split = batched_split(args.split, args.seconds)
+        total = sum(split.values())
+        print(
+            f"N={args.split}: "
+            + ", ".join(f"{k} {v:.2f} ms ({v / total:.0%})" for k, v in split.items())
+            + f"; total {total:.2f} ms = {args.split / total * 1e3:,.0f} agent steps/s"
+        )
+        return 0
+    if args.memory_games:
+        per_game = batched_memory(args.memory_games, {"num_players": 3}, steps=10)
+        print(
+            f"N={args.memory_games}: peak {per_game:,.0f} bytes per game "
+            f"({per_game * args.memory_games / 2**30:.3f} GiB); "
+            f"largest N in 1 GiB: {int(2**30 // per_game):,}"
+        )
+        return 0
     load_average = list(os.getloadavg())  # how busy the shared machine was at the start
     results = run_benchmarks(args.seconds, args.repeats, args.only)
     table = format_table(results)

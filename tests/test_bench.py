@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from shipwreck_env.bench import format_table, main
+import numpy as np
+
+from shipwreck_env.bench import format_table, main, sample_legal
 
 
 def test_bench_writes_medians_runs_command_and_load(tmp_path, capsys):
@@ -15,11 +17,13 @@ def test_bench_writes_medians_runs_command_and_load(tmp_path, capsys):
     assert data["command"] == "python -m shipwreck_env.bench " + " ".join(args)
     assert len(data["load_average"]) == 3
     names = [name for name in data["results"] if name.startswith("shipwreck")]
-    assert len(names) == 4 and set(data["results"]) == set(names)
+    assert len(names) == 8 and set(data["results"]) == set(names)
     for name in names:
         entry = data["results"][name]
         assert len(entry["runs"]) == 2 and entry["median"] > 0
         assert name in data["table"]
+        assert ("bytes_per_game" in entry) == ("batched" in name)
+    assert sum("batched engine, N=" in name for name in names) == 4
     assert data["table"] in capsys.readouterr().out
 
 
@@ -34,5 +38,38 @@ def test_bench_table_marks_missing_peers_and_ratios():
         },
     }
     table = format_table(results)
-    assert "| a | 20 | 2 | 0.50x |" in table
-    assert "| PettingZoo hanabi_v5 | not installed | - | - |" in table
+    assert "| a | 20 | 2 | 0.50x | - | - |" in table
+    assert "| PettingZoo hanabi_v5 | not installed | - | - | - | - |" in table
+
+
+def test_bench_table_gives_the_ratio_to_our_aec_env_and_memory_per_game():
+    results = {
+        "shipwreck AEC env (3 players, base)": {"available": True, "runs": [10.0], "median": 10.0},
+        "b": {"available": True, "runs": [250.0], "median": 250.0, "bytes_per_game": 2048.0},
+    }
+    assert "| b | 250 | 1 | - | 25.00x | 2.0 KiB |" in format_table(results)
+
+
+def test_sample_legal_picks_every_legal_action_and_nothing_else():
+    mask = np.zeros((3, 259), bool)
+    mask[0, [1, 5, 200]] = True
+    mask[1, 42] = True
+    mask[2, [7, 8]] = True
+    rng = np.random.default_rng(0)
+    picks = np.array([sample_legal(mask, rng) for _ in range(300)])
+    assert set(picks[:, 0]) == {1, 5, 200}
+    assert set(picks[:, 1]) == {42}
+    assert set(picks[:, 2]) == {7, 8}
+
+
+def test_bench_memory_option_reports_the_largest_batch_in_one_gib(capsys):
+    assert main(["--memory-games", "64", "--json", ""]) == 0
+    out = capsys.readouterr().out
+    assert "N=64: peak" in out and "largest N in 1 GiB" in out
+
+
+def test_bench_split_option_reports_each_part_of_a_batched_step(capsys):
+    assert main(["--split", "8", "--seconds", "0.05", "--json", ""]) == 0
+    out = capsys.readouterr().out
+    for part in ("observe", "legal_mask", "policy", "step", "agent steps/s"):
+        assert part in out

@@ -24,10 +24,10 @@ are kept):
   below 256, so bytes never carry); the hours in front of a slot are one multiplication
   of its packed counts by the packed hour weights.
 
-With ``N = 4096`` games of 3 players one call took about 1.5 ms (median; 1.7 ms with
-``belief``) on a shared 2-core machine, a quarter of it the uint8 -> float32
-conversion; pass ``out`` to reuse the output (a fresh 8 MB array costs page faults). The work buffers are shared per layout
-and batch size: calls must not run concurrently in threads.
+About a quarter of a call is the uint8 -> float32 conversion (``python -m
+shipwreck_env.bench`` measures whole steps). Pass ``out`` to reuse the output (a fresh
+array of that size costs page faults). The work buffers are shared per layout and batch
+size: calls must not run concurrently in threads.
 
 What is read: the counts ``tcount`` and ``fcount`` (never the ordered lists), the
 announcement arrays ``ann_*`` (never the event rows), the deck ring at ``deck_head``,
