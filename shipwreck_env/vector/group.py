@@ -46,9 +46,6 @@ __all__ = [
 SAINTS, SORROWS = P["saints"], P["sorrows"]
 GROUP_POWERS = (SAINTS, SORROWS, *QUESTION_SETS)
 _EFFECTIVE = np.arange(9)
-_QUESTION_HOLDS = {
-    power: np.isin(_EFFECTIVE, values)[None, :] for power, values in QUESTION_SETS.items()
-}
 
 _ORDERS: dict[tuple[int, int], np.ndarray] = {}
 
@@ -175,33 +172,45 @@ def apply_group(a: Arrays, g: np.ndarray, action: np.ndarray, todo: Pending) -> 
         todo.vote[passed] = True
 
 
+def _question_holds() -> np.ndarray:
+    """``HOLDS[action, e]``: the answer "yes" of a question action about a kept fate
+    whose effective value is ``e`` (0..8); all False for other actions."""
+    holds = np.zeros((len(ACTION_POWER), 9), bool)
+    for x, action in enumerate(SAINTS_ACTIONS, start=1):
+        holds[action] = np.greater(_EFFECTIVE, x)
+    for power, values in QUESTION_SETS.items():
+        holds[SINGLE_ACTION[POWER_NAME[power]]] = np.isin(_EFFECTIVE, values)
+    return holds
+
+
+POWER_NAME = {p: name for name, p in P.items()}
+_HOLDS = _question_holds()
+
+
 def _apply_group_power(a: Arrays, g: np.ndarray, action: np.ndarray) -> None:
+    """Sorrows (one more prediction) or a question about the kept fate, answered and
+    recorded on the number line; the power's card goes to the deck bottom."""
     power = ACTION_POWER[action]
-    for p in GROUP_POWERS:
-        sub = power == p
-        if not sub.any():
-            continue
-        gs = g[sub]
-        card = take_power(a, gs, np.full(len(gs), p))
-        deck_append(a, gs, card)
-        a.power_used[gs] = True
-        a.ann_power[gs] = p
-        if p == SORROWS:
-            a.preds_left[gs] += 1
-            event(a, gs, "power", p, -1, -1, -1)
-            continue
-        if p == SAINTS:
-            x = ACTION_VALUE[action[sub]]
-            holds = _EFFECTIVE[None, :] > x[:, None]
-            a.ann_value[gs] = x
-        else:
-            x = -1
-            holds = np.broadcast_to(_QUESTION_HOLDS[p], (len(gs), 9))
-        answer = np.take_along_axis(holds, a.kept_eff[gs, None].astype(np.int64), axis=1)[:, 0]
-        mask = real_mask(a, gs, holds)
-        constrain_kept(a, gs, np.where(answer, mask, ~mask))
-        event(a, gs, "power", p, x, -1, answer)
-        a.ann_answer[gs] = answer
+    deck_append(a, g, take_power(a, g, power))
+    a.power_used[g] = True
+    a.ann_power[g] = power
+    sorrows = power == SORROWS
+    if sorrows.any():
+        gs = g[sorrows]
+        a.preds_left[gs] += 1
+        event(a, gs, "power", SORROWS, -1, -1, -1)
+    ask = ~sorrows
+    if ask.any():
+        gq, aq = g[ask], action[ask]
+        holds = _HOLDS[aq]  # [n, 9]
+        answer = holds[np.arange(len(gq)), a.kept_eff[gq]]
+        mask = real_mask(a, gq, holds)
+        constrain_kept(a, gq, np.where(answer, mask, ~mask))
+        saints = power[ask] == SAINTS
+        x = np.where(saints, ACTION_VALUE[aq], -1)
+        event(a, gq, "power", power[ask], x, -1, answer)
+        a.ann_value[gq] = np.where(saints, x, 0)
+        a.ann_answer[gq] = answer
 
 
 def enter_vote(a: Arrays, g: np.ndarray) -> None:
