@@ -38,8 +38,16 @@ def _same(a: list[tuple], b: list[tuple]) -> bool:
     )
 
 
-def test_every_fate_token_is_somewhere_in_every_game_at_every_step() -> None:
-    vg = VectorGame(256, seed=1, num_players=4, group_decision="vote")
+@pytest.mark.parametrize(
+    "config",
+    [
+        dict(num_players=4, group_decision="vote"),
+        dict(num_players=2, challenge_mode=True, difficulty="easy"),
+        dict(num_players=5, reveal=False, difficulty="hard"),
+    ],
+)
+def test_every_fate_token_is_somewhere_in_every_game_at_every_step(config) -> None:
+    vg = VectorGame(256, seed=1, **config)
     a = vg.arrays
     rng = np.random.default_rng(1)
     for _ in range(300):
@@ -51,6 +59,8 @@ def test_every_fate_token_is_somewhere_in_every_game_at_every_step() -> None:
                 np.add.at(held, (np.flatnonzero(inside), value[inside] - 1), 1)
         total = a.bag + a.tcount.sum(axis=1) + held + a.exiled
         assert (total == FATE_COPIES).all(), "a fate token was lost or made"
+        on_table = a.table_len.sum(axis=1) == a.tcount.sum(axis=(1, 2))
+        assert on_table.all(), "the ordered table and its counts disagree"
         vg.step(_random_actions(vg, rng))
 
 
