@@ -49,7 +49,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from math import comb
 
 import numpy as np
 
@@ -57,8 +56,8 @@ from agents.base import Policy
 from agents.bayes import BayesGroup, _pool_at_start, race_value
 from agents.heuristic import HeuristicPlayer
 from agents.knowledge import doom_of_fades, literal_posterior, mask_to_array
-from shipwreck_env.actions import ACTIONS, PASS
-from shipwreck_env.cards import CARDS
+from shipwreck_env.actions import ACTIONS, PASS, power_action
+from shipwreck_env.cards import CARD_INDEX, CARDS
 from shipwreck_env.public_record import (
     fade_doom,
     fading_after,
@@ -73,22 +72,27 @@ from shipwreck_env.view import AgentView, TurnStart
 __all__ = ["Convention", "ConventionPolicy", "compute_convention"]
 
 _EPS = 1e-12
+THIEF = CARD_INDEX["thief"]
+FALL = CARD_INDEX["fall"]
+SHELLS = power_action("shells")
+SINNERS = [[power_action("sinners", slot, v) if v else 0 for v in range(8)] for slot in range(4)]
 
 
 @cache
-def race_win(score: int, doom: int, accuracy: float) -> float:
-    """P(win) if every later turn scores with probability ``accuracy`` and otherwise costs
-    one doom: the chance of ``7 - score`` successes before ``7 - doom`` failures.
-    ``accuracy <= 0`` falls back to :func:`agents.bayes.race_value`."""
+def race_win(score: int, doom: int, accuracy: float, fail_doom: int = 1) -> float:
+    """P(win) if every later turn that changes the score or the doom scores with
+    probability ``accuracy`` and otherwise costs ``fail_doom`` doom: a race of
+    ``7 - score`` successes against the doom budget. ``accuracy <= 0`` falls back to
+    :func:`agents.bayes.race_value`."""
     if accuracy <= 0:
         return race_value(score, doom)
     if doom >= 7:
         return 0.0
     if score >= 7:
         return 1.0
-    need, budget = 7 - score, 7 - doom
-    q = 1.0 - accuracy
-    return sum(comb(need - 1 + f, f) * accuracy**need * q**f for f in range(budget))
+    return accuracy * race_win(score + 1, doom, accuracy, fail_doom) + (1 - accuracy) * race_win(
+        score, doom + fail_doom, accuracy, fail_doom
+    )
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,7 @@ class Convention:
             a fate, else ``(low, high)``.
         weights: public prior of each hand (sum 1).
         choice: the first-play action number the convention assigns to each hand.
+        power: the after-play power action (Shells, Sinners) of each hand's line, or 0.
         kept: the kept value of each hand under its choice.
         value: the summed team value of the code.
     """
@@ -107,6 +112,7 @@ class Convention:
     hands: tuple[tuple[int, int], ...]
     weights: tuple[float, ...]
     choice: tuple[int, ...]
+    power: tuple[int, ...]
     kept: tuple[int, ...]
     value: float
 
@@ -194,7 +200,7 @@ class _Outcomes:
     """The race values of one observation: pass, right, wrong (per unit of mass), and the
     group's question powers there."""
 
-    __slots__ = ("cost", "pass_", "questions", "right", "sorrows", "wrong")
+    __slots__ = ("cost", "pass_", "questions", "right", "sorrows", "spent", "wrong")
 
     def __init__(
         self,
@@ -203,16 +209,18 @@ class _Outcomes:
         fades: int,
         amplified: bool,
         info: float,
-        accuracy: float,
+        race: tuple[float, int],
         questions: list[tuple],
         cost: float,
+        spent: bool = False,
     ) -> None:
-        self.pass_ = race_win(score, doom + fades, accuracy) + info
-        self.right = race_win(score + 1 + amplified, doom, accuracy)
-        self.wrong = race_win(score, doom + 1 + fades, accuracy)
+        self.pass_ = race_win(score, doom + fades, *race) + info
+        self.right = race_win(score + 1 + amplified, doom, *race)
+        self.wrong = race_win(score, doom + 1 + fades, *race)
         self.questions = [q for q in questions if q != ("sorrows",)]
         self.sorrows = ("sorrows",) in questions
         self.cost = cost
+        self.spent = spent  # the player used a faded power: it costs, and no group power
 
     def _plain(self, m: list[float], guesses: int = 1) -> float:
         total = sum(m)
@@ -245,6 +253,8 @@ class _Outcomes:
 
     def group(self, m: list[float]) -> float:
         """Value of the group's best reply to mass ``m`` (by kept value)."""
+        if self.spent:
+            return self._plain(m) - self.cost * sum(m)
         return self._best(m)[0]
 
     def _plain_reply(self, m: list[float], kept: int, guesses: int = 1) -> float:
@@ -257,6 +267,8 @@ class _Outcomes:
 
     def reply_value(self, m: list[float], kept: int) -> float:
         """What a hand keeping ``kept`` gets from the group's best reply to ``m``."""
+        if self.spent:
+            return self._plain_reply(m, kept) - self.cost
         how = self._best(m)[1]
         if how is None:
             return self._plain_reply(m, kept)
@@ -278,8 +290,10 @@ def compute_convention(
     likelihood: tuple[float, ...] | None,
     info_value: float = 0.01,
     accuracy: float = 0.0,
+    fail_doom: int = 1,
     power_cost: float = 0.005,
     plan: bool = True,
+    player_powers: bool = True,
     sweeps: int = 20,
 ) -> Convention:
     """The convention of a turn from its public inputs (see the module docstring).
@@ -291,9 +305,10 @@ def compute_convention(
         likelihood: what the seat's last convention said about the carried fate (by value),
             ``None`` for nothing.
         info_value: bonus of a pass (the carried fate's information is kept for later).
-        accuracy: the value function's per-turn success chance (see :func:`race_win`).
+        accuracy, fail_doom: the value of the race (see :func:`race_win`).
         power_cost: what spending a faded power costs (win-chance units).
         plan: plan the group's question powers and Sorrows into the code.
+        player_powers: let lines of play use Shells and Sinners after the play.
         sweeps: at most this many rounds of best responses, then of coordinate ascent.
     """
     key = (
@@ -304,8 +319,10 @@ def compute_convention(
         likelihood,
         info_value,
         accuracy,
+        fail_doom,
         power_cost,
         plan,
+        player_powers,
         sweeps,
     )
     hit = _CACHE.get(key)
@@ -322,38 +339,62 @@ def compute_convention(
     )
     feast = [slot for slot, card in enumerate(start.slots) if card >= 0 and _is_feast(card)]
 
+    faded = {CARDS[c].power for c in start.faded}
+    own_powers = player_powers and THIEF not in start.slots
+    shells = own_powers and "shells" in faded
+    sinners = own_powers and "sinners" in faded
+    fall_slot = start.slots.index(FALL) if FALL in start.slots else -1
+
     obs_index: dict[tuple, int] = {}
     outcomes: list[_Outcomes] = []
-    options: list[list[tuple[int, int, int]]] = []  # per hand: (action, observation, kept)
+
+    def observation(out, power: int, answer, removed=None) -> int:
+        key = (out, power, answer)
+        o = obs_index.get(key)
+        if o is None:
+            o = obs_index[key] = len(outcomes)
+            fades, amplified = fade_doom(start, fading_after(start, out, removed))
+            questions = []
+            if plan and not power:
+                questions = group_questions(start, out.value, (*visible, out.value))
+            outcomes.append(
+                _Outcomes(
+                    start.score,
+                    start.doom,
+                    fades,
+                    amplified,
+                    info_value,
+                    (accuracy, fail_doom),
+                    questions,
+                    power_cost,
+                    spent=bool(power),
+                )
+            )
+        return o
+
+    # per hand: ((play action, after-play power action or 0), observation, kept)
+    options: list[list[tuple[tuple[int, int], int, int]]] = []
     for hand in hands:
-        opts = []
-        for action in hand_plays(start, hand, rows):
-            spec = ACTIONS[action]
-            opts.append((action, spec.value, spec.slot))
-        plain = [o for o in opts if o[2] not in feast]
-        opts = plain or opts
+        plays = [(a, ACTIONS[a].value, ACTIONS[a].slot) for a in hand_plays(start, hand, rows)]
+        plays = [p for p in plays if p[2] not in feast] or plays
         hand_opts = []
-        for action, value, target in opts:
+        for action, value, target in plays:
             kept = hand[1] if hand[0] == value else hand[0]
             out = play_outcome(start, value, target, kept)
-            o = obs_index.get(out)
-            if o is None:
-                o = obs_index[out] = len(outcomes)
-                fades, amplified = fade_doom(start, fading_after(start, out))
-                questions = group_questions(start, value, (*visible, value)) if plan else []
-                outcomes.append(
-                    _Outcomes(
-                        start.score,
-                        start.doom,
-                        fades,
-                        amplified,
-                        info_value,
-                        accuracy,
-                        questions,
-                        power_cost,
-                    )
-                )
-            hand_opts.append((action, o, kept))
+            hand_opts.append(((action, 0), observation(out, 0, None), kept))
+            if shells:
+                answer = carried and value == hand[0] and hand[1] != value
+                hand_opts.append(((action, SHELLS), observation(out, SHELLS, answer), kept))
+            if sinners:
+                for slot in range(4):
+                    if slot == fall_slot or start.slots[slot] < 0:
+                        continue
+                    fates = start.table[slot] + ((value,) if out.landed == slot else ())
+                    for v in sorted(set(fates)):
+                        if v < kept:
+                            power = SINNERS[slot][v]
+                            o = observation(out, power, None, (slot, v))
+                            hand_opts.append(((action, power), o, kept))
         options.append(hand_opts)
 
     # greedy start: each observation read as if every hand able to make it did
@@ -436,7 +477,8 @@ def compute_convention(
     convention = Convention(
         hands=tuple(hands),
         weights=tuple(weights),
-        choice=tuple(opts[j][0] for opts, j in zip(options, pick, strict=True)),
+        choice=tuple(opts[j][0][0] for opts, j in zip(options, pick, strict=True)),
+        power=tuple(opts[j][0][1] for opts, j in zip(options, pick, strict=True)),
         kept=tuple(opts[j][2] for opts, j in zip(options, pick, strict=True)),
         value=float(sum(group_value)),
     )
@@ -465,16 +507,22 @@ class ConventionPolicy(BayesGroup):
         info_value: float = 0.01,
         power_cost: float = 0.005,
         accuracy: float = 0.0,
+        fail_doom: int = 1,
         plan: bool = True,
+        player_powers: bool = True,
     ) -> None:
         super().__init__(model=HeuristicPlayer(), info_value=info_value, power_cost=power_cost)
         self.accuracy = accuracy
+        self.fail_doom = fail_doom
         self.plan = plan
+        self.player_powers = player_powers
         self._carry: dict[tuple[int, int, int], tuple[float, ...]] = {}
+        self._lines: dict[tuple[int, int], tuple[int, int]] = {}
 
     def reset(self) -> None:
         super().reset()
         self._carry.clear()
+        self._lines.clear()
 
     # --- the public code of this turn ----------------------------------------------------
 
@@ -491,18 +539,21 @@ class ConventionPolicy(BayesGroup):
             self._memory(view) if view.carried_into_turn else None,
             self.info_value,
             self.accuracy,
+            self.fail_doom,
             self.power_cost,
             self.plan,
+            self.player_powers,
         )
 
-    def _remember(self, view: AgentView, convention: Convention, action: int) -> None:
-        """Store the public likelihood of the kept fate after the first play ``action``."""
+    def _remember(self, view: AgentView, convention: Convention, action: int, power: int) -> None:
+        """Store the public likelihood of the kept fate after the line of play (first play
+        ``action``, after-play ``power`` or 0)."""
         pool = onlooker_pool(view.turn_start)
         m = [0.0] * 7
-        for w, chosen, kept in zip(
-            convention.weights, convention.choice, convention.kept, strict=True
+        for w, chosen, used, kept in zip(
+            convention.weights, convention.choice, convention.power, convention.kept, strict=True
         ):
-            if chosen == action:
+            if chosen == action and used == power:
                 m[kept - 1] += w
         like = tuple(m[v] / pool[v] if pool[v] > 0 else 0.0 for v in range(7))
         self._carry[(view.player, view.active_seat, view.turn)] = like
@@ -513,6 +564,14 @@ class ConventionPolicy(BayesGroup):
         if view.feast_done or not view.turn_actions:
             return False
         return ACTIONS[view.turn_actions[0]].kind == "play"
+
+    @staticmethod
+    def _observed_power(view: AgentView) -> int:
+        """The after-play power (Shells, Sinners) used this turn, or 0."""
+        for action in view.turn_actions[1:]:
+            if ACTIONS[action].power in ("shells", "sinners"):
+                return action
+        return 0
 
     # --- acting ------------------------------------------------------------------------
 
@@ -537,8 +596,14 @@ class ConventionPolicy(BayesGroup):
                 key = (min(hand), max(hand))
             i = convention.index(key)
             if i >= 0 and convention.choice[i] in legal:
-                self._remember(view, convention, convention.choice[i])
-                return convention.choice[i]
+                line = (convention.choice[i], convention.power[i])
+                self._remember(view, convention, *line)
+                self._lines[(view.player, view.turn)] = line
+                return line[0]
+        if view.phase == "after_play":
+            line = self._lines.get((view.player, view.turn))
+            if line is not None and line[1] and line[1] in legal and self._covered(view):
+                return line[1]
         if view.phase in ("play", "steal"):
             return self.model.act(observation, mask, view, rng)
         return PASS if PASS in legal else int(legal[0])
@@ -549,13 +614,14 @@ class ConventionPolicy(BayesGroup):
         """(value of the best choice, value guessed or 0 for pass), by :func:`race_win`."""
         doom_fades = doom_of_fades(view, fades)
         amplified = any("sands" in view.attached[s] for s in fades)
-        pass_value = race_win(view.score, view.doom + doom_fades, self.accuracy) + self.info_value
+        race = (self.accuracy, self.fail_doom)
+        pass_value = race_win(view.score, view.doom + doom_fades, *race) + self.info_value
         if guesses <= 0 or posterior.sum() <= 0:
             return pass_value, 0
         order = np.argsort(-posterior, kind="stable")
         p_right = float(posterior[order[:guesses]].sum())
-        right = race_win(view.score + 1 + amplified, view.doom, self.accuracy)
-        wrong = race_win(view.score, view.doom + 1 + doom_fades, self.accuracy)
+        right = race_win(view.score + 1 + amplified, view.doom, *race)
+        wrong = race_win(view.score, view.doom + 1 + doom_fades, *race)
         predict_value = p_right * right + (1 - p_right) * wrong
         if predict_value > pass_value:
             return predict_value, int(order[0]) + 1
@@ -573,15 +639,19 @@ class ConventionPolicy(BayesGroup):
         m = np.zeros(7)
         if self._covered(view):
             convention = self.convention(view)
-            action = view.turn_actions[0]
-            self._remember(view, convention, action)
+            action, power = view.turn_actions[0], self._observed_power(view)
+            self._remember(view, convention, action, power)
             pool = _pool_at_start(view)
             like = self._memory(view) if view.carried_into_turn else None
             private = dict(public_hands(view.turn_start, seat, view.carried_into_turn, like, pool))
-            for hand, chosen, kept in zip(
-                convention.hands, convention.choice, convention.kept, strict=True
+            for hand, chosen, used, kept in zip(
+                convention.hands,
+                convention.choice,
+                convention.power,
+                convention.kept,
+                strict=True,
             ):
-                if chosen == action:
+                if chosen == action and used == power:
                     m[kept - 1] += private.get(hand, 0.0)
         posterior = m * line
         if posterior.sum() <= 0:

@@ -26,12 +26,17 @@ GROUP_SPECS = ("random", "literal", "bayes", "convention", "oracle")
 
 
 def _convention_options(arg: str) -> dict:
-    """``convention:A`` sets the accuracy of its race value; ``convention:A,noplan`` also
-    stops it planning the group's powers into its code."""
+    """``convention:A`` sets the accuracy of its race value; ``noplan`` (after a comma)
+    stops it planning the group's powers into its code, ``noown`` stops the player using
+    Shells and Sinners, ``kN`` makes a failed turn of its race value cost N doom."""
     options: dict = {}
     for part in filter(None, arg.split(",")):
         if part == "noplan":
             options["plan"] = False
+        elif part == "noown":
+            options["player_powers"] = False
+        elif part.startswith("k"):
+            options["fail_doom"] = int(part[1:])
         else:
             options["accuracy"] = float(part)
     return options

@@ -181,9 +181,12 @@ def _hours(card: int, attached: tuple[int, ...], fates: list[int] | tuple[int, .
     return hours
 
 
-def fading_after(start: TurnStart, outcome: PlayOutcome) -> list[int]:
+def fading_after(
+    start: TurnStart, outcome: PlayOutcome, removed: tuple[int, int] | None = None
+) -> list[int]:
     """Slots whose card fades if the turn ends right after ``outcome`` (hours at or over
-    moons; The Ash after a 1 or 2 was played; The Fall as announced)."""
+    moons; The Ash after a 1 or 2 was played; The Fall as announced), with the visible
+    fate ``removed`` = (slot, value) taken away (Sinners) if given."""
     out = []
     for slot, card in enumerate(start.slots):
         if card < 0:
@@ -197,6 +200,10 @@ def fading_after(start: TurnStart, outcome: PlayOutcome) -> list[int]:
                 out.append(slot)
             continue
         fates = start.table[slot] + ((outcome.value,) if outcome.landed == slot else ())
+        if removed is not None and removed[0] == slot:
+            rest = list(fates)
+            rest.remove(removed[1])
+            fates = tuple(rest)
         moons = CARDS[card].moons
         if moons is not None and _hours(card, start.attached[slot], fates) >= moons:
             out.append(slot)

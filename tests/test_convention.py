@@ -33,20 +33,23 @@ def _act(policy: ConventionPolicy, s: State) -> int:
     return policy.act(None, _mask(s), make_view(s, s.decider), np.random.default_rng(0))
 
 
-def _group_phase(s: State, policy: ConventionPolicy) -> State:
-    """Let the active player (the convention player) finish its part of the turn."""
+def _group_phase(s: State, policy: ConventionPolicy) -> tuple[State, tuple[int, ...]]:
+    """Let the active player (the convention player) finish its part of the turn: the
+    state then and the player's actions."""
+    actions = []
     while s.decider == s.active_player:
-        s = step(s, _act(policy, s), np.random.default_rng(0))
-    return s
+        actions.append(_act(policy, s))
+        s = step(s, actions[-1], np.random.default_rng(0))
+    return s, tuple(actions)
 
 
 # --- the group's reading is exact ---------------------------------------------------------
 
 
-def _brute_force(kwargs: dict, observed: int, line: int | None) -> np.ndarray:
-    """For every hand the active seat could hold, ask a fresh convention player what it
-    plays on a freshly arranged table; weigh the hands that play ``observed`` by their draw
-    probability -- written independently of the group's code."""
+def _brute_force(kwargs: dict, observed: tuple[int, ...], line: int | None) -> np.ndarray:
+    """For every hand the active seat could hold, let a fresh convention player play its
+    part of the turn on a freshly arranged table; weigh the hands whose actions are
+    ``observed`` by their draw probability -- written independently of the group's code."""
     pool = [3] * 7
     for fates in kwargs["table"]:
         for v in fates:
@@ -71,28 +74,43 @@ def _brute_force(kwargs: dict, observed: int, line: int | None) -> np.ndarray:
     for hand, carried, p in hands:
         extra = {"lines": {0: line}} if carried is not None else {}
         s = arrange(**kwargs, hand=hand, carried=carried, **extra)
-        if _act(ConventionPolicy(), s) != observed:
-            continue
-        t = step(s, observed, np.random.default_rng(0))
-        out[t.hands[0][0] - 1] += p
+        t, actions = _group_phase(s, ConventionPolicy())
+        if actions == observed:
+            out[t.hands[0][0] - 1] += p
     return out
 
 
 CASES = [
-    (["midnight", "deep", "mirror", "lord"], [2, 6], [(), (), (), ()], None, None),
-    (["belltower", "key", "blind_man", "shore"], [3, 4], [(5,), (), (), ()], None, None),
-    (["chalice", "judge", "dawn", "huntress"], [1, 5], [(), (4,), (), ()], None, None),
-    (["servant", "judge", "dawn", "huntress"], [1, 5], [(), (4,), (), ()], 5, 0b1110000),
-    (["beast", "noble", "stranger", "engine"], [6, 3], [(), (2,), (7,), ()], 3, 0b0001110),
+    (["midnight", "deep", "mirror", "lord"], [2, 6], [(), (), (), ()], None, None, ()),
+    (["belltower", "key", "blind_man", "shore"], [3, 4], [(5,), (), (), ()], None, None, ()),
+    (["chalice", "judge", "dawn", "huntress"], [1, 5], [(), (4,), (), ()], None, None, ()),
+    (["servant", "judge", "dawn", "huntress"], [1, 5], [(), (4,), (), ()], 5, 0b1110000, ()),
+    (["beast", "noble", "stranger", "engine"], [6, 3], [(), (2,), (7,), ()], 3, 0b0001110, ()),
+    # the player's own powers (Shells, Sinners) and the group's (Secrets, Sorrows)
+    (
+        ["servant", "deep", "dawn", "lord"],
+        [2, 5],
+        [(1,), (3,), (), (6,)],
+        2,
+        0b0000111,
+        ("key", "belltower", "stranger", "beast"),
+    ),
+    (
+        ["judge", "rider", "midnight", "noble"],
+        [4, 6],
+        [(2, 3), (), (1,), ()],
+        None,
+        None,
+        ("shore", "engine"),
+    ),
 ]
 
 
-@pytest.mark.parametrize(("slots", "hand", "table", "carried", "line"), CASES)
-def test_group_posterior_is_exact_for_the_convention(slots, hand, table, carried, line):
-    kwargs = dict(config=GameConfig(num_players=3), slots=slots, table=table)
+@pytest.mark.parametrize(("slots", "hand", "table", "carried", "line", "faded"), CASES)
+def test_group_posterior_is_exact_for_the_convention(slots, hand, table, carried, line, faded):
+    kwargs = dict(config=GameConfig(num_players=3), slots=slots, table=table, faded=faded)
     s = arrange(**kwargs, hand=hand, carried=carried, lines={0: line} if line else None)
-    observed = _act(ConventionPolicy(), s)
-    s = _group_phase(s, ConventionPolicy())
+    s, observed = _group_phase(s, ConventionPolicy())
     got = ConventionPolicy().posterior(make_view(s, s.decider))
     expected = _brute_force(kwargs, observed, line)
     expected = expected * np.array([s.lines[0] >> v & 1 for v in range(7)])
