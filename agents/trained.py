@@ -2,25 +2,101 @@
 
 ``load_policy("runs/x/final_model.zip")`` loads a MaskablePPO model on the CPU -- or,
 for a ``.pth`` file, just its policy network (as exported to ``results/models/``) -- and
-wraps it as a :class:`~agents.base.Policy` that picks the most likely legal action. A
-``<model>.meta.json`` file beside the model (written by the training code) says which
-observation options it was trained with (``belief``); without it the defaults are assumed.
-A model whose observation size does not fit the game raises a clear error when it is
-first asked to act.
+wraps it as a :class:`~agents.base.Policy` that picks the most likely legal action.
+
+A ``<model>.meta.json`` file beside the model (written by the training code with
+:func:`game_meta`) says what it was trained on: the game's fixed options
+(:data:`GAME_KEYS`: players, challenge mode, card sets, group decision, reveals), the
+observation options (``belief``) and the observation layout's fingerprint, with the
+package version and commit that trained it. A model asked to act in a game whose options
+or layout differ from its metadata refuses with an error naming the option, the value it
+was trained with and the game's (:func:`check_game`); keys a metadata file lacks (files
+older than these fields) are not checked, and without a file the defaults are assumed.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import numpy as np
 
+import shipwreck_env
 from agents.base import Policy
+from shipwreck_env.config import GameConfig
+from shipwreck_env.observation import ObservationLayout
 from shipwreck_env.state import State
 from shipwreck_env.view import AgentView
 
-__all__ = ["TrainedPolicy", "load_policy", "read_meta"]
+__all__ = ["GAME_KEYS", "TrainedPolicy", "check_game", "game_meta", "load_policy", "read_meta"]
+
+GAME_KEYS = ("num_players", "challenge_mode", "card_sets", "group_decision", "reveal")
+"""Game options a model is trained for and must be played with (difficulty and
+``max_turns`` may differ: they change no decision the model sees)."""
+
+
+def _commit() -> str | None:
+    """The checkout's commit (``+dirty`` with uncommitted changes), or None outside git."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return commit + ("+dirty" if dirty else "")
+
+
+def game_meta(config: GameConfig, belief: bool) -> dict:
+    """What a model's metadata records about the game it learns: :data:`GAME_KEYS`,
+    ``belief``, ``observation_layout`` (the layout's fingerprint), ``package_version`` and
+    ``commit``."""
+    data = config.to_dict()
+    return {
+        **{key: data[key] for key in GAME_KEYS},
+        "belief": belief,
+        "observation_layout": ObservationLayout.for_config(config, belief).fingerprint,
+        "package_version": shipwreck_env.__version__,
+        "commit": _commit(),
+    }
+
+
+def check_game(meta: dict, config: GameConfig, name: str = "model") -> None:
+    """Refuse to play ``config`` with a model whose metadata says otherwise.
+
+    Raises:
+        ValueError: naming the first option (or the observation layout) that differs, the
+            value the model was trained with and the game's.
+    """
+    data = config.to_dict()
+    for key in GAME_KEYS:
+        if key in meta and _same(meta[key]) != _same(data[key]):
+            raise ValueError(
+                f"{name} was trained with {key}={meta[key]!r} but this game has "
+                f"{key}={data[key]!r}; allowed: play it with the options it was trained on"
+            )
+    if "observation_layout" in meta:
+        layout = ObservationLayout.for_config(config, bool(meta.get("belief", False)))
+        if layout.fingerprint != meta["observation_layout"]:
+            raise ValueError(
+                f"{name} was trained on observation layout {meta['observation_layout']} but "
+                f"this package's layout for the game is {layout.fingerprint} (package "
+                f"{shipwreck_env.__version__}, model trained with "
+                f"{meta.get('package_version', '?')} at commit {meta.get('commit', '?')}); "
+                "allowed: the layout it was trained on"
+            )
+
+
+def _same(value: object) -> object:
+    return tuple(value) if isinstance(value, list | tuple) else value
 
 
 def read_meta(model_path: str | Path) -> dict:
@@ -43,6 +119,7 @@ class TrainedPolicy(Policy):
         self.meta = meta
         self.deterministic = deterministic
         self.belief = bool(meta.get("belief", False))
+        self._checked: GameConfig | None = None
 
     def act(
         self,
@@ -52,6 +129,9 @@ class TrainedPolicy(Policy):
         rng: np.random.Generator,
         state: State | None = None,
     ) -> int:
+        if view.config is not self._checked:
+            check_game(self.meta, view.config, self.name)
+            self._checked = view.config
         expected = self.policy.observation_space.shape
         if observation is None or observation.shape != expected:
             got = None if observation is None else observation.shape

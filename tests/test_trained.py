@@ -65,3 +65,51 @@ def test_shipped_model_loads_and_plays_its_role(path):
     group = spec if meta["role"] in ("predict", "self") else "bayes"
     report = evaluate(play, group, players=3, difficulties=["normal"], games=2, progress=False)
     assert report["results"]["normal"]["games"] == 2
+
+
+# --- metadata: what a model was trained on, and refusal of another game --------------------
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
+def test_shipped_metadata_is_complete(path: Path) -> None:
+    from agents.trained import GAME_KEYS
+
+    meta = json.loads(path.with_suffix(".meta.json").read_text())
+    for key in (*GAME_KEYS, "belief", "observation_layout", "package_version", "commit"):
+        assert key in meta, key
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("card_sets", "all"), ("group_decision", "vote"), ("reveal", False), ("num_players", 4)],
+)
+def test_a_model_refuses_a_game_it_was_not_trained_for(option: str, value: object) -> None:
+    """A model trained on the base cards (leader, reveals, 3 players) refuses to play
+    another game, naming the option, instead of playing it silently."""
+    with pytest.raises(ValueError, match=f"trained with {option}="):
+        evaluate(
+            "heuristic",
+            f"ppo:{MODELS / 'predict.pth'}",
+            difficulties=["easy"],
+            games=1,
+            progress=False,
+            **({"players": value} if option == "num_players" else {option: value}),
+        )
+
+
+def test_check_game_accepts_the_training_game_and_other_difficulties() -> None:
+    from agents.trained import check_game, game_meta
+    from shipwreck_env.config import GameConfig
+
+    meta = game_meta(GameConfig(num_players=3, card_sets="base"), belief=True)
+    check_game(meta, GameConfig(num_players=3, difficulty="doomed", max_turns=50))
+    check_game({"belief": True}, GameConfig(num_players=3, card_sets="all"))  # old files
+
+
+def test_check_game_refuses_another_observation_layout() -> None:
+    from agents.trained import check_game, game_meta
+    from shipwreck_env.config import GameConfig
+
+    meta = {**game_meta(GameConfig(num_players=3), belief=True), "observation_layout": "0" * 16}
+    with pytest.raises(ValueError, match="observation layout 0000000000000000"):
+        check_game(meta, GameConfig(num_players=3))

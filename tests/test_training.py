@@ -158,6 +158,9 @@ def test_regime_trains_resumes_and_loads_into_the_evaluator(tmp_path, name, extr
         assert list((run / "checkpoints").glob("model_*_steps.zip"))
     for model in models:
         assert model.exists() and Path(str(model)[:-4] + ".meta.json").exists()
+        meta = json.loads(Path(str(model)[:-4] + ".meta.json").read_text())
+        for key in ("card_sets", "group_decision", "observation_layout", "package_version"):
+            assert key in meta, key  # what the model was trained on (agents.trained)
     # resume with a larger budget: continues from the last checkpoint, keeps the clock
     clock = json.loads((run / "clock.json").read_text())["wall_seconds"]
     if name != "alternating":

@@ -44,12 +44,13 @@ def new_run_dir(cfg: TrainConfig, runs_dir: Path = RUNS_DIR) -> Path:
 
 
 def _meta(cfg: TrainConfig, role: str) -> dict:
+    from agents.trained import game_meta
+
     return {
-        "belief": cfg.env.belief,
+        **game_meta(cfg.env.game_config(cfg.env.difficulties[0]), cfg.env.belief),
         "role": role,
         "regime": cfg.regime,
-        "num_players": cfg.env.num_players,
-        "challenge_mode": cfg.env.challenge_mode,
+        "difficulties": list(cfg.env.difficulties),
         "name": cfg.name,
         "seed": cfg.seed,
     }
