@@ -142,6 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,  # --help goes to the benchmark's own parser
     )
     bench.add_argument("bench_args", nargs=argparse.REMAINDER)
+    from agents.play.commands import add_commands
+
+    add_commands(sub, _HelpFormatter)  # play, replay, serve
     return parser
 
 
@@ -167,6 +170,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     elif args.command == "evaluate":
         return _evaluate(args)
+    elif args.command in ("play", "replay", "serve"):
+        from agents.play.commands import run
+
+        return run(args)
     elif args.command == "bench":
         from shipwreck_env.bench import main as bench_main
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Create .venv (if missing) and install the project with its training and test extras.
+# Create .venv (if missing) and install the project with its training, test and play extras,
+# and Debian's chromium (the browser tests drive it through Playwright) where it is missing.
 # torch==2.13.0 goes first: it is the CPU build on these machines, and the project's
 # own torch range accepts it, so pip never fetches a multi-GB CUDA build.
 set -euo pipefail
@@ -12,7 +13,20 @@ stamp=.venv/.installed-$(cat pyproject.toml | sha256sum | cut -c1-16)
 if [ ! -f "$stamp" ]; then
     .venv/bin/python -m pip install --quiet --upgrade pip
     .venv/bin/python -m pip install --quiet torch==2.13.0
-    .venv/bin/python -m pip install --quiet -e ".[train,dev]"
+    .venv/bin/python -m pip install --quiet -e ".[train,dev,play]"
     rm -f .venv/.installed-*
     touch "$stamp"
+fi
+if [ ! -x /usr/bin/chromium ]; then
+    # Playwright's own browser download does not work here: the tests launch this one.
+    if [ "$(id -u)" = 0 ]; then
+        DEBIAN_FRONTEND=noninteractive apt-get update -q
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
+    elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+        sudo DEBIAN_FRONTEND=noninteractive apt-get update -q
+        sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
+    else
+        echo "setup: /usr/bin/chromium is missing and this user cannot install it;" >&2
+        echo "setup: run 'apt-get install -y chromium' as root, the browser tests fail without it." >&2
+    fi
 fi

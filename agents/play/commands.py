@@ -1,0 +1,112 @@
+"""The ``play``, ``replay`` and ``serve`` subcommands of ``shipwreck-arcana``.
+
+:func:`add_commands` adds their parsers to the command's subparsers; :func:`run` runs
+one. They live here so that the command line module only wires them in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+__all__ = ["COMMANDS", "add_commands", "run"]
+
+COMMANDS = ("play", "replay", "serve")
+
+
+def add_commands(sub: argparse._SubParsersAction, formatter: type) -> None:
+    """Add the ``play``, ``replay`` and ``serve`` parsers."""
+    play = sub.add_parser(
+        "play",
+        help="play a game in the terminal with AI teammates",
+        description="Play a game in the terminal: you take one seat, AI teammates the "
+        "others. Teammates: a policy spec (convention, bayes, heuristic, ppo:PATH, ...) "
+        "or PLAY+GROUP.",
+        formatter_class=formatter,
+    )
+    play.add_argument("--players", type=int, default=3, help="players, 2 to 5")
+    play.add_argument("--seat", type=int, default=0, help="your player number")
+    play.add_argument("--teammates", default="convention", help="AI teammates' policy spec")
+    play.add_argument("--difficulty", default="normal", help="easy, normal, hard or doomed")
+    play.add_argument("--card-sets", default="base", help="card sets, e.g. base or all")
+    play.add_argument("--group-decision", default="leader", help="leader or vote")
+    play.add_argument("--seed", type=int, default=None, help="game seed (random if omitted)")
+    play.add_argument("--save", default=None, help="save here on s and on quitting")
+    play.add_argument("--resume", default=None, help="continue a game saved with s or --save")
+    replay = sub.add_parser(
+        "replay",
+        help="step through a recorded game in the terminal",
+        description="Step through a recorded game (evaluate --record DIR, or a saved "
+        "game): Enter steps, a number jumps to that step, q quits.",
+        formatter_class=formatter,
+    )
+    replay.add_argument("file", help="a replay record (.json) or a saved game")
+    replay.add_argument(
+        "--viewer", default="all", help="a player number (their view only) or all (omniscient)"
+    )
+    replay.add_argument("--all", action="store_true", help="print every step without waiting")
+    serve = sub.add_parser(
+        "serve",
+        help="the browser table: a local web app to play and watch replays",
+        description="Start the local web app: create games, share each seat's secret "
+        "link, play in the browser, watch replays.",
+        formatter_class=formatter,
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
+    serve.add_argument("--replays", default=None, help="folder of replay records to show")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the subcommand ``args.command``."""
+    if args.command == "play":
+        return _play(args)
+    if args.command == "replay":
+        return _replay(args)
+    return _serve(args)
+
+
+def _play(args: argparse.Namespace) -> int:
+    from agents.play.table import PlayError, Table
+    from agents.play.terminal import play_terminal
+    from shipwreck_env.config import GameConfig
+
+    try:
+        if args.resume:
+            table = Table.loads(Path(args.resume).read_text())
+            player = table.humans[0]
+            save = args.save or args.resume
+        else:
+            config = GameConfig(
+                num_players=args.players,
+                difficulty=args.difficulty,
+                card_sets=args.card_sets,
+                group_decision=args.group_decision,
+            )
+            table = Table(config, [args.seat], args.teammates, args.seed)
+            player, save = args.seat, args.save
+    except (OSError, PlayError, ValueError) as exc:
+        raise SystemExit(f"shipwreck-arcana play: {exc}") from None
+    return play_terminal(table, player, sys.stdin, sys.stdout, save)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from agents.play.replay_view import replay_terminal
+
+    try:
+        return replay_terminal(args.file, args.viewer, sys.stdin, sys.stdout, wait=not args.all)
+    except ValueError as exc:
+        raise SystemExit(f"shipwreck-arcana replay: {exc}") from None
+
+
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        from agents.web.app import serve
+    except ImportError as exc:
+        raise SystemExit(
+            f"shipwreck-arcana serve needs the play extra ({exc}); install it with "
+            'pip install -e ".[play]"'
+        ) from None
+    serve(args.host, args.port, args.replays)
+    return 0

@@ -1,0 +1,135 @@
+"""Play in the terminal: one person at a table of AI teammates.
+
+The screen shows exactly what the person's player may know (:func:`screen_text` of
+their own view), the teammates' actions as they happen, and the legal actions in plain
+words, numbered. Commands::
+
+    <number>     take that action            s [FILE]  save (default: --save FILE)
+    t            show the table again        l         show the whole log
+    h            help                        q         quit (saves first with --save)
+
+Bad input gets a message and changes nothing. End of input (Ctrl-D) and Ctrl-C quit like
+``q``. Input and output are streams, so a scripted session is a test.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from agents.play.seat_view import screen_text
+from agents.play.table import PlayError, Table
+
+__all__ = ["HELP", "play_terminal"]
+
+HELP = """\
+Commands: a number takes that action; t shows the table; l shows the log;
+s [FILE] saves the game; h shows this help; q quits (saving first if --save was given)."""
+
+
+def _entry_text(entry: dict, me: int) -> str:
+    who = "you" if entry["player"] == me else f"player {entry['player']}"
+    events = f" -> {'; '.join(entry['events'])}" if entry["events"] else ""
+    return f"  [{entry['index']}] {who}: {entry['action']}{events}"
+
+
+def _save(table: Table, path: str | None, out: TextIO) -> bool:
+    if not path:
+        out.write("No file to save to: type s FILE (or start with --save FILE).\n")
+        return False
+    try:
+        Path(path).write_text(table.dumps())
+    except OSError as exc:
+        out.write(f"Could not save to {path}: {exc}\n")
+        return False
+    out.write(f"Saved to {path} (resume with --resume {path}).\n")
+    return True
+
+
+def _show(table: Table, me: int, out: TextIO) -> None:
+    data = table.seat_data(me)
+    out.write("\n" + screen_text(data) + "\n")
+    if data["legal"]:
+        out.write("Your decision:\n")
+        for i, option in enumerate(data["legal"], 1):
+            out.write(f"  {i:3d}. {option['text']}\n")
+
+
+def play_terminal(
+    table: Table,
+    player: int,
+    inp: TextIO = sys.stdin,
+    out: TextIO = sys.stdout,
+    save_path: str | None = None,
+) -> int:
+    """Run the game at ``table`` for the person in ``player`` until it ends or they quit.
+
+    Returns 0 when the game ended or the person quit (saved or not).
+    """
+    out.write(f"Shipwreck Arcana: you are player {player}. Teammates: {table.teammates}.\n")
+    out.write(HELP + "\n")
+    for entry in table.log[-12:]:  # a resumed game: where we were
+        out.write(_entry_text(entry, player) + "\n")
+    while True:
+        for entry in table.advance():
+            out.write(_entry_text(entry, player) + "\n")
+        _show(table, player, out)
+        if table.over:
+            out.write("The game is over. Thank you for playing.\n")
+            if save_path:
+                _save(table, save_path, out)
+            return 0
+        while True:
+            out.write("> ")
+            out.flush()
+            try:
+                line = inp.readline()
+            except KeyboardInterrupt:
+                line = ""
+            if not line:  # end of input: quit cleanly
+                out.write("\nEnd of input: quitting.\n")
+                if save_path:
+                    _save(table, save_path, out)
+                return 0
+            command = line.strip()
+            if not command:
+                continue
+            if command in ("q", "quit", "exit"):
+                if save_path:
+                    _save(table, save_path, out)
+                out.write("Bye.\n")
+                return 0
+            if command in ("h", "help", "?"):
+                out.write(HELP + "\n")
+                continue
+            if command in ("t", "table"):
+                _show(table, player, out)
+                continue
+            if command in ("l", "log"):
+                for entry in table.log:
+                    out.write(_entry_text(entry, player) + "\n")
+                continue
+            if command == "s" or command.startswith(("s ", "save")):
+                parts = command.split(maxsplit=1)
+                target = parts[1] if len(parts) > 1 else save_path
+                if target and target != save_path and len(parts) > 1:
+                    save_path = target  # later saves (and quitting) go there too
+                _save(table, target, out)
+                continue
+            legal = table.legal(player)
+            try:
+                choice = int(command)
+            except ValueError:
+                out.write(f"{command!r} is not a command or an action number; h shows help.\n")
+                continue
+            if not 1 <= choice <= len(legal):
+                out.write(f"{choice} is not one of the choices 1..{len(legal)}.\n")
+                continue
+            try:
+                entry = table.act(player, legal[choice - 1])
+            except PlayError as exc:  # cannot happen with a listed choice; say so if it does
+                out.write(f"Refused: {exc}\n")
+                continue
+            out.write(_entry_text(entry, player) + "\n")
+            break

@@ -1,0 +1,80 @@
+// The lobby: create a game (choose the seats played by people) and list replays.
+"use strict";
+
+function seatBoxes() {
+  const n = Number(document.getElementById("players").value);
+  const box = document.getElementById("humans");
+  const checked = new Set([...box.querySelectorAll("input:checked")].map((i) => Number(i.value)));
+  if (!checked.size) checked.add(0);
+  box.querySelectorAll("label").forEach((l) => l.remove());
+  for (let p = 0; p < n; p++) {
+    const label = document.createElement("label");
+    const input = document.createElement("input");
+    input.type = "checkbox";
+    input.value = p;
+    input.name = "human";
+    input.checked = checked.has(p);
+    label.appendChild(input);
+    label.appendChild(document.createTextNode(" player " + p));
+    box.appendChild(label);
+  }
+}
+
+async function create(event) {
+  event.preventDefault();
+  const form = new FormData(event.target);
+  const body = {
+    players: Number(form.get("players")),
+    difficulty: form.get("difficulty"),
+    card_sets: form.get("card_sets"),
+    group_decision: form.get("group_decision"),
+    teammates: form.get("teammates"),
+    humans: form.getAll("human").map(Number),
+  };
+  if (form.get("seed") !== "") body.seed = Number(form.get("seed"));
+  const error = document.getElementById("error");
+  const links = document.getElementById("links");
+  error.textContent = "";
+  links.textContent = "";
+  const r = await fetch("/api/games", {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  });
+  const data = await r.json();
+  if (!r.ok) { error.textContent = data.error; return; }
+  links.appendChild(document.createTextNode("Secret links (one per seat; share each with its player only):"));
+  const ul = document.createElement("ul");
+  for (const [seat, link] of Object.entries(data.links)) {
+    const li = document.createElement("li");
+    const a = document.createElement("a");
+    a.href = link;
+    a.textContent = "player " + seat;
+    a.className = "seat-link";
+    a.dataset.seat = seat;
+    a.target = "_blank";
+    li.appendChild(a);
+    li.appendChild(document.createTextNode("  " + location.origin + link));
+    ul.appendChild(li);
+  }
+  links.appendChild(ul);
+}
+
+async function replays() {
+  const r = await fetch("/api/replays");
+  const names = await r.json();
+  if (!names.length) return;
+  const ul = document.getElementById("replays");
+  ul.textContent = "";
+  for (const name of names) {
+    const li = document.createElement("li");
+    const a = document.createElement("a");
+    a.href = "/replay/" + encodeURIComponent(name);
+    a.textContent = name;
+    li.appendChild(a);
+    ul.appendChild(li);
+  }
+}
+
+document.getElementById("players").addEventListener("change", seatBoxes);
+document.getElementById("new-game").addEventListener("submit", create);
+seatBoxes();
+replays();

@@ -1,0 +1,173 @@
+// Draws one seat's view of the table (or the omniscient view of a replay step).
+// Everything shown comes from the server's data for this seat; text goes in with
+// textContent only.
+"use strict";
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  return e;
+}
+
+function pips(count, total, cls) {
+  const box = el("span", "pips " + cls);
+  for (let i = 0; i < total; i++) box.appendChild(el("span", i < count ? "pip on" : "pip"));
+  return box;
+}
+
+function fateToken(value, extra) {
+  return el("span", "fate" + (extra ? " " + extra : ""), value === null ? "?" : value);
+}
+
+function cardBox(slot) {
+  const box = el("div", "card");
+  box.dataset.slot = slot.slot;
+  if (!slot.card) {
+    box.classList.add("empty");
+    box.appendChild(el("div", "card-name", "slot " + slot.slot + ": empty"));
+    return box;
+  }
+  const c = slot.card;
+  box.appendChild(el("div", "slot-no", "slot " + slot.slot));
+  box.appendChild(el("div", "card-name", c.name));
+  box.appendChild(el("div", "card-cond", c.condition));
+  const time = el("div", "card-time");
+  const moons = slot.moons === null ? 0 : slot.moons;
+  time.appendChild(el("span", "label", "hours"));
+  time.appendChild(pips(slot.hours, Math.max(moons, slot.hours), "hours"));
+  time.appendChild(el("span", "moons", slot.moons === null ? "no moons" : "\u263E " + slot.moons));
+  box.appendChild(time);
+  const fates = el("div", "card-fates");
+  for (const v of slot.fates) fates.appendChild(fateToken(v));
+  box.appendChild(fates);
+  for (const p of slot.attached) box.appendChild(el("div", "attached", "+ " + p.title + ": " + p.summary));
+  box.title = c.title + " (fades into: " + c.power + ")";
+  return box;
+}
+
+function numberLine(values) {
+  const line = el("span", "number-line");
+  for (let v = 1; v <= 7; v++) line.appendChild(el("span", values.includes(v) ? "nl on" : "nl off", v));
+  return line;
+}
+
+function renderTable(root, data, opts) {
+  opts = opts || {};
+  root.textContent = "";
+  const top = el("section", "scoreboard");
+  const status = el("div", "status");
+  if (data.over) {
+    status.appendChild(el("strong", data.won ? "won" : "lost",
+      "Game over after " + data.turn + " turns: " + (data.truncated ? "truncated" : data.won ? "you won together!" : "lost")));
+  } else {
+    const me = data.player;
+    const who = data.active_player === me ? "your turn" : "player " + data.active_player + "'s turn";
+    const decider = data.decider === me ? "your decision" : "player " + data.decider + " decides";
+    status.textContent = "Turn " + data.turn + " \u2014 " + who + " (seat " + data.active_seat + "), phase " +
+      data.phase + ", " + decider + "; leader: player " + data.leader;
+  }
+  top.appendChild(status);
+  const score = el("div", "meter");
+  score.appendChild(el("span", "label", "Score " + data.score + "/7"));
+  score.appendChild(pips(data.score, 7, "score"));
+  score.appendChild(el("span", "label", "Doom " + data.doom + "/7"));
+  score.appendChild(pips(data.doom, 7, "doom"));
+  score.appendChild(el("span", "muted", data.difficulty + ", " + data.num_players + " players, " + data.card_sets.join("+") + ", " + data.group_decision));
+  top.appendChild(score);
+  root.appendChild(top);
+
+  const board = el("section", "board");
+  const deck = el("div", "card deck");
+  deck.appendChild(el("div", "slot-no", "deck: " + data.deck.size + " cards"));
+  if (data.deck.top) {
+    deck.appendChild(el("div", "card-name", data.deck.top.name));
+    deck.appendChild(el("div", "card-cond", data.deck.top.condition));
+    deck.appendChild(el("div", "moons", data.deck.top.moons === null ? "no moons" : "\u263E " + data.deck.top.moons));
+  } else deck.appendChild(el("div", "card-name", "empty"));
+  board.appendChild(deck);
+  for (const slot of data.slots) board.appendChild(cardBox(slot));
+  root.appendChild(board);
+
+  const mid = el("section", "mid");
+  const seats = el("div", "panel seats");
+  seats.appendChild(el("h3", null, "Seats and number lines"));
+  for (const s of data.seats) {
+    const row = el("div", "seat" + (s.mine ? " mine" : "") + (s.seat === data.active_seat && !data.over ? " active" : ""));
+    row.appendChild(el("span", "seat-name", "seat " + s.seat + " \u00B7 player " + s.player + (s.mine ? " (you)" : "")));
+    const held = el("span", "held");
+    if (s.fates) for (const v of s.fates) held.appendChild(fateToken(v, "own"));
+    else for (let i = 0; i < s.holding; i++) held.appendChild(fateToken(null, "hidden"));
+    if (!s.holding) held.appendChild(el("span", "muted", "no fate"));
+    row.appendChild(held);
+    row.appendChild(numberLine(s.line));
+    seats.appendChild(row);
+  }
+  const unseen = el("div", "unseen");
+  unseen.appendChild(el("span", "label", data.player === null ? "In the bag:" : "Unseen copies:"));
+  data.unseen.forEach((n, i) => unseen.appendChild(el("span", "count", (i + 1) + "\u00D7" + n)));
+  seats.appendChild(unseen);
+  if (data.exiled.some((n) => n > 0)) {
+    const ex = el("div", "unseen");
+    ex.appendChild(el("span", "label", "Exiled:"));
+    data.exiled.forEach((n, i) => { if (n) ex.appendChild(el("span", "count", (i + 1) + "\u00D7" + n)); });
+    seats.appendChild(ex);
+  }
+  mid.appendChild(seats);
+
+  const powers = el("div", "panel powers");
+  powers.appendChild(el("h3", null, "Faded powers"));
+  if (!data.faded.length) powers.appendChild(el("p", "muted", "none yet"));
+  for (const p of data.faded) {
+    const row = el("div", "power");
+    row.appendChild(el("strong", null, p.title));
+    row.appendChild(el("span", null, " " + p.summary));
+    powers.appendChild(row);
+  }
+  if (data.posterior) {
+    const post = el("div", "posterior");
+    post.appendChild(el("h3", null, "What the group concludes about the hidden fate"));
+    data.posterior.forEach((p, i) => {
+      const bar = el("div", "bar-row");
+      bar.appendChild(el("span", "bar-label", i + 1));
+      const b = el("span", "bar");
+      b.style.width = Math.round(p * 160) + "px";
+      bar.appendChild(b);
+      bar.appendChild(el("span", "bar-value", Math.round(p * 100) + "%"));
+      post.appendChild(bar);
+    });
+    powers.appendChild(post);
+  }
+  mid.appendChild(powers);
+  root.appendChild(mid);
+
+  const lower = el("section", "lower");
+  const actions = el("div", "panel actions");
+  actions.appendChild(el("h3", null, opts.onAction ? "Your decision" : "Legal actions"));
+  if (data.turn_events.length) actions.appendChild(el("p", "events", "This turn: " + data.turn_events.join("; ")));
+  if (!data.legal.length) {
+    actions.appendChild(el("p", "muted", data.over ? "The game is over." : "Waiting for player " + data.decider + "..."));
+  }
+  const list = el("div", "action-list");
+  for (const a of data.legal) {
+    const b = el("button", "action", a.text);
+    b.dataset.action = a.action;
+    if (opts.onAction) b.addEventListener("click", () => opts.onAction(a.action));
+    else b.disabled = true;
+    list.appendChild(b);
+  }
+  actions.appendChild(list);
+  lower.appendChild(actions);
+  const log = el("div", "panel log");
+  log.appendChild(el("h3", null, "Log"));
+  const ol = el("ol", "log-list");
+  for (const e of data.log.slice().reverse()) {
+    const who = e.player === data.player ? "you" : "player " + e.player + (e.by === "ai" ? " (AI)" : "");
+    const li = el("li", null, who + ": " + e.action + (e.events.length ? " \u2192 " + e.events.join("; ") : ""));
+    li.value = e.index;
+    ol.appendChild(li);
+  }
+  log.appendChild(ol);
+  lower.appendChild(log);
+  root.appendChild(lower);
+}

@@ -1,0 +1,125 @@
+"""Terminal play end to end: scripted sessions through the real command's input and
+output, save and resume, bad input, and what the screen may show."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agents.play.table import PlayError, Table
+from agents.play.terminal import play_terminal
+from shipwreck_env.config import GameConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_play(args: list[str], lines: list[str]) -> subprocess.CompletedProcess:
+    """``shipwreck-arcana play ARGS`` (as ``python -m agents``) fed ``lines``."""
+    return subprocess.run(
+        [sys.executable, "-m", "agents", "play", *args],
+        input="".join(line + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+
+
+def final_screen(stdout: str) -> str:
+    """The last table shown (from its header to the end)."""
+    start = stdout.rindex("== Game over")
+    return stdout[start : stdout.index("The game is over.", start)]
+
+
+def test_scripted_session_plays_a_game_to_its_end() -> None:
+    done = run_play(["--seed", "11", "--teammates", "convention"], ["1"] * 500)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "you are player 0" in out
+    assert "Your decision:" in out and "    1. " in out
+    assert "player 1: " in out and "player 2: " in out  # teammates' actions as they happen
+    assert "== Game over after" in out
+    assert "The game is over. Thank you for playing." in out
+
+
+def test_bad_input_gets_a_message_and_changes_nothing(tmp_path: Path) -> None:
+    save = tmp_path / "game.json"
+    done = run_play(
+        ["--seed", "3", "--teammates", "bayes", "--save", str(save)],
+        ["foo", "999", "0", "-2", "", "q"],
+    )
+    assert done.returncode == 0, done.stderr
+    assert "'foo' is not a command or an action number" in done.stdout
+    assert "999 is not one of the choices 1.." in done.stdout
+    assert "0 is not one of the choices 1.." in done.stdout
+    assert "-2 is not one of the choices" in done.stdout
+    fresh = Table(GameConfig(num_players=3), [0], "bayes", seed=3)
+    fresh.advance()
+    saved = Table.loads(save.read_text())
+    assert saved.actions == fresh.actions  # nothing was played by the bad input
+    assert saved.state == fresh.state
+
+
+def test_save_and_resume_continue_exactly_the_same_game(tmp_path: Path) -> None:
+    args = ["--seed", "21", "--teammates", "convention", "--difficulty", "easy"]
+    whole = run_play(args, ["1"] * 500)
+    save = tmp_path / "break.json"
+    first = run_play([*args, "--save", str(save)], ["1", "1", "1", "2", "q"])
+    assert first.returncode == 0, first.stderr
+    assert f"Saved to {save}" in first.stdout
+    assert "== Game over" not in first.stdout  # saved mid-game
+    resumed = run_play(["--resume", str(save)], ["1"] * 500)
+    assert resumed.returncode == 0, resumed.stderr
+    again = run_play(args, ["1", "1", "1", "2"] + ["1"] * 500)
+    assert final_screen(resumed.stdout) == final_screen(again.stdout)
+    assert "== Game over" in whole.stdout
+
+
+def test_end_of_input_quits_cleanly_and_saves(tmp_path: Path) -> None:
+    save = tmp_path / "eof.json"
+    done = run_play(["--seed", "4", "--save", str(save)], ["1"])
+    assert done.returncode == 0, done.stderr
+    assert "End of input: quitting." in done.stdout
+    assert json.loads(save.read_text())["format"] == "shipwreck-arcana-table"
+
+
+def test_resume_of_a_missing_or_edited_file_is_refused(tmp_path: Path) -> None:
+    missing = run_play(["--resume", str(tmp_path / "nope.json")], [])
+    assert missing.returncode != 0 and "nope.json" in missing.stderr
+    table = Table(GameConfig(num_players=3), [0], "heuristic", seed=8)
+    table.advance()
+    table.act(0, table.legal(0)[0])
+    table.advance()
+    data = json.loads(table.dumps())
+    data["record"]["actions"][-1] = data["record"]["actions"][-1] + 1
+    with pytest.raises(PlayError):
+        Table.loads(json.dumps(data))
+    with pytest.raises(PlayError, match="format"):
+        Table.loads('{"format": "other"}')
+
+
+def test_screen_shows_own_fates_and_question_marks_for_others() -> None:
+    table = Table(GameConfig(num_players=3), [1], "heuristic+bayes", seed=5)
+    out = io.StringIO()
+    play_terminal(table, 1, io.StringIO("t\nh\nl\n"), out)
+    text = out.getvalue()
+    s = table.state
+    assert s.decider == 1
+    active = s.active
+    if active == 1:
+        own = " ".join(map(str, s.hands[1]))
+        assert f"seat 1 player 1 (you): holds {own};" in text
+    else:
+        assert f"seat {active} player {active}: holds " + " ".join("?" * len(s.hands[active])) in text
+    assert "Commands:" in text and "End of input" in text
+
+
+def test_an_unknown_teammate_spec_is_refused() -> None:
+    done = run_play(["--teammates", "nobody"], [])
+    assert done.returncode != 0
+    assert "policy 'nobody' is not known" in done.stderr
