@@ -115,7 +115,9 @@ def test_screen_shows_own_fates_and_question_marks_for_others() -> None:
         own = " ".join(map(str, s.hands[1]))
         assert f"seat 1 player 1 (you): holds {own};" in text
     else:
-        assert f"seat {active} player {active}: holds " + " ".join("?" * len(s.hands[active])) in text
+        assert (
+            f"seat {active} player {active}: holds " + " ".join("?" * len(s.hands[active])) in text
+        )
     assert "Commands:" in text and "End of input" in text
 
 

@@ -1,0 +1,365 @@
+"""The browser table: the API's answers and refusals, concurrent games, and real
+Chromium sessions through Playwright against a real server on a free local port --
+a whole game by clicking, two people at one table, and the no-leak check of every
+response against the server-side state (twin states)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from web_helpers import launch_chromium, running_server, twins
+
+from agents.play.replay_view import Replay
+from agents.play.seat_view import view_data
+from agents.play.table import Table
+from agents.web.app import LOG_TAIL, create_app
+from shipwreck_env.config import GameConfig
+from shipwreck_env.view import make_view
+
+with warnings.catch_warnings():  # starlette 1.x asks for httpx2; httpx works
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
+
+ARTIFACTS = Path(__file__).resolve().parents[1] / "results" / "screenshots"
+SERVER_ONLY = {"log", "posterior", "version", "humans", "teammates"}
+
+
+def new_game(client, **body) -> tuple[str, dict[int, str]]:
+    """Create a game; returns its id and each person's seat key."""
+    r = client.post("/api/games", json={"teammates": "heuristic+bayes", "seed": 1, **body})
+    assert r.status_code == 201, r.text
+    data = r.json()
+    keys = {int(seat): link.split("#key=")[1] for seat, link in data["links"].items()}
+    return data["game"], keys
+
+
+def table_of(app, gid: str) -> Table:
+    return app.state.games.get(gid).table
+
+
+# --- the API ------------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def app_client():
+    app = create_app()
+    with TestClient(app) as client:
+        yield app, client
+
+
+def test_a_seat_gets_its_own_view_with_its_key(app_client) -> None:
+    app, client = app_client
+    gid, keys = new_game(client, humans=[0])
+    r = client.get(f"/api/games/{gid}/seats/0", headers={"X-Seat-Key": keys[0]})
+    assert r.status_code == 200
+    data = r.json()
+    table = table_of(app, gid)
+    assert data["player"] == 0 and data["version"] == len(table.actions)
+    expected = view_data(make_view(table.state, 0))
+    assert {k: v for k, v in data.items() if k not in SERVER_ONLY} == {
+        k: v for k, v in expected.items() if k not in SERVER_ONLY
+    }
+
+
+def test_bad_requests_get_4xx_and_change_nothing(app_client) -> None:
+    app, client = app_client
+    gid, keys = new_game(client, humans=[0, 1])
+    table = table_of(app, gid)
+    before = (table.state.copy(), list(table.actions))
+    decider = table.state.decider
+    other = 1 - decider
+    url = f"/api/games/{gid}/seats"
+    legal = table.legal(decider)
+    illegal = next(a for a in range(259) if a not in legal)
+    cases = [
+        ("get", "/api/games/nope/seats/0", {"X-Seat-Key": keys[0]}, None, 404),
+        ("get", f"{url}/2", {"X-Seat-Key": keys[0]}, None, 404),  # an AI seat
+        ("get", f"{url}/7", {"X-Seat-Key": keys[0]}, None, 404),
+        ("get", f"{url}/0", {}, None, 403),
+        ("get", f"{url}/1", {"X-Seat-Key": keys[0]}, None, 403),  # one seat's key, another seat
+        (
+            "post",
+            f"{url}/{decider}/actions",
+            {"X-Seat-Key": keys[other]},
+            {"action": legal[0]},
+            403,
+        ),
+        ("post", f"{url}/{decider}/actions", {"X-Seat-Key": keys[decider]}, {"action": "1"}, 400),
+        ("post", f"{url}/{decider}/actions", {"X-Seat-Key": keys[decider]}, {"act": 1}, 400),
+        ("post", f"{url}/{decider}/actions", {"X-Seat-Key": keys[decider]}, [1], 400),
+        (
+            "post",
+            f"{url}/{decider}/actions",
+            {"X-Seat-Key": keys[decider]},
+            {"action": illegal},
+            409,
+        ),
+        ("post", f"{url}/{decider}/actions", {"X-Seat-Key": keys[decider]}, {"action": 9999}, 409),
+        ("post", f"{url}/{other}/actions", {"X-Seat-Key": keys[other]}, {"action": legal[0]}, 409),
+    ]
+    for method, path, headers, body, status in cases:
+        r = client.request(method, path, headers=headers, json=body)
+        assert r.status_code == status, (path, body, r.text)
+        assert r.json()["error"]
+    r = client.post(f"{url}/{decider}/actions", headers={"X-Seat-Key": keys[decider]}, content=b"{")
+    assert r.status_code == 400 and "not valid JSON" in r.json()["error"]
+    assert table.state == before[0] and table.actions == before[1]
+
+
+def test_bad_new_games_are_refused(app_client) -> None:
+    _, client = app_client
+    for body, words in [
+        ({"players": 9}, "num_players"),
+        ({"difficulty": "silly"}, "difficulty"),
+        ({"humans": []}, "humans"),
+        ({"humans": [5]}, "human seats"),
+        ({"teammates": "ppo:/etc/passwd"}, "not allowed"),
+        ({"teammates": "ppo:results/models/../../pyproject.toml"}, "not allowed"),
+        ({"colour": "red"}, "unknown fields"),
+    ]:
+        r = client.post("/api/games", json=body)
+        assert r.status_code == 400, body
+        assert words in r.json()["error"]
+
+
+def test_a_shipped_model_can_be_a_teammate(app_client) -> None:
+    app, client = app_client
+    gid, _ = new_game(client, humans=[1], teammates="ppo:results/models/selfplay.pth")
+    assert table_of(app, gid).team.play.name.startswith("ppo:")
+
+
+def test_concurrent_games_do_not_interfere() -> None:
+    """Two games with the same seed, played at once from two threads, end exactly like
+    one game played alone."""
+    config = GameConfig(num_players=3, difficulty="easy")
+    alone = Table(config, [0], "convention", seed=5)
+    alone.advance()
+    while not alone.over:
+        alone.act(0, alone.legal(0)[-1])
+        alone.advance()
+    app = create_app()
+    with running_server(app) as base:
+        import httpx
+
+        results = {}
+
+        def play(name: str) -> None:
+            with httpx.Client(base_url=base, timeout=60) as client:
+                body = {"teammates": "convention", "seed": 5, "difficulty": "easy", "humans": [0]}
+                data = client.post("/api/games", json=body).json()
+                key = data["links"]["0"].split("#key=")[1]
+                url = f"/api/games/{data['game']}/seats/0"
+                view = client.get(url, headers={"X-Seat-Key": key}).json()
+                for _ in range(2000):  # bounded
+                    if view["over"]:
+                        break
+                    action = view["legal"][-1]["action"]
+                    r = client.post(
+                        url + "/actions", headers={"X-Seat-Key": key}, json={"action": action}
+                    )
+                    assert r.status_code == 200, r.text
+                    view = r.json()
+                results[name] = (data["game"], view)
+
+        threads = [threading.Thread(target=play, args=(n,)) for n in ("a", "b")]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+    (ga, va), (gb, vb) = results["a"], results["b"]
+    assert ga != gb
+    for gid in (ga, gb):
+        assert table_of(app, gid).actions == alone.actions
+    assert va["score"] == vb["score"] == alone.state.score
+    assert va["doom"] == vb["doom"] == alone.state.doom
+
+
+# --- real Chromium ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch_chromium(p)
+        yield b
+        b.close()
+
+
+def capture_json(page, bodies: list) -> None:
+    """Keep the JSON body of every response the page receives."""
+
+    def on_response(response) -> None:
+        if "application/json" in response.headers.get("content-type", ""):
+            with contextlib.suppress(Exception):  # a body gone with a navigation leaks nothing
+                bodies.append((response.url, response.json()))
+
+    page.on("response", on_response)
+
+
+def click_an_action(page, rng: np.random.Generator) -> None:
+    """Click a legal action (chosen by ``rng``) and wait for the table to move on."""
+    version = page.evaluate("document.body.dataset.version")
+    buttons = page.locator("button.action:enabled")
+    buttons.nth(int(rng.integers(buttons.count()))).click()
+    page.wait_for_function("v => document.body.dataset.version !== v", arg=version, timeout=15_000)
+
+
+def check_no_leak(app, bodies: list, rng: np.random.Generator) -> int:
+    """Every seat view the browser received is exactly that seat's view of the
+    server-side state at its version, and that view is the same in every twin state
+    (another seat's fate or the deck order changed). Returns the views checked."""
+    checked = 0
+    replays: dict[str, Replay] = {}
+    for url, body in bodies:
+        if "/api/games/" not in url or not isinstance(body, dict) or "version" not in body:
+            continue
+        gid = url.split("/api/games/")[1].split("/")[0]
+        if gid not in replays:
+            replays[gid] = Replay(table_of(app, gid).record())
+        replay = replays[gid]
+        s, p = replay.states[body["version"]], body["player"]
+        shown = {k: v for k, v in body.items() if k not in SERVER_ONLY}
+        assert shown == {
+            k: v for k, v in view_data(make_view(s, p)).items() if k not in SERVER_ONLY
+        }
+        assert body["log"] == replay.log[: body["version"]][-LOG_TAIL:]
+        for twin in twins(s, p, rng):
+            assert view_data(make_view(twin, p)) == view_data(make_view(s, p))
+        checked += 1
+    return checked
+
+
+def test_a_whole_game_by_clicking_without_a_leak(browser) -> None:
+    app = create_app()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with running_server(app) as base:
+        page = browser.new_page(viewport={"width": 1300, "height": 900})
+        bodies: list = []
+        capture_json(page, bodies)
+        page.goto(base + "/")
+        page.select_option("select[name=difficulty]", "easy")
+        page.fill("input[name=teammates]", "convention")
+        page.fill("input[name=seed]", "12")
+        page.click("#create")
+        page.wait_for_selector("a.seat-link")
+        page.goto(base + page.get_attribute("a.seat-link", "href"))  # the seat's secret link
+        seat_page = page
+        seat_page.wait_for_selector("button.action")
+        screenshot_taken = False
+        rng = np.random.default_rng(3)
+        for _ in range(400):  # bounded: a game has far fewer decisions
+            if seat_page.evaluate("document.body.dataset.over") == "1":
+                break
+            if not screenshot_taken and seat_page.locator(".posterior").count():
+                seat_page.screenshot(path=ARTIFACTS / "table.png", full_page=True)
+                screenshot_taken = True
+            click_an_action(seat_page, rng)
+        assert seat_page.evaluate("document.body.dataset.over") == "1"
+        assert "Game over" in seat_page.inner_text(".status")
+        if not screenshot_taken:  # the group never had to read a fate: keep the end
+            seat_page.screenshot(path=ARTIFACTS / "table.png", full_page=True)
+            screenshot_taken = True
+        seat_page.screenshot(path=ARTIFACTS / "game-over.png", full_page=True)
+        assert screenshot_taken
+        page.close()
+    gid = next(iter(app.state.games._games))
+    assert table_of(app, gid).over
+    assert check_no_leak(app, bodies, np.random.default_rng(0)) >= 5
+
+
+def test_two_people_at_one_table_see_only_their_own_seat(browser) -> None:
+    app = create_app()
+    with running_server(app) as base:
+        import httpx
+
+        body = {"players": 3, "humans": [0, 1], "teammates": "bayes", "seed": 4}
+        data = httpx.post(base + "/api/games", json=body).json()
+        gid = data["game"]
+        contexts = [browser.new_context(), browser.new_context()]
+        pages, bodies = [], []
+        for seat, context in enumerate(contexts):
+            page = context.new_page()
+            capture_json(page, bodies)
+            page.goto(base + data["links"][str(seat)])
+            page.wait_for_selector(".seat")
+            pages.append(page)
+        table = table_of(app, gid)
+        rng = np.random.default_rng(4)
+        for _ in range(60):  # both people play some turns, each from their own browser
+            if table.over:
+                break
+            page = pages[table.state.decider]
+            page.wait_for_selector("button.action:enabled", timeout=10_000)
+            click_an_action(page, rng)
+        for seat, page in enumerate(pages):
+            page.wait_for_function(
+                "v => document.body.dataset.version === v", arg=str(len(table.actions))
+            )
+            mine = page.locator(".seat.mine .seat-name").inner_text()
+            assert f"player {seat} (you)" in mine
+            assert page.locator(".seat.mine").count() == 1
+            other = 1 - seat
+            other_row = page.locator(".seat").nth(other)
+            assert other_row.locator(".fate.own").count() == 0
+            # this seat's link opens nothing else: another seat's view is refused
+            key = data["links"][str(seat)].split("#key=")[1]
+            status = page.evaluate(
+                """([url, key]) => fetch(url, {headers: {"X-Seat-Key": key}}).then(r => r.status)""",
+                [f"/api/games/{gid}/seats/{other}", key],
+            )
+            assert status == 403
+        for context in contexts:
+            context.close()
+    assert len(table.actions) > 10
+    assert check_no_leak(app, bodies, np.random.default_rng(1)) > 5
+
+
+def test_the_lobby_shows_a_clear_error_for_a_bad_teammate(browser) -> None:
+    with running_server(create_app()) as base:
+        page = browser.new_page()
+        page.goto(base + "/")
+        page.fill("input[name=teammates]", "nobody")
+        page.click("#create")
+        page.wait_for_function("document.getElementById('error').textContent.length > 0")
+        assert "not allowed" in page.inner_text("#error")
+        page.close()
+
+
+def test_static_pages_carry_no_game_data(app_client) -> None:
+    _, client = app_client
+    for path in ("/", "/static/render.js", "/static/table.js", "/static/style.css"):
+        r = client.get(path)
+        assert r.status_code == 200
+    assert json.loads(client.get("/api/replays").text) == []
+
+
+def test_the_no_leak_check_catches_a_leaky_server(app_client, monkeypatch) -> None:
+    """A server whose views also carried the deck order or the other hands fails the
+    check used above."""
+    import agents.play.table as table_module
+
+    app, client = app_client
+    honest = table_module.view_data
+
+    for leak in ("deck", "hands"):
+
+        def leaky(view, log=(), posterior=None, leak=leak):
+            data = honest(view, log, posterior)
+            s = next(iter(app.state.games._games.values())).table.state
+            data["extra"] = s.deck[1:] if leak == "deck" else s.hands
+            return data
+
+        monkeypatch.setattr(table_module, "view_data", leaky)
+        app.state.games._games.clear()
+        gid, keys = new_game(client, humans=[0])
+        r = client.get(f"/api/games/{gid}/seats/0", headers={"X-Seat-Key": keys[0]})
+        with pytest.raises(AssertionError):
+            check_no_leak(app, [(str(r.url), r.json())], np.random.default_rng(0))
