@@ -75,11 +75,17 @@ def _turn_outcome(events: Iterable[tuple]) -> tuple[int, bool]:
     return guesses, bool(correct)
 
 
-def play_game(config: GameConfig, team: Team, seed_seq: np.random.SeedSequence) -> GameRecord:
+def play_game(
+    config: GameConfig,
+    team: Team,
+    seed_seq: np.random.SeedSequence,
+    actions: list[int] | None = None,
+) -> GameRecord:
     """Play one game; ``seed_seq`` seeds the game and the policies (two streams).
 
     Policies that read observation vectors get them in the layout they were built for
-    (``policy.belief``, default off).
+    (``policy.belief``, default off). With ``actions``, every action taken is appended
+    to it (a replay record: ``agents.play.replay``).
     """
     game_seed, policy_seed = seed_seq.spawn(2)
     game_rng = np.random.default_rng(game_seed)
@@ -92,6 +98,8 @@ def play_game(config: GameConfig, team: Team, seed_seq: np.random.SeedSequence) 
         action = decide(team, s, layouts, policy_rng).action
         turn, doom = s.turn, s.doom
         step_inplace(s, action, game_rng, check=False)
+        if actions is not None:
+            actions.append(action)
         if s.turn != turn or s.over:  # a turn ended: attribute its doom
             turn_guesses, turn_correct = _turn_outcome(s.events if s.over else s.last_events)
             guesses += turn_guesses
@@ -138,10 +146,29 @@ def _label(policy: PolicyLike) -> str:
 
 
 def _run_chunk(task: tuple) -> list[tuple[int, dict]]:
-    config_dict, play, group, seed, difficulty, games = task
+    config_dict, play, group, seed, difficulty, games, record = task
     config = GameConfig.from_dict(config_dict)
     team = Team(_policy(play), _policy(group))
-    return [(i, asdict(play_game(config, team, game_seed(seed, difficulty, i)))) for i in games]
+    if record is None:
+        return [(i, asdict(play_game(config, team, game_seed(seed, difficulty, i)))) for i in games]
+    from agents.play.replay import record_game
+
+    out = []
+    for i in games:
+        actions: list[int] = []
+        result = play_game(config, team, game_seed(seed, difficulty, i), actions)
+        players = {"play": _label(play), "group": _label(group), "humans": []}
+        outcome = {
+            "score": result.score,
+            "doom": result.doom,
+            "turns": result.turns,
+            "won": result.won,
+            "truncated": result.truncated,
+            "over": True,
+        }
+        record_game(record, config, game_seed(seed, difficulty, i), actions, players, i, outcome)
+        out.append((i, asdict(result)))
+    return out
 
 
 def summarise(records: Sequence[GameRecord], starting_doom: int) -> dict:
@@ -178,6 +205,7 @@ def evaluate(
     seed: int = 0,
     jobs: int = 1,
     progress: bool = True,
+    record: str | None = None,
     **config: object,
 ) -> dict:
     """Evaluate the team ``play`` + ``group`` on each difficulty.
@@ -187,7 +215,9 @@ def evaluate(
     same seeds (:func:`game_seed`), worker processes (it must then be picklable) and
     report. Returns ``{"config", "play", "group", "seed", "games", "cheating",
     "results": {difficulty: summary}}`` (``play``/``group`` are the spec, or the
-    policy's ``name``); identical for any ``jobs``.
+    policy's ``name``); identical for any ``jobs``. With ``record`` (a folder), every
+    game is also written there as a replay record (``DIFFICULTY-GAME.json``:
+    ``agents.play.replay``).
     """
     team = Team(_policy(play), _policy(group))  # fail early on a bad spec
     base = GameConfig(num_players=players, **config)
@@ -197,7 +227,7 @@ def evaluate(
         config_dict = {**base.to_dict(), "difficulty": difficulty}
         for start in range(0, games, chunk):
             games_range = range(start, min(games, start + chunk))
-            tasks.append((config_dict, play, group, seed, difficulty, games_range))
+            tasks.append((config_dict, play, group, seed, difficulty, games_range, record))
     bar = _progress(len(tasks) and games * len(difficulties), progress, team.name)
     by_task: list[list[tuple[int, dict]]] = []
     if jobs <= 1:

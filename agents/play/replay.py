@@ -35,9 +35,11 @@ __all__ = [
     "game_rng",
     "load_record",
     "make_record",
+    "record_game",
     "record_name",
     "record_seed",
     "replay_states",
+    "result_of",
     "write_record",
 ]
 
@@ -59,14 +61,27 @@ def _seed_dict(seed: np.random.SeedSequence) -> dict:
     return {"entropy": int(seed.entropy), "spawn_key": [int(k) for k in seed.spawn_key]}
 
 
+def result_of(s: State) -> dict:
+    """A state's scoreboard as a record's ``result``."""
+    return {
+        "score": s.score,
+        "doom": s.doom,
+        "turns": s.turn,
+        "won": s.won,
+        "truncated": s.truncated,
+        "over": s.over,
+    }
+
+
 def make_record(
     config: GameConfig,
     seed: np.random.SeedSequence,
     actions: Sequence[int],
-    final: State,
+    result: dict,
     players: dict,
 ) -> dict:
-    """The record of a game played from ``seed`` with ``actions``, ending in ``final``."""
+    """The record of a game played from ``seed`` with ``actions``, ending in ``result``
+    (:func:`result_of` its last state)."""
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -74,15 +89,23 @@ def make_record(
         "seed": _seed_dict(seed),
         "actions": [int(a) for a in actions],
         "players": players,
-        "result": {
-            "score": final.score,
-            "doom": final.doom,
-            "turns": final.turn,
-            "won": final.won,
-            "truncated": final.truncated,
-            "over": final.over,
-        },
+        "result": dict(result),
     }
+
+
+def record_game(
+    directory: str | Path,
+    config: GameConfig,
+    seed: np.random.SeedSequence,
+    actions: Sequence[int],
+    players: dict,
+    game: int,
+    result: dict,
+) -> Path:
+    """Write the record of game number ``game`` of an evaluation into ``directory`` as
+    :func:`record_name` of its difficulty and number."""
+    record = make_record(config, seed, actions, result, players)
+    return write_record(directory, record_name(config.difficulty, game), record)
 
 
 def record_name(difficulty: str, game: int) -> str:
@@ -95,7 +118,7 @@ def write_record(directory: str | Path, name: str, record: dict) -> Path:
     path = Path(directory)
     path.mkdir(parents=True, exist_ok=True)
     out = path / name
-    out.write_text(json.dumps(record, indent=1))
+    out.write_text(json.dumps(record))
     return out
 
 

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from agents.play.replay import game_rng, make_record
+from agents.play.replay import game_rng, make_record, result_of
 from agents.play.seat_view import view_data
 from shipwreck_env import saving
 from shipwreck_env.actions import NUM_ACTIONS, describe
@@ -229,7 +229,7 @@ class Table:
             "teammates": self.teammates,
             "humans": list(self.humans),
         }
-        return make_record(self.config, self._seq, self.actions, self.state, players)
+        return make_record(self.config, self._seq, self.actions, result_of(self.state), players)
 
     def dumps(self) -> str:
         """The game as JSON text (see the module docstring)."""
