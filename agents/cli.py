@@ -135,6 +135,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--out", default=None, help="write JSON here (and CSV beside it)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ev.add_argument(
+        "--record",
+        default=None,
+        metavar="DIR",
+        help="also write every game to DIR as a replay record (shipwreck-arcana replay FILE)",
+    )
     bench = sub.add_parser(
         "bench",
         help="the speed benchmark (its own options: bench --help)",
@@ -216,6 +222,7 @@ def _evaluate(args: argparse.Namespace) -> int:
                 seed=args.seed,
                 jobs=args.jobs,
                 progress=not args.no_progress,
+                record=getattr(args, "record", None),
                 card_sets=args.card_sets,
                 group_decision=args.group_decision,
             )
