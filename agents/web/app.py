@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -292,9 +293,14 @@ def create_app(replays: str | Path | None = None) -> Starlette:
         Route("/api/replays/{name}", replay_step),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes)
+    app = Starlette(routes=routes, exception_handlers={StarletteHTTPException: _http_error})
     app.state.games = games
     return app
+
+
+async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+    """Starlette's own refusals (no such route, wrong method) as ``{"error": ...}``."""
+    return JSONResponse({"error": f"{exc.detail}: {request.url.path}"}, status_code=exc.status_code)
 
 
 async def _run(function, *args):
