@@ -60,11 +60,17 @@ def add_commands(sub: argparse._SubParsersAction, formatter: type) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the subcommand ``args.command``."""
-    if args.command == "play":
-        return _play(args)
-    if args.command == "replay":
-        return _replay(args)
-    return _serve(args)
+    try:
+        if args.command == "play":
+            return _play(args)
+        if args.command == "replay":
+            return _replay(args)
+        return _serve(args)
+    except BrokenPipeError:  # output piped into head or a closed pager: stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -108,5 +114,11 @@ def _serve(args: argparse.Namespace) -> int:
             f"shipwreck-arcana serve needs the play extra ({exc}); install it with "
             'pip install -e ".[play]"'
         ) from None
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(
+            f"warning: listening on {args.host}: anyone who can reach it can create games; "
+            "seat links are the only protection of each seat",
+            file=sys.stderr,
+        )
     serve(args.host, args.port, args.replays)
     return 0
