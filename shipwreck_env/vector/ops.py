@@ -40,17 +40,22 @@ def table_append(a: Arrays, g: np.ndarray, slot: np.ndarray, value: np.ndarray) 
     a.tcount[g, slot, value - 1] += 1
 
 
+def _without(rows: np.ndarray, index: np.ndarray, length: np.ndarray, fill: int) -> np.ndarray:
+    """``rows`` ([n, K] padded lists of ``length`` items) with item ``index`` of each
+    removed: later items move one place left, and ``fill`` pads the end."""
+    k = np.arange(rows.shape[1])
+    source = np.minimum(k[None, :] + (k[None, :] >= index[:, None]), rows.shape[1] - 1)
+    out = np.take_along_axis(rows, source, axis=1)
+    out[k[None, :] >= (length - 1)[:, None]] = fill
+    return out
+
+
 def table_remove(a: Arrays, g: np.ndarray, slot: np.ndarray, value: np.ndarray) -> None:
     """Take the first fate ``value`` from the front of ``slot`` (it must be there)."""
     rows = a.table[g, slot]  # [n, K]
-    first = np.argmax(rows == value[:, None], axis=1)
-    k = np.arange(rows.shape[1])
-    source = np.minimum(k[None, :] + (k[None, :] >= first[:, None]), rows.shape[1] - 1)
-    shifted = np.take_along_axis(rows, source, axis=1)
-    n = a.table_len[g, slot] - 1
-    shifted[k[None, :] >= n[:, None]] = 0
-    a.table[g, slot] = shifted
-    a.table_len[g, slot] = n
+    n = a.table_len[g, slot]
+    a.table[g, slot] = _without(rows, np.argmax(rows == value[:, None], axis=1), n, 0)
+    a.table_len[g, slot] = n - 1
     a.tcount[g, slot, value - 1] -= 1
 
 
@@ -89,13 +94,9 @@ def take_power(a: Arrays, g: np.ndarray, power: np.ndarray) -> np.ndarray:
     rows = a.faded[g]  # [n, M]
     first = np.argmax(CARD_POWER_OF[rows] == power[:, None], axis=1)
     card = rows[np.arange(len(g)), first]
-    k = np.arange(rows.shape[1])
-    source = np.minimum(k[None, :] + (k[None, :] >= first[:, None]), rows.shape[1] - 1)
-    shifted = np.take_along_axis(rows, source, axis=1)
-    n = a.faded_len[g] - 1
-    shifted[k[None, :] >= n[:, None]] = -1
-    a.faded[g] = shifted
-    a.faded_len[g] = n
+    n = a.faded_len[g]
+    a.faded[g] = _without(rows, first, n, -1)
+    a.faded_len[g] = n - 1
     a.fcount[g, power] -= 1
     return card
 
@@ -110,20 +111,12 @@ def fade_card(a: Arrays, g: np.ndarray, card: np.ndarray) -> None:
 
 def event(a: Arrays, g: np.ndarray, kind: str, *fields: np.ndarray | int) -> None:
     """Record an event of ``kind`` (see ``arrays.EVENT_KINDS``) in this turn's list."""
-    cur = a.events_cur[g]
-    n = a.events_len[g, cur]
-    rows = a.events.reshape(-1, a.events.shape[-1])  # a view: one row per (game, buffer, i)
-    flat = (g * 2 + cur) * a.events.shape[2] + n
-    row = np.full((len(g), rows.shape[1]), -1, rows.dtype)
-    row[:, 0] = EVENT[kind]
-    for i, f in enumerate(fields):
-        row[:, i + 1] = f
-    rows[flat] = row
-    a.events_len[g, cur] = n + 1
+    events_at(a, g, 0, kind, *fields)
+    a.events_len[g, a.events_cur[g]] += 1
 
 
 def events_at(
-    a: Arrays, g: np.ndarray, offset: np.ndarray, kind: str, *fields: np.ndarray | int
+    a: Arrays, g: np.ndarray, offset: np.ndarray | int, kind: str, *fields: np.ndarray | int
 ) -> None:
     """Write events of ``kind`` at ``offset`` places past the end of this turn's list
     (``g`` may repeat a game with different offsets); the caller then adds the number
