@@ -44,7 +44,7 @@ def main() -> int:
             page.click("button.action:enabled >> nth=-1")
             page.wait_for_function("v => document.body.dataset.version !== v", arg=version)
         OUT.parent.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=OUT)
+        page.screenshot(path=OUT, full_page=True)
         browser.close()
     print(f"wrote {OUT} ({OUT.stat().st_size // 1024} KiB)")
     return 0

@@ -85,7 +85,13 @@ function renderTable(root, data, opts) {
     deck.appendChild(el("div", "card-cond", data.deck.top.condition));
     deck.appendChild(el("div", "moons", data.deck.top.moons === null ? "no moons" : "\u263E " + data.deck.top.moons));
   } else deck.appendChild(el("div", "card-name", "empty"));
+  if (data.deck_order) deck.appendChild(el("div", "moons", "order: " + data.deck_order.join(", ")));
   board.appendChild(deck);
+  const hours = el("div", "card hours-card");
+  hours.appendChild(el("div", "slot-no", "always in play"));
+  hours.appendChild(el("div", "card-name", "The Hours"));
+  hours.appendChild(el("div", "card-cond", "only when no fate fits any card: the fate slides to the leftmost card"));
+  board.appendChild(hours);
   for (const slot of data.slots) board.appendChild(cardBox(slot));
   root.appendChild(board);
 
