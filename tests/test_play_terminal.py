@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agents.play.table import PlayError, Table
@@ -125,3 +126,37 @@ def test_an_unknown_teammate_spec_is_refused() -> None:
     done = run_play(["--teammates", "nobody"], [])
     assert done.returncode != 0
     assert "policy 'nobody' is not known" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        dict(num_players=3),
+        dict(num_players=4, group_decision="vote", card_sets="all"),
+        dict(num_players=5, difficulty="hard", card_sets="all"),
+        dict(num_players=2, challenge_mode=True),
+    ],
+)
+def test_the_screen_is_the_same_in_every_twin_state(options: dict) -> None:
+    """What a player's screen shows does not change when another seat's fate or the deck
+    below its top card does (twin states): it holds nothing hidden from them."""
+    from web_helpers import twins
+
+    from agents.play.seat_view import screen_text, view_data
+    from shipwreck_env.engine import legal_actions, new_game, step_inplace
+    from shipwreck_env.view import make_view
+
+    rng = np.random.default_rng(0)
+    config = GameConfig(**options)
+    checked = 0
+    for game in range(6):
+        s = new_game(config, np.random.default_rng(game))
+        while not s.over:
+            for player in range(config.num_players):
+                text = screen_text(view_data(make_view(s, player)))
+                for twin in twins(s, player, rng, per_fate=1):
+                    assert screen_text(view_data(make_view(twin, player))) == text
+                    checked += 1
+            legal = legal_actions(s)
+            step_inplace(s, legal[int(rng.integers(len(legal)))], rng)
+    assert checked > 50

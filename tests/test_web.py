@@ -194,12 +194,15 @@ def browser():
 
 
 def capture_json(page, bodies: list) -> None:
-    """Keep the JSON body of every response the page receives."""
+    """Keep every response the page receives: (url, JSON body or None, content type)."""
 
     def on_response(response) -> None:
-        if "application/json" in response.headers.get("content-type", ""):
+        kind = response.headers.get("content-type", "")
+        body = None
+        if "application/json" in kind:
             with contextlib.suppress(Exception):  # a body gone with a navigation leaks nothing
-                bodies.append((response.url, response.json()))
+                body = response.json()
+        bodies.append((response.url, body, kind))
 
     page.on("response", on_response)
 
@@ -212,28 +215,52 @@ def click_an_action(page, rng: np.random.Generator) -> None:
     page.wait_for_function("v => document.body.dataset.version !== v", arg=version, timeout=15_000)
 
 
+STATIC_PATHS = ("/", "/static/", "/play/", "/replay/")
+
+
 def check_no_leak(app, bodies: list, rng: np.random.Generator) -> int:
-    """Every seat view the browser received is exactly that seat's view of the
-    server-side state at its version, and that view is the same in every twin state
-    (another seat's fate or the deck order changed). Returns the views checked."""
-    checked = 0
+    """Every response the browser received is a static file, a new game's links, or a
+    seat's view; every seat view is exactly that seat's view of the server-side state at
+    its version, with no other hand nor the deck below its top, and that view (and the
+    group's reading shown with it) is the same in every twin state (another seat's fate
+    or the deck order changed). Returns the views checked."""
+    checked = unread = 0
     replays: dict[str, Replay] = {}
-    for url, body in bodies:
-        if "/api/games/" not in url or not isinstance(body, dict) or "version" not in body:
+    for url, body, kind in bodies:
+        path = "/" + url.split("/", 3)[3]
+        if body is None and "json" in kind:
+            unread += 1  # a poll still in flight when its page closed
             continue
-        gid = url.split("/api/games/")[1].split("/")[0]
+        if body is None:
+            assert path.startswith(STATIC_PATHS), url
+            continue
+        if path == "/api/games":
+            assert set(body) == {"game", "links"}, body
+            continue
+        if path == "/api/replays" or set(body) == {"error"}:
+            continue
+        assert path.startswith("/api/games/") and "version" in body, (url, body)
+        gid = path.split("/")[3]
         if gid not in replays:
             replays[gid] = Replay(table_of(app, gid).record())
         replay = replays[gid]
         s, p = replay.states[body["version"]], body["player"]
+        for seat in body["seats"]:
+            assert (seat["fates"] is None) == (seat["player"] != p)
+        assert set(body["deck"]) == {"size", "top"}
         shown = {k: v for k, v in body.items() if k not in SERVER_ONLY}
         assert shown == {
             k: v for k, v in view_data(make_view(s, p)).items() if k not in SERVER_ONLY
         }
         assert body["log"] == replay.log[: body["version"]][-LOG_TAIL:]
+        advisor = type(table_of(app, gid).team.group)
         for twin in twins(s, p, rng):
             assert view_data(make_view(twin, p)) == view_data(make_view(s, p))
+            if body["posterior"] is not None:
+                real = advisor().posterior(make_view(s, p))
+                assert np.allclose(advisor().posterior(make_view(twin, p)), real)
         checked += 1
+    assert unread <= 2
     return checked
 
 
@@ -362,4 +389,6 @@ def test_the_no_leak_check_catches_a_leaky_server(app_client, monkeypatch) -> No
         gid, keys = new_game(client, humans=[0])
         r = client.get(f"/api/games/{gid}/seats/0", headers={"X-Seat-Key": keys[0]})
         with pytest.raises(AssertionError):
-            check_no_leak(app, [(str(r.url), r.json())], np.random.default_rng(0))
+            check_no_leak(
+                app, [(str(r.url), r.json(), "application/json")], np.random.default_rng(0)
+            )
