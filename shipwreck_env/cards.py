@@ -3,7 +3,9 @@
 Every arcana card has an id, a display name, the set it ships in, its duration in
 moons (``None`` for the two cards that fade only by their own text) and the id of the
 faded power printed on its back. Every faded power has an id, a short title, who may
-use it and when. Ids match ``shared/rules/cards.md``; the index of a card or power in
+use it and when, as printed on the cards (Meromorph Games' official card and faded
+power references; docs/rules.md lists our rulings). Ids are this project's stable names,
+used by tests, saved games and replays; the index of a card or power in
 ``CARDS`` / ``POWERS`` is its number everywhere else in the package (observations,
 actions, saved games), so new entries only ever go at the end.
 
@@ -55,7 +57,7 @@ class Card:
     """One arcana card as printed.
 
     Attributes:
-        id: stable identifier (``cards.md``).
+        id: stable identifier (used by tests, saved games and replays).
         name: display name.
         set: ``base``, ``kickstarter``, ``gencon`` or ``stars_below``.
         moons: hours in front of the card that make it fade; ``None`` when it fades
@@ -79,7 +81,7 @@ class Power:
     """One faded power (the back of an arcana card).
 
     Attributes:
-        id: stable identifier (``cards.md``).
+        id: stable identifier (used by tests, saved games and replays).
         title: short name.
         user: ``group``, ``active`` or ``none`` (Sands works by itself).
         timing: ``before_play``, ``after_play``, ``group`` (after the play, before
@@ -172,7 +174,8 @@ CARDS: tuple[Card, ...] = (
         "Difference",
         "the difference is a visible fate; play the higher",
     ),
-    # cards.md: "songs (one source says shackles)"; one edit here changes it.
+    # The sources disagree on this back: "songs" (one source says shackles); one edit
+    # here changes it.
     Card(
         "captain",
         "The Captain",

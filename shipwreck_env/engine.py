@@ -10,7 +10,7 @@ A game is a :class:`~shipwreck_env.state.State` plus the pure functions here:
 
 All randomness (shuffling the deck, drawing fates) comes from the ``Generator`` passed
 in: the same seed and the same actions always give the same game. The turn follows
-``shared/rules/rulings.md``: draw, powers before the play, play (The Feast: play, draw,
+``docs/rules.md`` (One turn): draw, powers before the play, play (The Feast: play, draw,
 play again), automatic announcements (Hours slide, Thief, Chalice, Fall), powers after
 the play, the optional reveals, the group's powers and predictions (leader or vote),
 resolve, Sails, fade, refill, end check, next seat.

@@ -18,3 +18,22 @@ def test_readme_and_docs_are_regenerated():
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_docs_point_only_inside_the_repository():
+    """README, docs/ and the package's docstrings name no file outside the repository
+    (the rulebook is cited by title), and every relative Markdown link resolves."""
+    import re
+
+    texts = {p: p.read_text() for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]}
+    texts.update({p: p.read_text() for p in sorted((ROOT / "shipwreck_env").rglob("*.py"))})
+    for path, text in texts.items():
+        assert "shared/rules" not in text and "rulings.md" not in text, path
+        assert "cards.md" not in text, path
+        if path.suffix == ".md":
+            for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text):
+                if "://" in target:
+                    continue
+                resolved = (path.parent / target).resolve()
+                assert resolved.exists(), f"{path.name}: {target}"
+                assert ROOT in resolved.parents or resolved == ROOT, f"{path.name}: {target}"

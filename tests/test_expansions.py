@@ -604,6 +604,22 @@ def test_imago_counts_a_seven_played_there_as_one_hour():
     assert s.slots[0] == C["imago"]
 
 
+def test_imago_counts_a_seven_moved_there_by_skies_as_one_hour():
+    """Our ruling (docs/rules.md, decision 20): The Imago's "7s played on The Imago"
+    covers a 7 moved there by Skies too -- any 7 in front of it counts 1 hour. With two
+    7s it has 2 hours, under its 3 moons, and stays (3 hours each would fade it)."""
+    s = setup(
+        ["imago", "mirror", "shore", "deep"], (3, 3), table=[(7,), (7,), (), ()], faded=["feast"]
+    )
+    s = act(s, power_action("skies", slot=1, value=7, to_slot=0))
+    assert s.table[0] == [7, 7]
+    assert slot_hours(s, 0) == 2
+    plays = [a for a in legal_actions(s) if ACTIONS[a].kind == "play" and ACTIONS[a].slot != 0]
+    s = finish(act(s, plays[0]))
+    assert s.slots[0] == C["imago"]
+    assert C["imago"] not in s.faded
+
+
 def test_imago_fades_when_its_sevens_reach_three_hours():
     """The Imago: three 7s count 3 hours, its 3 moons."""
     s = setup(["imago", "mirror", "shore", "deep"], (7, 3), table=[(7, 7), (), (), ()])
