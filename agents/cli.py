@@ -76,9 +76,15 @@ def _version() -> str:
     return f"%(prog)s {shipwreck_env.__version__}"
 
 
-def _team_options(parser: argparse.ArgumentParser, games: int, jobs: int) -> None:
-    parser.add_argument("--play", default="heuristic", help="play policy spec")
-    parser.add_argument("--group", default="bayes", help="group policy spec")
+def _team_options(
+    parser: argparse.ArgumentParser,
+    games: int,
+    jobs: int,
+    play: str = "heuristic",
+    group: str = "bayes",
+) -> None:
+    parser.add_argument("--play", default=play, help="play policy spec")
+    parser.add_argument("--group", default=group, help="group policy spec")
     parser.add_argument("--players", type=int, default=3, help="players, 2 to 5")
     parser.add_argument("--games", type=int, default=games, help="games per difficulty")
     parser.add_argument("--seed", type=int, default=0, help="evaluation seed")
@@ -95,12 +101,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="command")
     main_job = sub.add_parser(
         "main",
-        help="the main job: the best scripted team (heuristic + bayes) on every difficulty",
+        help="the main job: the best scripted team (convention) on every difficulty",
         description="The main job: a team (the best scripted one by default) on every "
         "difficulty, as a table.",
         formatter_class=_HelpFormatter,
     )
-    _team_options(main_job, games=500, jobs=2)
+    _team_options(main_job, games=500, jobs=2, play="convention", group="convention")
     rand = sub.add_parser(
         "random",
         help="uniformly random legal play on every difficulty",

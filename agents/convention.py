@@ -8,30 +8,37 @@ Method, in our words.
    prior weight: fresh fates by the copies nobody can place on the table (the
    *onlooker's pool*), a carried fate by what the convention of that seat's last turn
    said about it (stored as a likelihood, re-weighted by today's pool and number line).
-   The convention maps every hand to one legal first play. A play shows a public
-   *observation* (fate, card, Hours slide, The Chalice's tell, The Fall's announcement).
+   The convention maps every hand to one *line of play*: a legal first play, then, if
+   Shells or Sinners is available, that power or nothing. A line shows a public
+   *observation*: the fate, the card, the Hours slide, The Chalice's tell, The Fall's
+   announcement, the power used and Shells' answer. Using a power is itself a signal,
+   and Sinners can take a fate off a card that would fade.
 2. **Choosing the convention** maximises the summed team value over hands,
-   ``sum_o G(m_o)``, where ``m_o`` is the prior mass, by kept value, of the hands that
-   make observation ``o``, and ``G`` is what the group gets from the better of passing
-   and naming the most likely kept value (see *value* below). We start from a greedy
-   code (every hand reads as if the group took every legal hand for that play, and
-   picks its best play under that reading), let every hand best-respond to the group's
+   ``sum_o G(m_o)``, where ``m_o`` is the prior mass, by kept value, of the hands whose
+   line shows observation ``o``, and ``G`` is what the group gets from its best reply:
+   pass, name the most likely kept value, or (if the player used no power) first ask a
+   question power or take Sorrows' second guess, then pass or name. We start from a
+   greedy code (every observation read as if every hand able to show it did; each hand
+   takes its best line under that reading), let every hand best-respond to the group's
    current reading until nothing moves, then run coordinate ascent over hands on the
    summed value: moving one hand changes the reading of every hand that shares its old
    or new observation, which best responses alone ignore. Hands are visited in a fixed
-   order and ties keep the lower action number, so the convention is a deterministic
-   function of public facts: every teammate computes the same one.
-3. **The group is an exact Bayesian on the convention.** Seeing the play, it keeps the
-   hands the convention maps to that play, weighted by *its own* prior (its pool leaves
+   order and ties keep the earlier line, so the convention is a deterministic function
+   of public facts: every teammate computes the same one.
+3. **The group is an exact Bayesian on the convention.** Seeing the line, it keeps the
+   hands the convention maps to that line, weighted by *its own* prior (its pool leaves
    out its own fates), times the number line (which carries the announcements, power
    answers and wrong guesses: each is a deterministic function of the kept value, so
    the product is exact). It then predicts, passes or uses a power by the value of the
    race, as :class:`~agents.bayes.BayesGroup` does: a question power, Sorrows or Scions
-   when the expected value after the answer beats not using it.
-4. **Value.** ``V(score, doom)`` is the race estimate of :func:`agents.bayes.race_value`;
-   a correct guess is worth ``V(score + 1, doom)`` (+1 with Sands), a wrong one
-   ``V(score, doom + 1 + fade doom)``, a pass ``V(score, doom + fade doom)`` plus a small
-   bonus for the information the carried fate keeps for later.
+   when the expected value after the answer beats not using it by ``power_cost``.
+4. **Value of the race.** ``V(score, doom)`` (:func:`race_win`) is the chance to win if
+   every later turn that moves the score or the doom scores with probability
+   ``accuracy`` and otherwise costs ``fail_doom`` doom (0.95 and 2 by default: failed
+   turns are mostly fades). A correct guess is worth ``V(score + 1, doom)`` (+1 with
+   Sands), a wrong one ``V(score, doom + 1 + fade doom)``, a pass
+   ``V(score, doom + fade doom)`` plus ``info_value`` (the carried fate's information is
+   kept for later); a faded power used costs ``power_cost``.
 
 Memory. Each player keeps, per seat, the likelihood of that seat's carried fate from
 the convention of its last turn; it is computed from the public observation and the
@@ -39,10 +46,10 @@ public convention only, so the player and its group agree on the next convention
 nothing a player did not see enters its decisions. A shared cache holds conventions
 keyed by their public inputs only (a pure function: it saves time, not information).
 
-Not yet used: the player's faded powers (Shells, Sinners, Sparrows, Shadows, Skies are
-passed), reveals and Sails; The Feast's second play and The Thief's choice follow the
-heuristic player, and a turn the convention does not cover (a power before the play, a
-Feast play) falls back to the literal posterior.
+Not used yet: Sparrows, Shadows and Skies (the player never uses a power before its
+play), reveals and Sails. The Feast's second play and The Thief's choice follow the
+heuristic player (with The Thief in play the player uses no power after the play), and
+a turn the convention does not cover (a Feast play) falls back to the literal posterior.
 """
 
 from __future__ import annotations
@@ -200,7 +207,7 @@ class _Outcomes:
     """The race values of one observation: pass, right, wrong (per unit of mass), and the
     group's question powers there."""
 
-    __slots__ = ("cost", "pass_", "questions", "right", "sorrows", "spent", "wrong")
+    __slots__ = ("cost", "pass_", "questions", "right", "solo", "sorrows", "spent", "wrong")
 
     def __init__(
         self,
@@ -217,34 +224,42 @@ class _Outcomes:
         self.pass_ = race_win(score, doom + fades, *race) + info
         self.right = race_win(score + 1 + amplified, doom, *race)
         self.wrong = race_win(score, doom + 1 + fades, *race)
-        self.questions = [q for q in questions if q != ("sorrows",)]
+        self.questions = [
+            (q, tuple(i for i in range(7) if i not in q)) for q in questions if q != ("sorrows",)
+        ]
         self.sorrows = ("sorrows",) in questions
         self.cost = cost
         self.spent = spent  # the player used a faded power: it costs, and no group power
+        self.solo: list[float] | None = None
 
-    def _plain(self, m: list[float], guesses: int = 1) -> float:
-        total = sum(m)
-        top = max(m) if guesses == 1 else sum(sorted(m)[-guesses:])
+    def _value(self, total: float, top: float) -> float:
+        """Best of naming (``top`` mass right) and passing, for mass ``total``."""
         predict = top * (self.right - self.wrong) + total * self.wrong
         passing = total * self.pass_
         return predict if predict > passing else passing
 
+    def _plain(self, m: list[float], guesses: int = 1) -> float:
+        top = max(m) if guesses == 1 else sum(sorted(m)[-guesses:])
+        return self._value(sum(m), top)
+
     def _best(self, m: list[float]) -> tuple[float, object]:
-        best, how = self._plain(m), None
-        if not (self.questions or self.sorrows):
-            return best, how
         total = sum(m)
-        if total <= 0:
+        best, how = self._value(total, max(m)), None
+        if not (self.questions or self.sorrows) or total <= 0:
             return best, how
         price = self.cost * total
-        for q in self.questions:
-            yes = [0.0] * 7
-            for i in q:
-                yes[i] = m[i]
-            no = [a - b for a, b in zip(m, yes, strict=True)]
-            value = self._plain(yes) + self._plain(no) - price
+        if best >= total * max(self.right, self.pass_) - price:
+            return best, how  # no answer can do better than knowing the fate
+        for yes, no in self.questions:
+            part_yes = [m[i] for i in yes]
+            part_no = [m[i] for i in no]
+            value = (
+                self._value(sum(part_yes), max(part_yes))
+                + self._value(sum(part_no), max(part_no))
+                - price
+            )
             if value > best + _EPS:
-                best, how = value, q
+                best, how = value, yes
         if self.sorrows:
             value = self._plain(m, 2) - price
             if value > best + _EPS:
@@ -259,11 +274,53 @@ class _Outcomes:
 
     def _plain_reply(self, m: list[float], kept: int, guesses: int = 1) -> float:
         total = sum(m)
-        order = sorted(range(7), key=lambda i: -m[i])[:guesses]
-        top = sum(m[i] for i in order)
+        if guesses == 1:
+            top = max(m)
+            named = (m.index(top),)
+        else:
+            named = tuple(sorted(range(7), key=lambda i: -m[i])[:guesses])
+            top = sum(m[i] for i in named)
         if top * (self.right - self.wrong) + total * self.wrong > total * self.pass_:
-            return self.right if kept - 1 in order else self.wrong
+            return self.right if kept - 1 in named else self.wrong
         return self.pass_
+
+    def _reply_vector(self, m: list[float], guesses: int, out: list[float], ks) -> None:
+        """Write into ``out[k]`` (k in ``ks``) what kept value k + 1 gets from the plain
+        reply (pass, or name the ``guesses`` likeliest values) to ``m``."""
+        total = sum(m)
+        if guesses == 1:
+            top = max(m)
+            named: tuple[int, ...] = (m.index(top),)
+        else:
+            named = tuple(sorted(range(7), key=lambda i: -m[i])[:guesses])
+            top = sum(m[i] for i in named)
+        if top * (self.right - self.wrong) + total * self.wrong > total * self.pass_:
+            for k in ks:
+                out[k] = self.right if k in named else self.wrong
+        else:
+            for k in ks:
+                out[k] = self.pass_
+
+    def payoffs(self, m: list[float]) -> list[float]:
+        """``reply_value(m, k)`` for k = 1..7 (an empty ``m`` is read as each hand alone)."""
+        if sum(m) <= 0:
+            if self.solo is None:  # the group would know the kept fate: no power helps
+                sure = self.right if self.right > self.pass_ else self.pass_
+                self.solo = [sure - (self.cost if self.spent else 0.0)] * 7
+            return self.solo
+        out = [0.0] * 7
+        how = None if self.spent else self._best(m)[1]
+        if how is None:
+            self._reply_vector(m, 1, out, range(7))
+            if not self.spent:
+                return out
+        elif how == "sorrows":
+            self._reply_vector(m, 2, out, range(7))
+        else:
+            no = [i for i in range(7) if i not in how]
+            self._reply_vector([m[i] if i in how else 0.0 for i in range(7)], 1, out, how)
+            self._reply_vector([0.0 if i in how else m[i] for i in range(7)], 1, out, no)
+        return [v - self.cost for v in out]
 
     def reply_value(self, m: list[float], kept: int) -> float:
         """What a hand keeping ``kept`` gets from the group's best reply to ``m``."""
@@ -289,8 +346,8 @@ def compute_convention(
     carried: bool,
     likelihood: tuple[float, ...] | None,
     info_value: float = 0.01,
-    accuracy: float = 0.0,
-    fail_doom: int = 1,
+    accuracy: float = 0.95,
+    fail_doom: int = 2,
     power_cost: float = 0.005,
     plan: bool = True,
     player_powers: bool = True,
@@ -347,6 +404,7 @@ def compute_convention(
 
     obs_index: dict[tuple, int] = {}
     outcomes: list[_Outcomes] = []
+    asked: dict[int, list[tuple]] = {}  # the group's questions, by the value played
 
     def observation(out, power: int, answer, removed=None) -> int:
         key = (out, power, answer)
@@ -356,7 +414,11 @@ def compute_convention(
             fades, amplified = fade_doom(start, fading_after(start, out, removed))
             questions = []
             if plan and not power:
-                questions = group_questions(start, out.value, (*visible, out.value))
+                questions = asked.get(out.value)
+                if questions is None:
+                    questions = asked[out.value] = group_questions(
+                        start, out.value, (*visible, out.value)
+                    )
             outcomes.append(
                 _Outcomes(
                     start.score,
@@ -402,11 +464,12 @@ def compute_convention(
     for w, opts in zip(weights, options, strict=True):
         for _, o, kept in opts:
             literal[o][kept - 1] += w
+    literal_payoff = [outcomes[o].payoffs(literal[o]) for o in range(len(outcomes))]
     pick = []
     for opts in options:
         best, best_value = 0, -np.inf
         for j, (_, o, kept) in enumerate(opts):
-            v = outcomes[o].reply_value(literal[o], kept)
+            v = literal_payoff[o][kept - 1]
             if v > best_value + _EPS:
                 best, best_value = j, v
         pick.append(best)
@@ -420,25 +483,26 @@ def compute_convention(
         m[kept - 1] += delta
         return m
 
-    # best responses: each hand takes the play whose current reading serves it best
+    # best responses: each hand takes the line whose current reading serves it best (the
+    # group's reply to each observation fixed; an unused one is read as that hand alone)
+    payoff = [outcomes[o].payoffs(mass[o]) for o in range(len(outcomes))]
     for _ in range(sweeps):
         changed = False
         for i, opts in enumerate(options):
-            w = weights[i]
+            if len(opts) < 2:
+                continue
             _, o1, k1 = opts[pick[i]]
-            without = moved(mass[o1], k1, -w)
-            best, best_value = pick[i], outcomes[o1].reply_value(mass[o1], k1)
+            best, best_value = pick[i], payoff[o1][k1 - 1]
             for j, (_, o, kept) in enumerate(opts):
-                if j == pick[i]:
-                    continue
-                m = moved(mass[o] if o != o1 else without, kept, w)
-                v = outcomes[o].reply_value(m, kept)
-                if v > best_value + _EPS:
-                    best, best_value = j, v
+                if payoff[o][kept - 1] > best_value + _EPS:
+                    best, best_value = j, payoff[o][kept - 1]
             if best != pick[i]:
+                w = weights[i]
                 _, o2, k2 = opts[best]
-                mass[o1] = without
+                mass[o1] = moved(mass[o1], k1, -w)
                 mass[o2] = moved(mass[o2], k2, w)
+                payoff[o1] = outcomes[o1].payoffs(mass[o1])
+                payoff[o2] = outcomes[o2].payoffs(mass[o2])
                 pick[i] = best
                 changed = True
         if not changed:
@@ -506,8 +570,8 @@ class ConventionPolicy(BayesGroup):
         self,
         info_value: float = 0.01,
         power_cost: float = 0.005,
-        accuracy: float = 0.0,
-        fail_doom: int = 1,
+        accuracy: float = 0.95,
+        fail_doom: int = 2,
         plan: bool = True,
         player_powers: bool = True,
     ) -> None:

@@ -25,9 +25,12 @@ TEAMS = [
     ("random", "random"),
     ("literal", "literal"),
     ("heuristic", "bayes"),
+    ("convention", "convention"),
     ("heuristic", "oracle"),
 ]
 PLAYERS = (2, 3, 4, 5)
+BEST = "convention+convention"
+"""The best scripted team, shown in detail."""
 
 
 def _order_holds(reports: dict, players: int, difficulty: str) -> str:
@@ -95,13 +98,13 @@ def markdown(reports: dict, games: int, seed: int, seconds: float, command: str)
             lines.append(f"| {players} | {difficulty} | " + " | ".join(cells) + " |")
     lines += [
         "",
-        "Best scripted team (heuristic+bayes) in detail:",
+        f"Best scripted team ({BEST}) in detail:",
         "",
         "| players | difficulty | win rate | score | doom | turns | accuracy | predictions/turn | doom from fades | doom from wrong predictions |",
         "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for players in PLAYERS:
-        best = next(r for r in reports[players] if r["team"] == "heuristic+bayes")
+        best = next(r for r in reports[players] if r["team"] == BEST)
         for difficulty, x in best["results"].items():
             lines.append(
                 f"| {players} | {difficulty} | {x['win_rate']:.3f} | {x['mean_score']:.2f} | "
