@@ -71,20 +71,26 @@ def _random_states(config: GameConfig, n: int, seed: int) -> list[State]:
     return states
 
 
+@pytest.mark.parametrize("team_spec", ["heuristic+bayes", "convention+convention"])
 @pytest.mark.parametrize(
     "config",
     [GameConfig(num_players=3), GameConfig(num_players=4, card_sets="all", group_decision="vote")],
 )
-def test_scripted_choices_do_not_depend_on_other_players_hidden_fates(config):
+def test_scripted_choices_do_not_depend_on_other_players_hidden_fates(config, team_spec):
     """Swap another seat's hidden fate for any value consistent with public facts: the
-    deciding scripted policy (heuristic for the active player, Bayesian group otherwise)
-    must choose the same action."""
+    deciding scripted policy (heuristic for the active player and Bayesian group, or the
+    convention team) must choose the same action."""
+
+    def new_team() -> Team:
+        play, group = team_spec.split("+")
+        return Team(make_policy(play), make_policy(group))
+
     checked = 0
     for s in _random_states(config, 250, seed=3):
         if s.over:
             continue
         player = s.decider
-        team = Team(HeuristicPlayer(), BayesGroup())
+        team = new_team()
         view = make_view(s, player)
         policy = team.policy_for(view)
         before = policy.act(None, _mask(s), view, np.random.default_rng(0))
@@ -96,7 +102,7 @@ def test_scripted_choices_do_not_depend_on_other_players_hidden_fates(config):
                     t = swapped(s, seat, index, w)
                     if t is None:
                         continue
-                    fresh = Team(HeuristicPlayer(), BayesGroup()).policy_for(view)
+                    fresh = new_team().policy_for(view)
                     after = fresh.act(
                         None, _mask(t), make_view(t, player), np.random.default_rng(0)
                     )
