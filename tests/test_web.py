@@ -102,6 +102,8 @@ def test_bad_requests_get_4xx_and_change_nothing(app_client) -> None:
         ),
         ("post", f"{url}/{decider}/actions", {"X-Seat-Key": keys[decider]}, {"action": 9999}, 409),
         ("post", f"{url}/{other}/actions", {"X-Seat-Key": keys[other]}, {"action": legal[0]}, 409),
+        ("get", f"{url}/{decider}/replay", {"X-Seat-Key": keys[decider]}, None, 409),  # not over
+        ("delete", f"{url}/{decider}", {"X-Seat-Key": keys[decider]}, None, 405),
     ]
     for method, path, headers, body, status in cases:
         r = client.request(method, path, headers=headers, json=body)
@@ -132,6 +134,29 @@ def test_a_shipped_model_can_be_a_teammate(app_client) -> None:
     app, client = app_client
     gid, _ = new_game(client, humans=[1], teammates="ppo:results/models/selfplay.pth")
     assert table_of(app, gid).team.play.name.startswith("ppo:")
+
+
+def test_a_finished_game_is_recorded_and_its_seats_can_replay_it(tmp_path: Path) -> None:
+    app = create_app(record=tmp_path)
+    with TestClient(app) as client:
+        gid, keys = new_game(client, humans=[0])
+        table = table_of(app, gid)
+        headers = {"X-Seat-Key": keys[0]}
+        for _ in range(500):  # bounded
+            if table.over:
+                break
+            action = table.legal(0)[-1]
+            r = client.post(
+                f"/api/games/{gid}/seats/0/actions", headers=headers, json={"action": action}
+            )
+            assert r.status_code == 200
+        assert table.over
+        (path,) = tmp_path.iterdir()
+        assert Replay(path).states[-1] == table.state
+        last = len(table.actions)
+        r = client.get(f"/api/games/{gid}/seats/0/replay?step={last}&viewer=all", headers=headers)
+        assert r.status_code == 200 and r.json()["over"]
+        assert client.get(f"/api/games/{gid}/seats/0/replay").status_code == 403  # no key
 
 
 def test_concurrent_games_do_not_interfere() -> None:
@@ -239,6 +264,9 @@ def check_no_leak(app, bodies: list, rng: np.random.Generator) -> int:
             continue
         if path == "/api/replays" or set(body) == {"error"}:
             continue
+        if path.split("?")[0].endswith("/replay"):  # served only once the game is over (409)
+            assert table_of(app, path.split("/")[3]).over and "step" in body
+            continue
         assert path.startswith("/api/games/") and "version" in body, (url, body)
         gid = path.split("/")[3]
         if gid not in replays:
@@ -295,6 +323,11 @@ def test_a_whole_game_by_clicking_without_a_leak(browser) -> None:
             seat_page.screenshot(path=ARTIFACTS / "table.png", full_page=True)
             screenshot_taken = True
         seat_page.screenshot(path=ARTIFACTS / "game-over.png", full_page=True)
+        seat_page.click("#watch-replay")  # the finished game, step by step, as everybody
+        seat_page.wait_for_selector(".seat")
+        seat_page.click("#last")
+        seat_page.wait_for_function("document.body.dataset.step !== '0'")
+        assert "Game over" in seat_page.inner_text(".status")
         assert screenshot_taken
         page.close()
     gid = next(iter(app.state.games._games))

@@ -56,6 +56,9 @@ def add_commands(sub: argparse._SubParsersAction, formatter: type) -> None:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")
     serve.add_argument("--replays", default=None, help="folder of replay records to show")
+    serve.add_argument(
+        "--record", default=None, metavar="DIR", help="write every finished game to DIR"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -120,5 +123,5 @@ def _serve(args: argparse.Namespace) -> int:
             "seat links are the only protection of each seat",
             file=sys.stderr,
         )
-    serve(args.host, args.port, args.replays)
+    serve(args.host, args.port, args.replays, args.record)
     return 0

@@ -13,6 +13,8 @@ for that seat. The API::
     GET  /api/games/GAME/seats/SEAT          -> the seat's view       (X-Seat-Key)
     POST /api/games/GAME/seats/SEAT/actions  {action: int} -> the view after the AI
                                              teammates have played     (X-Seat-Key)
+    GET  /api/games/GAME/seats/SEAT/replay?step=I&viewer=all|P
+                                             -> a step of the finished game (X-Seat-Key)
     GET  /api/replays                        -> [name, ...]   (serve --replays DIR)
     GET  /api/replays/NAME?step=I&viewer=all|P -> that step as that viewer sees it
 
@@ -27,6 +29,7 @@ import json
 import re
 import secrets
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,7 +40,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from agents.play.replay import ReplayError
+from agents.play.replay import ReplayError, write_record
 from agents.play.replay_view import Replay, parse_viewer
 from agents.play.table import PlayError, Table
 from shipwreck_env.config import GameConfig
@@ -77,6 +80,9 @@ class Game:
     table: Table
     keys: dict[int, str]
     lock: threading.Lock = field(default_factory=threading.Lock)
+    replay: Replay | None = None
+    """The finished game's replay (built when first asked for)."""
+    recorded: bool = False
 
 
 class Games:
@@ -199,10 +205,12 @@ def _seat(game: Game, seat_text: str, request: Request) -> int:
     return seat
 
 
-def create_app(replays: str | Path | None = None) -> Starlette:
-    """The web app; ``replays`` is a folder of replay records to offer (optional)."""
+def create_app(replays: str | Path | None = None, record: str | Path | None = None) -> Starlette:
+    """The web app; ``replays`` is a folder of replay records to offer, ``record`` a
+    folder where every finished game is written as a replay record (both optional)."""
     games = Games()
     replay_dir = Path(replays) if replays else None
+    record_dir = Path(record) if record else None
     replay_cache: dict[str, Replay] = {}
 
     def page(name: str):
@@ -248,7 +256,24 @@ def create_app(replays: str | Path | None = None) -> Starlette:
             except PlayError as exc:
                 raise HTTPError(409, str(exc)) from None
             game.table.advance()
+            if game.table.over and record_dir is not None and not game.recorded:
+                name = f"web-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}.json"
+                write_record(record_dir, name, game.table.record())
+                game.recorded = True
             return JSONResponse(game.table.seat_data(seat, LOG_TAIL))
+
+    def game_replay(request: Request) -> Response:
+        try:
+            game = games.get(request.path_params["game"])
+            _seat(game, request.path_params["seat"], request)  # a seat's key opens it
+            with game.lock:
+                if not game.table.over:
+                    raise HTTPError(409, "the game is not over: its replay opens when it ends")
+                if game.replay is None:
+                    game.replay = Replay(game.table.record())
+            return _replay_step(game.replay, request)
+        except HTTPError as exc:
+            return _error(exc)
 
     def list_replays(request: Request) -> Response:
         if replay_dir is None or not replay_dir.is_dir():
@@ -273,22 +298,19 @@ def create_app(replays: str | Path | None = None) -> Starlette:
                 if len(replay_cache) > 50:
                     replay_cache.clear()
                 replay_cache[name] = replay
-            try:
-                step = int(request.query_params.get("step", "0"))
-                viewer = parse_viewer(request.query_params.get("viewer"), replay.num_players)
-                return JSONResponse(replay.step_data(step, viewer))
-            except (ValueError, ReplayError) as exc:
-                raise HTTPError(400, str(exc)) from None
+            return _replay_step(replay, request)
         except HTTPError as exc:
             return _error(exc)
 
     routes = [
         Route("/", page("index.html")),
         Route("/play/{game}/{seat}", page("table.html")),
+        Route("/play/{game}/{seat}/replay", page("replay.html")),
         Route("/replay/{name}", page("replay.html")),
         Route("/api/games", create_game, methods=["POST"]),
         Route("/api/games/{game}/seats/{seat}", seat_view),
         Route("/api/games/{game}/seats/{seat}/actions", act, methods=["POST"]),
+        Route("/api/games/{game}/seats/{seat}/replay", game_replay),
         Route("/api/replays", list_replays),
         Route("/api/replays/{name}", replay_step),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
@@ -296,6 +318,16 @@ def create_app(replays: str | Path | None = None) -> Starlette:
     app = Starlette(routes=routes, exception_handlers={StarletteHTTPException: _http_error})
     app.state.games = games
     return app
+
+
+def _replay_step(replay: Replay, request: Request) -> Response:
+    """The step and viewer asked for in ``request`` (``?step=I&viewer=all|P``)."""
+    try:
+        step = int(request.query_params.get("step", "0"))
+        viewer = parse_viewer(request.query_params.get("viewer"), replay.num_players)
+        return JSONResponse(replay.step_data(step, viewer))
+    except (ValueError, ReplayError) as exc:
+        raise HTTPError(400, str(exc)) from None
 
 
 async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
@@ -310,9 +342,14 @@ async def _run(function, *args):
     return await run_in_threadpool(function, *args)
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, replays: str | None = None) -> None:
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    replays: str | None = None,
+    record: str | None = None,
+) -> None:
     """Run the app with uvicorn until interrupted."""
     import uvicorn
 
     print(f"Shipwreck Arcana table: http://{host}:{port}/  (Ctrl-C stops)")
-    uvicorn.run(create_app(replays), host=host, port=port, log_level="warning")
+    uvicorn.run(create_app(replays, record), host=host, port=port, log_level="warning")

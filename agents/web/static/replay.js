@@ -1,14 +1,21 @@
 // A replay: step through a recorded game from any player's view or everybody's.
 "use strict";
 
-const NAME = decodeURIComponent(location.pathname.split("/")[2]);
+// Two sources: /replay/NAME (a recorded file) or /play/GAME/SEAT/replay (the seat's own
+// finished game, opened with the seat's key).
+const PARTS = location.pathname.split("/");
+const OWN_GAME = PARTS[1] === "play";
+const KEY = new URLSearchParams(location.hash.slice(1)).get("key") || "";
+const SOURCE = OWN_GAME
+  ? "/api/games/" + PARTS[2] + "/seats/" + PARTS[3] + "/replay"
+  : "/api/replays/" + encodeURIComponent(decodeURIComponent(PARTS[2]));
 const slider = document.getElementById("step");
 const viewer = document.getElementById("viewer");
 let steps = 0;
 
 async function show(step) {
   const q = "?step=" + step + "&viewer=" + encodeURIComponent(viewer.value);
-  const r = await fetch("/api/replays/" + encodeURIComponent(NAME) + q);
+  const r = await fetch(SOURCE + q, { headers: OWN_GAME ? { "X-Seat-Key": KEY } : {} });
   const data = await r.json();
   if (!r.ok) { document.getElementById("error").textContent = data.error; return; }
   steps = data.steps;

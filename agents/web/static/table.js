@@ -20,6 +20,14 @@ function show(data) {
   document.body.dataset.version = data.version;
   document.body.dataset.over = data.over ? "1" : "0";
   renderTable(document.getElementById("table"), data, { onAction: act });
+  if (data.over) {
+    const a = document.createElement("a");
+    a.href = location.pathname + "/replay" + location.hash;
+    a.id = "watch-replay";
+    a.className = "replay-link";
+    a.textContent = "Watch this game again, step by step, from any seat";
+    document.querySelector(".actions").appendChild(a);
+  }
 }
 
 async function load() {
