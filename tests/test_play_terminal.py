@@ -160,3 +160,16 @@ def test_the_screen_is_the_same_in_every_twin_state(options: dict) -> None:
             legal = legal_actions(s)
             step_inplace(s, legal[int(rng.integers(len(legal)))], rng)
     assert checked > 50
+
+
+def test_ctrl_c_quits_cleanly_and_saves(tmp_path: Path) -> None:
+    class Interrupting(io.StringIO):
+        def readline(self, *args) -> str:
+            raise KeyboardInterrupt
+
+    table = Table(GameConfig(num_players=3), [0], "heuristic+bayes", seed=6)
+    out = io.StringIO()
+    save = tmp_path / "ctrl-c.json"
+    assert play_terminal(table, 0, Interrupting(), out, str(save)) == 0
+    assert "Interrupted: quitting." in out.getvalue()
+    assert Table.loads(save.read_text()).state == table.state

@@ -63,10 +63,21 @@ def play_terminal(
     out: TextIO = sys.stdout,
     save_path: str | None = None,
 ) -> int:
-    """Run the game at ``table`` for the person in ``player`` until it ends or they quit.
+    """Run the game at ``table`` for the person in ``player`` until it ends or they quit
+    (Ctrl-C included: it saves like ``q``).
 
     Returns 0 when the game ended or the person quit (saved or not).
     """
+    try:
+        return _session(table, player, inp, out, save_path)
+    except KeyboardInterrupt:
+        out.write("\nInterrupted: quitting.\n")
+        if save_path:
+            _save(table, save_path, out)
+        return 0
+
+
+def _session(table: Table, player: int, inp: TextIO, out: TextIO, save_path: str | None) -> int:
     out.write(f"Shipwreck Arcana: you are player {player}. Teammates: {table.teammates}.\n")
     out.write(HELP + "\n")
     for entry in table.log[-12:]:  # a resumed game: where we were
@@ -83,10 +94,7 @@ def play_terminal(
         while True:
             out.write("> ")
             out.flush()
-            try:
-                line = inp.readline()
-            except KeyboardInterrupt:
-                line = ""
+            line = inp.readline()
             if not line:  # end of input: quit cleanly
                 out.write("\nEnd of input: quitting.\n")
                 if save_path:
