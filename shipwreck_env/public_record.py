@@ -13,7 +13,9 @@ random generator. This module answers them from the public start of the turn
   Fall's announcement) instead of raw event tuples; :func:`turn_outcomes` reads the
   same values off a turn's events;
 * :func:`fading_after` and :func:`fade_doom` -- the cards that fade if the turn ends
-  after that play, and the doom those fades cost without a correct prediction.
+  after that play, and the doom those fades cost without a correct prediction;
+* :func:`step_without_draws` -- apply an action that draws no fate, with no random
+  generator (a search can then never consume randomness by accident).
 
 Everything here is a pure function of public data and a hypothesis; it reads no
 ``State.hands`` and must never import ``agents``. It covers the first play of a turn
@@ -27,11 +29,14 @@ from dataclasses import dataclass
 
 from shipwreck_env.actions import ACTIONS, HOURS_TARGET
 from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES, POWER_INDEX, fate_hours
+from shipwreck_env.engine import step_inplace
 from shipwreck_env.number_lines import CARD_CONTEXT
 from shipwreck_env.rules import KEPT_MASKS
+from shipwreck_env.state import State
 from shipwreck_env.view import TurnStart
 
 __all__ = [
+    "DrawNeeded",
     "PlayOutcome",
     "fade_doom",
     "fading_after",
@@ -39,6 +44,7 @@ __all__ = [
     "kept_rows",
     "onlooker_pool",
     "play_outcome",
+    "step_without_draws",
     "turn_outcomes",
 ]
 
@@ -216,3 +222,29 @@ def fade_doom(start: TurnStart, fading: list[int]) -> tuple[int, bool]:
     amplified = any(c in _SANDS_CARDS for slot in fading for c in start.attached[slot])
     doom = sum(0 if start.slots[slot] == _BLIND_MAN else 2 + amplified for slot in fading)
     return doom, amplified
+
+
+class DrawNeeded(Exception):
+    """The action would draw a fate (The Feast, the next seat's turn): it is not
+    deterministic."""
+
+
+class _NoDraws:
+    """Stands in for the random generator: any draw raises :class:`DrawNeeded`."""
+
+    def random(self) -> float:
+        raise DrawNeeded("this action draws a fate: step it with a random generator")
+
+
+def step_without_draws(s: State, action: int) -> State:
+    """The state after ``action`` (legal in ``s``), which is left unchanged, for an action
+    that draws no fate.
+
+    Raises:
+        DrawNeeded: the action would draw (a play on The Feast, or the end of a turn that
+            starts the next seat's draw).
+        IllegalActionError: the action is not legal in ``s``.
+    """
+    t = s.copy()
+    step_inplace(t, action, _NoDraws())  # type: ignore[arg-type]
+    return t

@@ -8,14 +8,16 @@ import pytest
 from shipwreck_env.actions import ACTIONS, PASS
 from shipwreck_env.cards import CARD_INDEX
 from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.engine import legal_actions, new_game, step, step_inplace
 from shipwreck_env.public_record import (
+    DrawNeeded,
     PlayOutcome,
     fade_doom,
     fading_after,
     hand_plays,
     onlooker_pool,
     play_outcome,
+    step_without_draws,
     turn_outcomes,
 )
 from shipwreck_env.scenario import arrange
@@ -129,3 +131,35 @@ def test_fading_after_counts_the_played_fate_on_its_card():
     assert fading_after(start, play_outcome(start, 2, 0, 2)) == [0]
     assert fading_after(start, play_outcome(start, 2, 1, 2)) == []
     assert fade_doom(start, [0]) == (2, False)
+
+
+def test_step_without_draws_is_step_for_actions_that_draw_nothing():
+    rng = np.random.default_rng(5)
+    checked = raised = 0
+    s = new_game(GameConfig(card_sets="all"), rng)
+    for _ in range(600):
+        if s.over:
+            s = new_game(GameConfig(card_sets="all"), rng)
+        action = legal_actions(s)[int(rng.integers(len(legal_actions(s))))]
+        before = s.copy()
+        try:
+            t = step_without_draws(s, action)
+        except DrawNeeded:
+            raised += 1
+        else:
+            assert t == step(s, action, np.random.default_rng(0))
+            checked += 1
+        assert s == before
+        step_inplace(s, action, rng)
+    assert checked > 300 and raised > 10
+
+
+def test_step_without_draws_refuses_a_feast_play():
+    s = arrange(
+        config=GameConfig(card_sets="all"), slots=["feast", "deep", "dawn", "lord"], hand=[2, 5]
+    )
+    feast_play = next(
+        a for a in legal_actions(s) if ACTIONS[a].kind == "play" and ACTIONS[a].slot == 0
+    )
+    with pytest.raises(DrawNeeded):
+        step_without_draws(s, feast_play)
