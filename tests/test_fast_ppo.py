@@ -1,0 +1,172 @@
+"""The fast PPO trainer (training.fast): learning, resume, masks, seats, export."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("torchrl")
+
+from shipwreck_env.actions import NUM_ACTIONS  # noqa: E402
+from training.fast.config import from_dict, load_config  # noqa: E402
+from training.fast.network import ActorCritic, export_sb3  # noqa: E402
+from training.fast.ppo import Rollout, Trainer, advantages  # noqa: E402
+from training.fast.run import train  # noqa: E402
+
+
+def _config(**extra):
+    data = {
+        "name": "test",
+        "num_games": 32,
+        "rollout_steps": 8,
+        "total_steps": 768,
+        "checkpoint_every": 256,
+        "torch_threads": 1,
+        "env": {"belief": "literal"},
+        "ppo": {"minibatch_size": 64, "hidden": [32, 32], "epochs": 2},
+        "eval": {"every": 0, "games": 4},
+    }
+    for key, value in extra.items():
+        if isinstance(value, dict):
+            data[key] = {**data.get(key, {}), **value}
+        else:
+            data[key] = value
+    return from_dict(data)
+
+
+def _params(model) -> list[torch.Tensor]:
+    return [p.detach().clone() for p in model.parameters()]
+
+
+def _loss_on(trainer: Trainer, rollout: Rollout) -> tuple[float, float]:
+    """(PPO surrogate gain, value loss) of the current network on ``rollout``."""
+    adv, target = advantages(rollout, 0.99, 0.95)
+    with torch.no_grad():
+        obs, mask = rollout.obs.flatten(0, 1), rollout.mask.flatten(0, 1)
+        logits, values, _ = trainer.model(obs, mask)
+        logp = torch.log_softmax(logits, -1).gather(-1, rollout.actions.flatten()[:, None])
+        ratio = (logp.squeeze(-1) - rollout.logp.flatten()).exp()
+        gain = float((ratio * adv.flatten()).mean() - adv.flatten().mean())
+        return gain, float(((values - target.flatten()) ** 2).mean())
+
+
+def test_update_fits_its_own_rollout():
+    trainer = Trainer(_config(ppo={"epochs": 8}))
+    rollout = trainer.collect()
+    gain0, value0 = _loss_on(trainer, rollout)
+    trainer.update(rollout)
+    gain1, value1 = _loss_on(trainer, rollout)
+    assert abs(gain0) < 1e-6
+    assert gain1 > 0.01  # actions with positive advantage became more likely
+    assert value1 < 0.8 * value0
+
+
+def test_resumed_run_has_the_same_parameters_as_an_uninterrupted_one(tmp_path):
+    cfg = _config(env={"belief": "policy"})
+    straight = train(cfg, tmp_path / "a")
+    train(cfg, tmp_path / "b", stop_after=256)
+    resumed = train(cfg, tmp_path / "b", resume=True)
+    assert resumed.global_step == straight.global_step == 768
+    for p, q in zip(_params(straight.model), _params(resumed.model), strict=True):
+        assert torch.equal(p, q)
+    assert (tmp_path / "a" / "model.pth").exists() and (tmp_path / "a" / "eval.jsonl").exists()
+
+
+def test_masked_sampling_never_picks_an_illegal_action():
+    torch.manual_seed(0)
+    model = ActorCritic(20, NUM_ACTIONS, (16,))
+    with torch.no_grad():
+        model.action_net.bias[:] = torch.linspace(-50, 50, NUM_ACTIONS)  # push to illegal ones
+    gen = torch.Generator().manual_seed(0)
+    obs = torch.randn(4096, 20)
+    mask = torch.rand(4096, NUM_ACTIONS) < 0.02
+    mask[torch.arange(4096), torch.randint(0, NUM_ACTIONS, (4096,))] = True
+    for _ in range(5):
+        actions, logp, _ = model.act(obs, mask, gen)
+        assert mask[torch.arange(4096), actions].all()
+        assert torch.isfinite(logp).all()
+    assert mask[torch.arange(4096), model.greedy(obs, mask)].all()
+
+
+def test_selfplay_learns_every_seat_and_role_with_one_network():
+    trainer = Trainer(_config())
+    rollout = trainer.collect()
+    assert rollout.learn.all()
+    deciders = {int(o[:].nonzero()[0]) for o in rollout.obs.flatten(0, 1)[:, 9:12]}
+    assert deciders == {0}  # seat-relative: the decider always sees itself as player 0
+    phases = rollout.obs.flatten(0, 1)[:, :9].argmax(-1).unique().tolist()
+    assert {0, 4} <= set(phases)  # plays and group decisions in the same batch
+
+
+@pytest.mark.parametrize("regime", ["play", "predict"])
+def test_scripted_partner_takes_exactly_the_other_role(regime):
+    trainer = Trainer(_config(regime=regime, partner="random"))
+    g = trainer.games
+    active = g.field("active") % g.num_players
+    before_active = g.field("decider") == active
+    rollout = trainer.collect()
+    learn0 = rollout.learn[0].numpy()
+    assert (learn0 == (before_active if regime == "play" else ~before_active)).all()
+    assert rollout.learn.any() and not rollout.learn.all()
+
+
+def test_advantages_do_not_cross_a_finished_game():
+    T, N = 4, 1
+    r = Rollout(
+        obs=torch.zeros(T, N, 1),
+        mask=torch.ones(T, N, 1, dtype=torch.bool),
+        actions=torch.zeros(T, N, dtype=torch.long),
+        logp=torch.zeros(T, N),
+        values=torch.tensor([[0.5], [0.5], [9.0], [9.0]]),
+        rewards=torch.tensor([[0.0], [1.0], [0.0], [0.0]]),
+        dones=torch.tensor([[False], [True], [False], [False]]),
+        learn=torch.ones(T, N, dtype=torch.bool),
+        fate=torch.full((T, N), -1),
+        last_value=torch.tensor([9.0]),
+    )
+    adv, target = advantages(r, gamma=1.0, lam=1.0)
+    assert torch.allclose(target[:2, 0], torch.tensor([1.0, 1.0]))
+    assert torch.allclose(adv[:2, 0], torch.tensor([0.5, 0.5]))
+
+
+def test_exported_model_plays_as_the_network_in_the_ppo_loader(tmp_path):
+    from agents.trained import load_policy
+
+    trainer = Trainer(_config())
+    export_sb3(trainer.model, tmp_path / "m.pth")
+    policy = load_policy(str(tmp_path / "m.pth"))
+    obs, mask = trainer.games.observe(), trainer.games.legal_mask()
+    greedy = trainer.model.greedy(torch.from_numpy(obs), torch.from_numpy(mask)).numpy()
+    for i in range(8):
+        action, _ = policy.policy.predict(obs[i], action_masks=mask[i], deterministic=True)
+        assert int(action) == greedy[i]
+
+
+def test_shipped_configs_load():
+    from pathlib import Path
+
+    paths = sorted(Path(__file__).resolve().parent.parent.glob("configs/fast_*.yaml"))
+    assert paths
+    for path in paths:
+        load_config(path)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [{"regime": "nope"}, {"regime": "play"}, {"num_games": 30}, {"ppo": {"hidden": []}},
+     {"env": {"belief": "magic"}}, {"unknown": 1}],
+)  # fmt: skip
+def test_bad_config_values_are_refused(bad):
+    with pytest.raises(ValueError):
+        _config(**bad)
+
+
+def test_imitation_copies_a_scripted_teacher():
+    from training.fast.config import ImitationSettings
+    from training.fast.imitation import imitate
+
+    trainer = Trainer(_config())
+    figures = imitate(trainer, ImitationSettings("random:0.9", "random:0.9", steps=512, epochs=30))
+    assert figures["decisions"] == 512
+    # random:0.9 passes whenever it may: the copy learns to pass there too
+    assert figures["agreement"] > 0.6

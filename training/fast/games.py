@@ -1,0 +1,154 @@
+"""The games of one fast run: one ``VectorGame`` per difficulty, seen as one batch.
+
+:class:`Games` concatenates the parts' observations, masks, rewards and end-of-game
+figures, so the learner sees ``num_games`` rows whatever the difficulties, and can save
+and restore every game exactly (:meth:`Games.state_dict`). :class:`ScriptedRole` plays
+the decisions of one role with a registry policy (one policy object per game place,
+reset when its game restarts, since policies may keep memory within a game).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shipwreck_env.actions import NUM_ACTIONS
+from shipwreck_env.observation import ObservationLayout, encode
+from shipwreck_env.vector.game import VectorGame
+from shipwreck_env.view import make_view
+from training.fast.config import GameSettings
+
+__all__ = ["Games", "ScriptedRole", "learner_decides"]
+
+
+class Games:
+    """``num_games`` games split evenly over ``difficulties`` (default: the settings').
+
+    Part ``k`` (difficulty ``difficulties[k]``) is seeded ``64 * seed + k``.
+    """
+
+    def __init__(
+        self,
+        env: GameSettings,
+        num_games: int,
+        seed: int,
+        *,
+        autoreset: bool = True,
+        difficulties: tuple[str, ...] | None = None,
+    ) -> None:
+        self.difficulties = tuple(difficulties or env.difficulties)
+        if num_games % len(self.difficulties):
+            raise ValueError(
+                f"num_games {num_games} is not allowed; allowed: a multiple of "
+                f"{len(self.difficulties)} (one share per difficulty)"
+            )
+        self.per_part = num_games // len(self.difficulties)
+        self.parts = [
+            VectorGame(
+                self.per_part,
+                64 * seed + k,
+                reward=env.reward,
+                belief=env.belief_block,
+                autoreset=autoreset,
+                **env.engine_kwargs(d),
+            )
+            for k, d in enumerate(self.difficulties)
+        ]
+        self.num_games = num_games
+        self.num_players = env.num_players
+        self.layout = self.parts[0].layout
+
+    def locate(self, games: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
+        """Per part holding some of ``games``: (part, positions in ``games``, local index)."""
+        part_of = games // self.per_part
+        out = []
+        for k in np.unique(part_of):
+            pos = np.flatnonzero(part_of == k)
+            out.append((int(k), pos, games[pos] - k * self.per_part))
+        return out
+
+    def observe(self) -> np.ndarray:
+        """float32[N, D]: every decider's observation (a new array)."""
+        return np.concatenate([p.observe() for p in self.parts])
+
+    def legal_mask(self) -> np.ndarray:
+        """bool[N, 259]: every decider's legal actions."""
+        return np.concatenate([p.legal_mask() for p in self.parts])
+
+    def field(self, name: str) -> np.ndarray:
+        """The engine array ``name`` of every game (``shipwreck_env.vector.arrays``)."""
+        return np.concatenate([getattr(p.arrays, name) for p in self.parts])
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
+        """(reward, terminated, truncated, final_info) of one decision in every game."""
+        outs, infos = [], []
+        for k, part in enumerate(self.parts):
+            outs.append(part.step(actions[k * self.per_part : (k + 1) * self.per_part]))
+            infos.append(part.final_info)
+        reward, terminated, truncated = (np.concatenate(x) for x in zip(*outs, strict=True))
+        info = {key: np.concatenate([i[key] for i in infos]) for key in infos[0]}
+        return reward, terminated, truncated, info
+
+    def state_dict(self) -> list[dict[str, np.ndarray]]:
+        """Copies of every engine array of every part (restores the games exactly)."""
+        return [{f: getattr(p.arrays, f).copy() for f in p.arrays.fields()} for p in self.parts]
+
+    def load_state_dict(self, state: list[dict[str, np.ndarray]]) -> None:
+        """Put back games saved by :meth:`state_dict`."""
+        for part, arrays in zip(self.parts, state, strict=True):
+            for name, value in arrays.items():
+                getattr(part.arrays, name)[...] = value
+            part._mask = None  # the cached mask belongs to the games replaced
+
+
+def learner_decides(games: Games, regime: str) -> np.ndarray:
+    """bool[N]: the decision now in each game is the learner's (``selfplay``: all;
+    ``play``: the active player's; ``predict``: everyone else's)."""
+    if regime == "selfplay":
+        return np.ones(games.num_games, bool)
+    active_player = games.field("active").astype(np.int64) % games.num_players
+    active = games.field("decider").astype(np.int64) == active_player
+    return active if regime == "play" else ~active
+
+
+class ScriptedRole:
+    """A registry policy taking the decisions the learner does not take.
+
+    Args:
+        spec: registry spec (``agents.registry``).
+        num_games: game places.
+        seed: seeds the policy's generator.
+    """
+
+    def __init__(self, spec: str, num_games: int, seed: int) -> None:
+        from agents.registry import make_policy
+
+        self.spec = spec
+        self.policies = [make_policy(spec) for _ in range(num_games)]
+        self.rng = np.random.default_rng(seed)
+        self._layouts: dict[bool, ObservationLayout] = {}
+
+    def restart(self, games: np.ndarray) -> None:
+        """The games in places ``games`` restarted: their policies forget them."""
+        for g in games:
+            self.policies[int(g)].reset()
+
+    def act(self, games: Games, which: np.ndarray) -> np.ndarray:
+        """Actions of the scripted policy in the games ``which`` (global indices)."""
+        out = np.zeros(len(which), np.int64)
+        for k, pos, local in games.locate(which):
+            part = games.parts[k]
+            for i, s in zip(pos, part.to_states(local.tolist()), strict=True):
+                policy = self.policies[int(which[i])]
+                view = make_view(s, s.decider)
+                mask = np.zeros(NUM_ACTIONS, np.int8)
+                mask[list(view.legal)] = 1
+                obs = None
+                if policy.needs_observation:
+                    belief = bool(getattr(policy, "belief", False))
+                    layout = self._layouts.setdefault(
+                        belief, ObservationLayout.for_config(s.config, belief)
+                    )
+                    obs = encode(s, s.decider, layout)
+                state = s if policy.needs_state else None
+                out[i] = policy.act(obs, mask, view, self.rng, state)
+        return out

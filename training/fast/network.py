@@ -1,0 +1,119 @@
+"""The actor-critic network of the fast trainer, laid out as Stable-Baselines3's.
+
+One network serves every seat (the observation is seat-relative and its phase and
+decider fields say whose decision it is). Its modules carry the names of
+``sb3_contrib``'s ``MaskableActorCriticPolicy`` with ``net_arch=dict(pi=hidden,
+vf=hidden)`` and tanh activations, so :func:`export_sb3` copies the weights into such a
+policy and the existing ``ppo:<file>.pth`` loader plays it. Illegal actions get the
+logit :data:`MASKED`, whose probability is exactly 0 in float32.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+__all__ = ["MASKED", "ActorCritic", "export_sb3"]
+
+MASKED = -1e9
+"""Logit of an illegal action (exp underflows to 0; no NaN when multiplied by 0)."""
+
+
+def _mlp(width_in: int, hidden: tuple[int, ...]) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for width in hidden:
+        layers += [nn.Linear(width_in, width), nn.Tanh()]
+        width_in = width
+    return nn.Sequential(*layers)
+
+
+class _Extractor(nn.Module):
+    def __init__(self, obs_dim: int, hidden: tuple[int, ...]) -> None:
+        super().__init__()
+        self.policy_net = _mlp(obs_dim, hidden)
+        self.value_net = _mlp(obs_dim, hidden)
+
+
+class ActorCritic(nn.Module):
+    """Separate tanh MLPs for the policy and the value, one linear head each.
+
+    Args:
+        obs_dim: observation size.
+        num_actions: size of the action list.
+        hidden: hidden widths of each MLP.
+        fate_head: add a head predicting the active seat's kept fate (7 logits) from
+            the policy features (the ``aux`` belief ablation).
+    """
+
+    def __init__(
+        self, obs_dim: int, num_actions: int, hidden: tuple[int, ...], fate_head: bool = False
+    ) -> None:
+        super().__init__()
+        self.obs_dim, self.num_actions, self.hidden = obs_dim, num_actions, tuple(hidden)
+        self.mlp_extractor = _Extractor(obs_dim, self.hidden)
+        self.action_net = nn.Linear(self.hidden[-1], num_actions)
+        self.value_net = nn.Linear(self.hidden[-1], 1)
+        self.fate_net = nn.Linear(self.hidden[-1], 7) if fate_head else None
+        for module in self.mlp_extractor.modules():  # CleanRL / SB3 initialisation
+            if isinstance(module, nn.Linear):
+                nn.init.orthogonal_(module.weight, np.sqrt(2))
+                nn.init.zeros_(module.bias)
+        nn.init.orthogonal_(self.action_net.weight, 0.01)
+        nn.init.zeros_(self.action_net.bias)
+        nn.init.orthogonal_(self.value_net.weight, 1.0)
+        nn.init.zeros_(self.value_net.bias)
+
+    def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Masked action logits (illegal actions at :data:`MASKED`)."""
+        features = self.mlp_extractor.policy_net(obs)
+        return self.action_net(features).masked_fill(~mask, MASKED)
+
+    def value(self, obs: torch.Tensor) -> torch.Tensor:
+        """State values, shape ``[batch]``."""
+        return self.value_net(self.mlp_extractor.value_net(obs)).squeeze(-1)
+
+    def forward(
+        self, obs: torch.Tensor, mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """(masked logits, values, kept-fate logits or None)."""
+        features = self.mlp_extractor.policy_net(obs)
+        logits = self.action_net(features).masked_fill(~mask, MASKED)
+        fate = self.fate_net(features) if self.fate_net is not None else None
+        return logits, self.value(obs), fate
+
+    @torch.no_grad()
+    def act(
+        self, obs: torch.Tensor, mask: torch.Tensor, generator: torch.Generator | None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Sample one legal action per row: (actions, their log-probabilities, values)."""
+        logp = torch.log_softmax(self.logits(obs, mask), -1)
+        actions = torch.multinomial(logp.exp(), 1, generator=generator).squeeze(-1)
+        return actions, logp.gather(-1, actions[:, None]).squeeze(-1), self.value(obs)
+
+    @torch.no_grad()
+    def greedy(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The most likely legal action of each row."""
+        return self.logits(obs, mask).argmax(-1)
+
+
+def export_sb3(model: ActorCritic, path: str | Path) -> None:
+    """Save ``model`` as an SB3 ``MaskableActorCriticPolicy`` file (``policy.save``),
+    which ``agents.trained.load_policy`` plays (the kept-fate head is left out)."""
+    import gymnasium as gym
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    policy = MaskableActorCriticPolicy(
+        gym.spaces.Box(-np.inf, np.inf, (model.obs_dim,), np.float32),
+        gym.spaces.Discrete(model.num_actions),
+        lambda _: 0.0,
+        net_arch={"pi": list(model.hidden), "vf": list(model.hidden)},
+        activation_fn=nn.Tanh,
+    )
+    state = {k: v for k, v in model.state_dict().items() if not k.startswith("fate_net")}
+    missing, unexpected = policy.load_state_dict(state, strict=False)
+    if unexpected or any(not k.startswith(("features_extractor", "pi_", "vf_")) for k in missing):
+        raise RuntimeError(f"SB3 layout mismatch: missing {missing}, unexpected {unexpected}")
+    policy.save(str(path))

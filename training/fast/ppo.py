@@ -1,0 +1,318 @@
+"""PPO on the batched engine: thousands of games, one network call per decision step.
+
+    python -m training.fast --config configs/fast_selfplay.yaml [key=value ...]
+    python -m training.fast --resume results/runs/fast/<run>
+
+One shared :class:`~training.fast.network.ActorCritic` takes every learned decision of
+every seat (the observation is seat-relative; its phase and decider fields name the
+role). Each rollout steps ``num_games`` games ``rollout_steps`` times; the team reward
+after every decision forms one sequence per game, and GAE runs over that sequence
+(TorchRL's ``generalized_advantage_estimate``) whoever decided each step, so a play is
+credited with the predictions it makes possible. Decisions of a scripted role (regimes
+``play`` and ``predict``) stay in the sequence and train the value, not the policy.
+
+Written by hand, CleanRL-style: the rollout loop (no library steps a numpy batch engine
+whose deciders change every step), the masked categorical (three lines on logits), and
+the clipped PPO loss (TorchRL's ``ClipPPOLoss`` wants TensorDict modules and a
+distribution class around the same dozen lines; a minibatch here is two tensors and a
+mask, and its loss is the CleanRL one, verbatim).
+
+A run writes ``<runs>/<name>__<seed>__<time>/``: ``config.yaml``, ``command.txt``,
+``tb/`` (TensorBoard), ``checkpoints/latest.pt`` (model, optimiser, every game, every
+random stream: ``--resume`` continues exactly), ``progress.jsonl`` (steps/s, losses,
+episodes), ``eval.jsonl`` (greedy win rate on every difficulty, held-out seeds), the
+final ``model.pt`` and its SB3 export ``model.pth`` with ``model.meta.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from torchrl.objectives.value.functional import generalized_advantage_estimate
+
+from shipwreck_env.actions import NUM_ACTIONS
+from shipwreck_env.state import Phase
+from training.belief import PolicyBelief
+from training.fast.config import FastConfig
+from training.fast.games import Games, ScriptedRole, learner_decides
+from training.fast.network import ActorCritic
+
+__all__ = ["Rollout", "Trainer", "advantages"]
+
+_GROUP_PHASES = (Phase.REVEAL, Phase.GROUP, Phase.VOTE, Phase.COST)
+
+
+@dataclass
+class Rollout:
+    """One rollout, time-major ``[T, N, ...]`` tensors."""
+
+    obs: torch.Tensor
+    mask: torch.Tensor
+    actions: torch.Tensor
+    logp: torch.Tensor
+    values: torch.Tensor
+    rewards: torch.Tensor
+    dones: torch.Tensor
+    learn: torch.Tensor
+    fate: torch.Tensor  # kept fate 0..6 of the active seat at group decisions, else -1
+    last_value: torch.Tensor = field(default_factory=lambda: torch.zeros(0))
+
+
+def advantages(r: Rollout, gamma: float, lam: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """(advantages, value targets), ``[T, N]``: GAE over each game's own sequence of
+    team rewards; a finished game (won, lost or cut at ``max_turns``) is not bootstrapped
+    into the next game that autoreset started in its place."""
+    next_values = torch.cat([r.values[1:], r.last_value[None]])
+    done = r.dones.T[..., None]
+    adv, target = generalized_advantage_estimate(
+        gamma,
+        lam,
+        r.values.T[..., None],
+        next_values.T[..., None],
+        r.rewards.T[..., None],
+        done,
+        done,
+    )
+    return adv[..., 0].T, target[..., 0].T
+
+
+class Trainer:
+    """Everything one run holds: config, games, network, optimiser, random streams.
+
+    Args:
+        cfg: the run's configuration.
+        run_dir: where logs and checkpoints go (``None``: nowhere, for tests).
+    """
+
+    def __init__(self, cfg: FastConfig, run_dir: Path | None = None) -> None:
+        torch.set_num_threads(cfg.torch_threads)
+        self.cfg = cfg
+        self.run_dir = run_dir
+        torch.manual_seed(cfg.seed)
+        self.games = Games(cfg.env, cfg.num_games, cfg.seed)
+        self.obs_dim = self.games.layout.size
+        self.model = ActorCritic(
+            self.obs_dim, NUM_ACTIONS, cfg.ppo.hidden, fate_head=cfg.env.belief == "aux"
+        )
+        self.optimizer = torch.optim.Adam(self.model.parameters(), cfg.ppo.learning_rate, eps=1e-5)
+        self.generator = torch.Generator().manual_seed(cfg.seed)
+        self.scripted = (
+            ScriptedRole(cfg.partner, cfg.num_games, cfg.seed) if cfg.regime != "selfplay" else None
+        )
+        self.belief = PolicyBelief(self.games) if cfg.env.belief == "policy" else None
+        self.global_step = 0
+        self.update_index = 0
+        self.wall = 0.0
+        self.episodes: list[tuple[str, bool, int, int]] = []  # (difficulty, won, score, doom)
+
+    # --- acting --------------------------------------------------------------------------
+
+    def _observe(self) -> tuple[np.ndarray, np.ndarray]:
+        obs, mask = self.games.observe(), self.games.legal_mask()
+        if self.belief is not None:
+            self.belief.fill(obs, self.games)
+        return obs, mask
+
+    def _fate_targets(self) -> np.ndarray:
+        g = self.games
+        active = g.field("active").astype(np.int64)
+        rows = np.arange(g.num_games)
+        held = g.field("hand_len")[rows, active] == 1
+        group = np.isin(g.field("phase"), _GROUP_PHASES)
+        kept = g.field("hands")[rows, active, 0].astype(np.int64) - 1
+        return np.where(held & group & ~g.field("over"), kept, -1)
+
+    def collect(self) -> Rollout:
+        """Step every game ``rollout_steps`` times with the current policy."""
+        cfg, g = self.cfg, self.games
+        T, N, D = cfg.rollout_steps, cfg.num_games, self.obs_dim
+        r = Rollout(
+            obs=torch.zeros(T, N, D),
+            mask=torch.zeros(T, N, NUM_ACTIONS, dtype=torch.bool),
+            actions=torch.zeros(T, N, dtype=torch.long),
+            logp=torch.zeros(T, N),
+            values=torch.zeros(T, N),
+            rewards=torch.zeros(T, N),
+            dones=torch.zeros(T, N, dtype=torch.bool),
+            learn=torch.zeros(T, N, dtype=torch.bool),
+            fate=torch.full((T, N), -1, dtype=torch.long),
+        )
+        for t in range(T):
+            obs, mask = self._observe()
+            learn = learner_decides(g, cfg.regime)
+            r.obs[t], r.mask[t] = torch.from_numpy(obs), torch.from_numpy(mask)
+            actions, logp, values = self.model.act(r.obs[t], r.mask[t], self.generator)
+            chosen = actions.numpy().copy()
+            if not learn.all():
+                scripted = np.flatnonzero(~learn)
+                chosen[scripted] = self.scripted.act(g, scripted)
+                actions = torch.from_numpy(chosen)
+            if self.cfg.env.belief == "aux":
+                r.fate[t] = torch.from_numpy(self._fate_targets())
+            if self.belief is not None:
+                self.belief.record(g, obs, mask, chosen, self.model)
+            reward, terminated, truncated, info = g.step(chosen)
+            r.actions[t], r.logp[t], r.values[t] = actions, logp, values
+            r.rewards[t] = torch.from_numpy(reward)
+            r.dones[t] = torch.from_numpy(terminated | truncated)
+            r.learn[t] = torch.from_numpy(learn)
+            self.global_step += int(learn.sum())
+            self._ended(info)
+        obs, _ = self._observe()
+        with torch.no_grad():
+            r.last_value = self.model.value(torch.from_numpy(obs))
+        return r
+
+    def _ended(self, info: dict) -> None:
+        ended = np.flatnonzero(info["_final"])
+        if not len(ended):
+            return
+        if self.scripted is not None:
+            self.scripted.restart(ended)
+        if self.belief is not None:
+            self.belief.restart(ended)
+        per = self.games.per_part
+        for e in ended:
+            self.episodes.append(
+                (
+                    self.games.difficulties[e // per],
+                    bool(info["won"][e]),
+                    int(info["score"][e]),
+                    int(info["doom"][e]),
+                )
+            )
+
+    # --- learning ------------------------------------------------------------------------
+
+    def update(self, r: Rollout) -> dict[str, float]:
+        """PPO epochs over one rollout; returns the mean losses."""
+        cfg = self.cfg.ppo
+        if cfg.anneal_lr:
+            frac = max(0.0, 1.0 - self.global_step / self.cfg.total_steps)
+            self.optimizer.param_groups[0]["lr"] = cfg.learning_rate * max(frac, 0.02)
+        adv, target = advantages(r, cfg.gamma, cfg.gae_lambda)
+        flat = {
+            "obs": r.obs.flatten(0, 1),
+            "mask": r.mask.flatten(0, 1),
+            "actions": r.actions.flatten(),
+            "logp": r.logp.flatten(),
+            "adv": adv.flatten(),
+            "target": target.flatten(),
+            "learn": r.learn.flatten(),
+            "fate": r.fate.flatten(),
+        }
+        n = flat["actions"].shape[0]
+        stats: dict[str, list[float]] = {k: [] for k in ("pg", "vf", "ent", "aux", "kl", "clip")}
+        for _ in range(cfg.epochs):
+            order = torch.randperm(n, generator=self.generator)
+            for start in range(0, n, cfg.minibatch_size):
+                idx = order[start : start + cfg.minibatch_size]
+                losses = self._loss({k: v[idx] for k, v in flat.items()})
+                self.optimizer.zero_grad(set_to_none=True)
+                losses["loss"].backward()
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
+                self.optimizer.step()
+                for k in stats:
+                    stats[k].append(float(losses[k].detach()))
+            if cfg.target_kl and np.mean(stats["kl"][-(n // cfg.minibatch_size or 1) :]) > (
+                cfg.target_kl
+            ):
+                break
+        return {k: float(np.mean(v)) if v else 0.0 for k, v in stats.items()}
+
+    def _loss(self, b: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        cfg = self.cfg.ppo
+        logits, values, fate_logits = self.model(b["obs"], b["mask"])
+        logp_all = torch.log_softmax(logits, -1)
+        logp = logp_all.gather(-1, b["actions"][:, None]).squeeze(-1)
+        learn = b["learn"].float()
+        count = learn.sum().clamp(min=1.0)
+        adv = b["adv"]
+        mean = (adv * learn).sum() / count
+        std = (((adv - mean) ** 2 * learn).sum() / count).sqrt()
+        adv = (adv - mean) / (std + 1e-8)
+        log_ratio = logp - b["logp"]
+        ratio = log_ratio.exp()
+        pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef))
+        pg_loss = (pg * learn).sum() / count
+        vf_loss = 0.5 * ((values - b["target"]) ** 2).mean()
+        entropy = -(logp_all.exp() * logp_all).sum(-1)
+        ent = (entropy * learn).sum() / count
+        loss = pg_loss + cfg.vf_coef * vf_loss - cfg.ent_coef * ent
+        aux = torch.zeros(())
+        if fate_logits is not None:
+            valid = b["fate"] >= 0
+            if valid.any():
+                aux = torch.nn.functional.cross_entropy(fate_logits[valid], b["fate"][valid])
+                loss = loss + cfg.aux_coef * aux
+        with torch.no_grad():
+            kl = (((ratio - 1) - log_ratio) * learn).sum() / count
+            clip = (((ratio - 1).abs() > cfg.clip_coef).float() * learn).sum() / count
+        return {"loss": loss, "pg": pg_loss, "vf": vf_loss, "ent": ent, "aux": aux, "kl": kl,
+                "clip": clip}  # fmt: skip
+
+    def train_step(self) -> dict[str, float]:
+        """One rollout and one update; returns its figures (timings included)."""
+        start = time.perf_counter()
+        before = self.global_step
+        rollout = self.collect()
+        collected = time.perf_counter()
+        losses = self.update(rollout)
+        done = time.perf_counter()
+        self.update_index += 1
+        self.wall += done - start
+        steps = self.global_step - before
+        return {
+            **losses,
+            "steps": steps,
+            "sps": steps / (done - start),
+            "collect_s": collected - start,
+            "update_s": done - collected,
+        }
+
+    # --- checkpoints ---------------------------------------------------------------------
+
+    def state_dict(self) -> dict:
+        """Everything needed to continue exactly."""
+        return {
+            "config": self.cfg.to_dict(),
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "generator": self.generator.get_state(),
+            "games": self.games.state_dict(),
+            "scripted": self.scripted,
+            "belief": self.belief.state_dict() if self.belief is not None else None,
+            "global_step": self.global_step,
+            "update_index": self.update_index,
+            "wall": self.wall,
+        }
+
+    def load_state_dict(self, state: dict) -> None:
+        """Continue from :meth:`state_dict` (the config must be the same)."""
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.generator.set_state(state["generator"])
+        self.games.load_state_dict(state["games"])
+        self.scripted = state["scripted"]
+        if self.belief is not None:
+            self.belief.load_state_dict(state["belief"])
+        self.global_step = state["global_step"]
+        self.update_index = state["update_index"]
+        self.wall = state["wall"]
+
+    def save(self, path: Path) -> None:
+        """Write a checkpoint atomically (a crash mid-write keeps the previous one)."""
+        tmp = path.with_suffix(".tmp")
+        torch.save(self.state_dict(), tmp)
+        tmp.replace(path)
+
+    def write_json(self, name: str, record: dict) -> None:
+        """Append ``record`` to ``<run_dir>/<name>.jsonl``."""
+        if self.run_dir is not None:
+            with open(self.run_dir / f"{name}.jsonl", "a") as fh:
+                fh.write(json.dumps(record) + "\n")

@@ -1,0 +1,170 @@
+"""Command line of the fast trainer: start, continue and finish a run.
+
+    python -m training.fast --config configs/fast_selfplay.yaml [key=value ...]
+    python -m training.fast --resume results/runs/fast/<run> [--stop-after STEPS]
+
+See :mod:`training.fast.ppo` for what a run writes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import torch
+import yaml
+
+from training.fast.config import FastConfig, apply_overrides, from_dict, load_config
+from training.fast.evaluate import evaluate_network
+from training.fast.network import export_sb3
+from training.fast.ppo import Trainer
+
+__all__ = ["ROLES", "main", "meta", "train"]
+
+RUNS_DIR = Path("results/runs/fast")
+ROLES = {"selfplay": "self", "play": "play", "predict": "predict"}
+"""The ``role`` a shipped model's ``.meta.json`` names, per regime."""
+
+
+def meta(cfg: FastConfig, spec: str) -> dict:
+    """The ``.meta.json`` of a run's exported model."""
+    return {
+        "belief": cfg.env.belief_block,
+        "belief_kind": cfg.env.belief,
+        "role": ROLES[cfg.regime],
+        "regime": cfg.regime,
+        "partner": cfg.partner,
+        "num_players": cfg.env.num_players,
+        "challenge_mode": False,
+        "name": cfg.name,
+        "seed": cfg.seed,
+        "trainer": "training.fast",
+        "spec": spec,
+    }
+
+
+def _episode_figures(episodes: list[tuple[str, bool, int, int]]) -> dict[str, float]:
+    by: dict[str, list[tuple[bool, int, int]]] = defaultdict(list)
+    for difficulty, won, score, doom in episodes:
+        by[difficulty].append((won, score, doom))
+    out = {}
+    for difficulty, rows in by.items():
+        out[f"train_win/{difficulty}"] = sum(r[0] for r in rows) / len(rows)
+        out[f"train_score/{difficulty}"] = sum(r[1] for r in rows) / len(rows)
+    return out
+
+
+def train(cfg: FastConfig, run_dir: Path, resume: bool = False, stop_after: int = 0) -> Trainer:
+    """Train (or continue) the run in ``run_dir`` until ``total_steps``, or until
+    ``stop_after`` learner steps in this call (0: no limit), checkpointing on the way."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    trainer = Trainer(cfg, run_dir)
+    checkpoints = run_dir / "checkpoints"
+    checkpoints.mkdir(parents=True, exist_ok=True)
+    latest = checkpoints / "latest.pt"
+    if resume:
+        trainer.load_state_dict(torch.load(latest, weights_only=False))
+    elif cfg.imitation.steps:
+        from training.fast.imitation import imitate
+
+        record = imitate(trainer, cfg.imitation)
+        trainer.write_json("imitation", record)
+    writer = SummaryWriter(str(run_dir / "tb"))
+    start_step = trainer.global_step
+    next_ckpt = (trainer.global_step // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+    every = cfg.eval.every
+    next_eval = (trainer.global_step // every + 1) * every if every else None
+    while trainer.global_step < cfg.total_steps:
+        if stop_after and trainer.global_step - start_step >= stop_after:
+            break
+        stats = trainer.train_step()
+        step = trainer.global_step
+        figures = {**stats, **_episode_figures(trainer.episodes), "wall": trainer.wall}
+        trainer.episodes.clear()
+        for key, value in figures.items():
+            writer.add_scalar(key if "/" in key else f"train/{key}", value, step)
+        trainer.write_json("progress", {"step": step, **figures})
+        if next_eval is not None and step >= next_eval:
+            _evaluate(trainer, writer, cfg.eval.games)
+            next_eval += every
+        if step >= next_ckpt:
+            trainer.save(latest)
+            next_ckpt += cfg.checkpoint_every
+    trainer.save(latest)
+    if trainer.global_step >= cfg.total_steps:
+        _finish(trainer, writer)
+    writer.close()
+    return trainer
+
+
+def _evaluate(trainer: Trainer, writer, games: int) -> dict:
+    start = time.perf_counter()
+    results = evaluate_network(trainer.model, trainer.cfg, games)
+    record = {
+        "step": trainer.global_step,
+        "wall": trainer.wall,
+        "eval_seconds": time.perf_counter() - start,
+        "results": results,
+    }
+    for difficulty, r in results.items():
+        writer.add_scalar(f"eval_win/{difficulty}", r["win_rate"], trainer.global_step)
+    trainer.write_json("eval", record)
+    return record
+
+
+def _finish(trainer: Trainer, writer) -> None:
+    cfg, run_dir = trainer.cfg, trainer.run_dir
+    torch.save(trainer.model.state_dict(), run_dir / "model.pt")
+    export_sb3(trainer.model, run_dir / "model.pth")
+    info = meta(cfg, f"ppo:{run_dir / 'model.pth'}")
+    (run_dir / "model.meta.json").write_text(json.dumps(info, indent=2))
+    final = _evaluate(trainer, writer, cfg.eval.games)
+    summary = {
+        "name": cfg.name,
+        "seed": cfg.seed,
+        "regime": cfg.regime,
+        "belief": cfg.env.belief,
+        "steps": trainer.global_step,
+        "wall_seconds": trainer.wall,
+        "mean_sps": trainer.global_step / max(trainer.wall, 1e-9),
+        "final_eval": final["results"],
+    }
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+
+
+def new_run_dir(cfg: FastConfig, runs_dir: Path = RUNS_DIR) -> Path:
+    """``<runs_dir>/<name>__<seed>__<YYYYmmdd-HHMMSS>`` (created)."""
+    path = Path(runs_dir) / f"{cfg.name}__{cfg.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
+    path.mkdir(parents=True, exist_ok=False)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="PPO on the batched engine")
+    parser.add_argument("--config", help="YAML config (configs/fast_*.yaml)")
+    parser.add_argument("--resume", help="run folder to continue from its checkpoint")
+    parser.add_argument("--runs", default=str(RUNS_DIR), help="folder of new runs")
+    parser.add_argument("--stop-after", type=int, default=0, help="stop after N steps")
+    parser.add_argument("overrides", nargs="*", help="dotted.key=value")
+    args = parser.parse_args(argv)
+    if bool(args.config) == bool(args.resume):
+        parser.error("give exactly one of --config and --resume")
+    if args.resume:
+        run_dir = Path(args.resume)
+        data = yaml.safe_load((run_dir / "config.yaml").read_text())
+        cfg = from_dict(apply_overrides(data, args.overrides))
+    else:
+        cfg = load_config(args.config, args.overrides)
+        run_dir = new_run_dir(cfg, Path(args.runs))
+        (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    with open(run_dir / "command.txt", "a") as fh:
+        fh.write(shlex.join([sys.executable, "-m", "training.fast", *sys.argv[1:]]) + "\n")
+    print(f"run folder: {run_dir}", flush=True)
+    train(cfg, run_dir, resume=bool(args.resume), stop_after=args.stop_after)
+    return 0
