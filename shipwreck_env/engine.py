@@ -93,26 +93,24 @@ def new_game(
     rng = _as_rng(rng)
     cards = _deck_cards(config.card_sets)
     deck = [cards[i] for i in rng.permutation(len(cards)).tolist()]
-    s = State.__new__(State)
-    s.config = config
-    s.slots = deck[:4]
-    s.deck = deck[4:]
-    s.table = [[], [], [], []]
-    s.attached = [[], [], [], []]
-    s.sands_waiting = [-1, -1, -1, -1]
-    s.faded = []
-    s.bag = [FATE_COPIES] * 7
-    s.bag_known = [0] * 7
-    s.exiled = [0] * 7
     seats = config.num_seats
-    s.hands = [[] for _ in range(seats)]
-    s.lines = [ALL_VALUES] * seats
-    s.score = 0
-    s.doom = config.starting_doom
-    s.turn = 0
-    s.over = s.won = s.truncated = False
-    s.events = []
-    s.last_events = []
+    s = State(
+        config,
+        deck=deck[4:],
+        slots=deck[:4],
+        table=[[], [], [], []],
+        attached=[[], [], [], []],
+        sands_waiting=[-1, -1, -1, -1],
+        faded=[],
+        bag=[FATE_COPIES] * 7,
+        bag_known=[0] * 7,
+        exiled=[0] * 7,
+        hands=[[] for _ in range(seats)],
+        lines=[ALL_VALUES] * seats,
+        score=0,
+        doom=config.starting_doom,
+        turn=0,
+    )
     start_turn(s, 0, rng)
     return s
 

@@ -170,8 +170,7 @@ def _build_state(config: GameConfig, fields: object) -> State:
         for event in fields[name]:
             if not (isinstance(event, list) and event and isinstance(event[0], str)):
                 raise _fail(name, fields[name], "a list of events [kind, ...]")
-    s = State.__new__(State)
-    s.config = config
+    values = {}
     for name in expected:
         value = fields[name]
         if name in ("plays", "events", "last_events"):
@@ -180,8 +179,8 @@ def _build_state(config: GameConfig, fields: object) -> State:
             value = _as_tuple(value)
         elif name in _NESTED_FIELDS:
             value = [list(row) for row in value]
-        setattr(s, name, value)
-    return s
+        values[name] = value
+    return State(config, **values)
 
 
 def _check_invariants(s: State) -> None:

@@ -73,14 +73,12 @@ def arrange(
         raise ValueError(f"hand {list(hand)!r} must hold 2 fates")
     held = dict(held or {})
     attached = {slot: [_card(c) for c in cards] for slot, cards in (attached or {}).items()}
-    s = State.__new__(State)
-    s.config = config
-    s.slots = [(-1 if c is None else _card(c)) for c in slots]
-    s.table = [list(f) for f in table]
-    s.attached = [attached.get(slot, []) for slot in range(4)]
-    s.sands_waiting = [-1] * 4
-    s.faded = [_card(c) for c in faded]
-    placed = [c for c in s.slots if c >= 0] + s.faded + [c for a in s.attached for c in a]
+    slot_cards = [(-1 if c is None else _card(c)) for c in slots]
+    attached_cards = [attached.get(slot, []) for slot in range(4)]
+    faded_cards = [_card(c) for c in faded]
+    placed = (
+        [c for c in slot_cards if c >= 0] + faded_cards + [c for a in attached_cards for c in a]
+    )
     top = [_card(c) for c in deck]
     in_sets = [i for i, card in enumerate(CARDS) if card.set in config.card_sets]
     used = placed + top
@@ -88,28 +86,37 @@ def arrange(
         raise ValueError(
             f"cards {sorted(CARDS[c].id for c in used)} repeat or are outside the card sets"
         )
-    s.deck = top + [c for c in in_sets if c not in used]
-    s.hands = [[] for _ in range(config.num_seats)]
-    s.hands[active] = list(hand)
+    hands: list[list[int]] = [[] for _ in range(config.num_seats)]
+    hands[active] = list(hand)
     for seat, value in held.items():
-        s.hands[seat] = [value]
-    s.lines = [ALL_VALUES] * config.num_seats
+        hands[seat] = [value]
+    number_lines = [ALL_VALUES] * config.num_seats
     for seat, mask in (lines or {}).items():
-        s.lines[seat] = mask
-    s.bag = [FATE_COPIES] * 7
-    for row in (*s.table, *s.hands):
+        number_lines[seat] = mask
+    fates = [list(f) for f in table]
+    bag = [FATE_COPIES] * 7
+    for row in (*fates, *hands):
         for v in row:
-            s.bag[v - 1] -= 1
-    if min(s.bag) < 0:
+            bag[v - 1] -= 1
+    if min(bag) < 0:
         raise ValueError(f"more than {FATE_COPIES} fates of one value placed")
-    s.bag_known = [0] * 7
-    s.exiled = [0] * 7
-    s.score = score
-    s.doom = config.starting_doom if doom is None else doom
-    s.turn = turn
-    s.over = s.won = s.truncated = False
-    s.events = []
-    s.last_events = []
+    s = State(
+        config,
+        deck=top + [c for c in in_sets if c not in used],
+        slots=slot_cards,
+        table=fates,
+        attached=attached_cards,
+        sands_waiting=[-1] * 4,
+        faded=faded_cards,
+        bag=bag,
+        bag_known=[0] * 7,
+        exiled=[0] * 7,
+        hands=hands,
+        lines=number_lines,
+        score=score,
+        doom=config.starting_doom if doom is None else doom,
+        turn=turn,
+    )
     if carried is not None:
         if carried not in hand:
             raise ValueError(f"carried {carried!r} is not in hand {list(hand)!r}")
@@ -160,32 +167,34 @@ def hypothetical_turn_start(view: AgentView, hand: Sequence[int], carried: bool)
     placeholder; do not play such a state past the active player's decisions.
     """
     start = view.turn_start
-    s = State.__new__(State)
-    s.config = view.config
-    s.slots = list(start.slots)
-    s.table = [list(fates) for fates in start.table]
-    s.attached = [list(cards) for cards in start.attached]
-    s.sands_waiting = list(start.sands_waiting)
-    s.faded = list(start.faded)
-    s.deck = ([start.deck_top] if start.deck_top >= 0 else []) + [-1] * max(0, start.deck_size - 1)
-    s.exiled = list(start.exiled)
-    s.bag_known = [0] * 7
-    s.hands = [[] for _ in range(view.config.num_seats)]
-    s.lines = list(start.lines)
-    s.score, s.doom, s.turn = start.score, start.doom, start.turn
-    s.over = s.won = s.truncated = False
-    s.events = []
-    s.last_events = []
+    exiled = list(start.exiled)
+    bag = [FATE_COPIES - e for e in exiled]
+    for row in (*start.table, hand):
+        for v in row:
+            bag[v - 1] -= 1
+    if min(bag) < 0:
+        raise ValueError(f"hand {list(hand)!r} needs more copies than exist")
+    s = State(
+        view.config,
+        deck=([start.deck_top] if start.deck_top >= 0 else []) + [-1] * max(0, start.deck_size - 1),
+        slots=list(start.slots),
+        table=[list(fates) for fates in start.table],
+        attached=[list(cards) for cards in start.attached],
+        sands_waiting=list(start.sands_waiting),
+        faded=list(start.faded),
+        bag=bag,
+        bag_known=[0] * 7,
+        exiled=exiled,
+        hands=[[] for _ in range(view.config.num_seats)],
+        lines=list(start.lines),
+        score=start.score,
+        doom=start.doom,
+        turn=start.turn,
+    )
     active = view.active_seat
     s.hands[active] = [hand[0]] if carried else []
     reset_turn(s, active)
     s.hands[active] = list(hand)
-    s.bag = [FATE_COPIES - e for e in s.exiled]
-    for row in (*s.table, hand):
-        for v in row:
-            s.bag[v - 1] -= 1
-    if min(s.bag) < 0:
-        raise ValueError(f"hand {list(hand)!r} needs more copies than exist")
     s.events = [("draw", active, 1 if carried else 2)]
     s.turn_start = start.raw
     return s

@@ -182,54 +182,154 @@ class State:
     turn_actions: list[int]
     turn_start: tuple
 
+    def __init__(
+        self,
+        config: GameConfig,
+        *,
+        deck: list[int],
+        slots: list[int],
+        table: list[list[int]],
+        attached: list[list[int]],
+        sands_waiting: list[int],
+        faded: list[int],
+        bag: list[int],
+        bag_known: list[int],
+        exiled: list[int],
+        hands: list[list[int]],
+        lines: list[int],
+        score: int,
+        doom: int,
+        turn: int,
+        over: bool = False,
+        won: bool = False,
+        truncated: bool = False,
+        active: int = 0,
+        phase: int = Phase.PLAY,
+        decider: int = 0,
+        queue: list[int] | None = None,
+        power_used: bool = False,
+        shadows: bool = False,
+        feast_done: bool = False,
+        old_fate: int = 0,
+        played_old: bool = False,
+        plays: list[tuple[int, int, int]] | None = None,
+        tracked: int = ALL_VALUES,
+        line_fresh: int = ALL_VALUES,
+        line_tracked: int = ALL_VALUES,
+        kept_eff: int = 0,
+        preds_left: int = 1,
+        predictions: list[int] | None = None,
+        correct: bool = False,
+        votes: list[int] | None = None,
+        pending: tuple = (),
+        fall_kept: int = 0,
+        fall_fading: int = -1,
+        ash_trigger: bool = False,
+        events: list[tuple] | None = None,
+        last_events: list[tuple] | None = None,
+        turn_actions: list[int] | None = None,
+        turn_start: tuple = (),
+    ) -> None:
+        """The one way to build a state: every field by name (see the class docstring).
+
+        The table, the players and the score must be given. The fields of the turn in
+        progress default to their values before any seat is active (as
+        ``turn_start.reset_turn`` leaves them, seat 0); callers that start a turn (a new
+        game, a scenario) then make a seat active. The lists given are kept, not copied.
+        """
+        self.config = config
+        self.deck = deck
+        self.slots = slots
+        self.table = table
+        self.attached = attached
+        self.sands_waiting = sands_waiting
+        self.faded = faded
+        self.bag = bag
+        self.bag_known = bag_known
+        self.exiled = exiled
+        self.hands = hands
+        self.lines = lines
+        self.score = score
+        self.doom = doom
+        self.turn = turn
+        self.over = over
+        self.won = won
+        self.truncated = truncated
+        self.active = active
+        self.phase = phase
+        self.decider = decider
+        self.queue = [] if queue is None else queue
+        self.power_used = power_used
+        self.shadows = shadows
+        self.feast_done = feast_done
+        self.old_fate = old_fate
+        self.played_old = played_old
+        self.plays = [] if plays is None else plays
+        self.tracked = tracked
+        self.line_fresh = line_fresh
+        self.line_tracked = line_tracked
+        self.kept_eff = kept_eff
+        self.preds_left = preds_left
+        self.predictions = [] if predictions is None else predictions
+        self.correct = correct
+        self.votes = [] if votes is None else votes
+        self.pending = pending
+        self.fall_kept = fall_kept
+        self.fall_fading = fall_fading
+        self.ash_trigger = ash_trigger
+        self.events = [] if events is None else events
+        self.last_events = [] if last_events is None else last_events
+        self.turn_actions = [] if turn_actions is None else turn_actions
+        self.turn_start = turn_start
+
     def copy(self) -> State:
         """An independent copy (the config is shared: it is immutable)."""
-        new = State.__new__(State)
-        new.config = self.config
-        new.deck = self.deck[:]
-        new.slots = self.slots[:]
-        new.table = [fates[:] for fates in self.table]
-        new.attached = [cards[:] for cards in self.attached]
-        new.sands_waiting = self.sands_waiting[:]
-        new.faded = self.faded[:]
-        new.bag = self.bag[:]
-        new.bag_known = self.bag_known[:]
-        new.exiled = self.exiled[:]
-        new.hands = [hand[:] for hand in self.hands]
-        new.lines = self.lines[:]
-        new.score = self.score
-        new.doom = self.doom
-        new.turn = self.turn
-        new.over = self.over
-        new.won = self.won
-        new.truncated = self.truncated
-        new.active = self.active
-        new.phase = self.phase
-        new.decider = self.decider
-        new.queue = self.queue[:]
-        new.power_used = self.power_used
-        new.shadows = self.shadows
-        new.feast_done = self.feast_done
-        new.old_fate = self.old_fate
-        new.played_old = self.played_old
-        new.plays = self.plays[:]
-        new.tracked = self.tracked
-        new.line_fresh = self.line_fresh
-        new.line_tracked = self.line_tracked
-        new.kept_eff = self.kept_eff
-        new.preds_left = self.preds_left
-        new.predictions = self.predictions[:]
-        new.correct = self.correct
-        new.votes = self.votes[:]
-        new.pending = self.pending
-        new.fall_kept = self.fall_kept
-        new.fall_fading = self.fall_fading
-        new.ash_trigger = self.ash_trigger
-        new.events = self.events[:]
-        new.last_events = self.last_events  # never mutated: replaced at each turn start
-        new.turn_actions = self.turn_actions[:]
-        new.turn_start = self.turn_start  # immutable
-        return new
+        return State(
+            self.config,
+            deck=self.deck[:],
+            slots=self.slots[:],
+            table=[fates[:] for fates in self.table],
+            attached=[cards[:] for cards in self.attached],
+            sands_waiting=self.sands_waiting[:],
+            faded=self.faded[:],
+            bag=self.bag[:],
+            bag_known=self.bag_known[:],
+            exiled=self.exiled[:],
+            hands=[hand[:] for hand in self.hands],
+            lines=self.lines[:],
+            score=self.score,
+            doom=self.doom,
+            turn=self.turn,
+            over=self.over,
+            won=self.won,
+            truncated=self.truncated,
+            active=self.active,
+            phase=self.phase,
+            decider=self.decider,
+            queue=self.queue[:],
+            power_used=self.power_used,
+            shadows=self.shadows,
+            feast_done=self.feast_done,
+            old_fate=self.old_fate,
+            played_old=self.played_old,
+            plays=self.plays[:],
+            tracked=self.tracked,
+            line_fresh=self.line_fresh,
+            line_tracked=self.line_tracked,
+            kept_eff=self.kept_eff,
+            preds_left=self.preds_left,
+            predictions=self.predictions[:],
+            correct=self.correct,
+            votes=self.votes[:],
+            pending=self.pending,
+            fall_kept=self.fall_kept,
+            fall_fading=self.fall_fading,
+            ash_trigger=self.ash_trigger,
+            events=self.events[:],
+            last_events=self.last_events,  # never mutated: replaced at each turn start
+            turn_actions=self.turn_actions[:],
+            turn_start=self.turn_start,  # immutable
+        )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, State):

@@ -518,69 +518,71 @@ def to_states(arr: Arrays, games: Sequence[int] | None = None) -> list[State]:
     m = arr.num_cards
     out = []
     for g in games:
-        s = State.__new__(State)
-        s.config = arr.config
         head, n = int(arr.deck_head[g]), int(arr.deck_len[g])
-        s.deck = arr.deck[g, (head + np.arange(n)) % m].tolist()
-        s.slots = arr.slots[g].tolist()
         tlen = arr.table_len[g].tolist()
-        s.table = [arr.table[g, slot, : tlen[slot]].tolist() for slot in range(4)]
-        s.attached = [[], [], [], []]
-        s.sands_waiting = [-1, -1, -1, -1]
-        s.faded = arr.faded[g, : int(arr.faded_len[g])].tolist()
-        s.bag = arr.bag[g].tolist()
-        s.bag_known = arr.bag_known[g].tolist()
-        s.exiled = arr.exiled[g].tolist()
         hlen = arr.hand_len[g].tolist()
-        s.hands = [arr.hands[g, seat, :k].tolist() for seat, k in enumerate(hlen)]
-        s.lines = arr.lines[g].tolist()
-        s.score = int(arr.score[g])
-        s.doom = int(arr.doom[g])
-        s.turn = int(arr.turn[g])
-        s.over = bool(arr.over[g])
-        s.won = bool(arr.won[g])
-        s.truncated = bool(arr.truncated[g])
-        s.active = int(arr.active[g])
-        s.phase = int(arr.phase[g])
-        s.decider = int(arr.decider[g])
-        s.queue = arr.queue[g, int(arr.queue_pos[g]) : int(arr.queue_len[g])].tolist()
-        s.power_used = bool(arr.power_used[g])
-        s.shadows = bool(arr.shadows[g])
-        s.feast_done = bool(arr.feast_done[g])
-        s.old_fate = int(arr.old_fate[g])
-        s.played_old = bool(arr.played_old[g])
-        s.plays = [tuple(p) for p in arr.plays[g, : int(arr.plays_len[g])].tolist()]
-        s.tracked = int(arr.tracked[g])
-        s.line_fresh = int(arr.line_fresh[g])
-        s.line_tracked = int(arr.line_tracked[g])
-        s.kept_eff = int(arr.kept_eff[g])
-        s.preds_left = int(arr.preds_left[g])
-        s.predictions = arr.predictions[g, : int(arr.pred_len[g])].tolist()
-        s.correct = bool(arr.correct[g])
-        s.votes = arr.votes[g, : int(arr.votes_len[g])].tolist()
-        s.pending = ()
-        s.fall_kept = s.kept_eff  # base set: set together with kept_eff (plays._after_steal)
-        s.fall_fading = -1
-        s.ash_trigger = False
         cur = int(arr.events_cur[g])
-        s.events = _events(arr, g, cur)
-        s.last_events = _events(arr, g, 1 - cur)
-        s.turn_actions = arr.turn_actions[g, : int(arr.turn_actions_len[g])].tolist()
         ts_tlen = arr.ts_table_len[g].tolist()
-        s.turn_start = (
-            tuple(arr.ts_slots[g].tolist()),
-            tuple(tuple(arr.ts_table[g, slot, : ts_tlen[slot]].tolist()) for slot in range(4)),
-            _EMPTY4,
-            _NO_SANDS,
-            tuple(arr.ts_faded[g, : int(arr.ts_faded_len[g])].tolist()),
-            int(arr.ts_deck_top[g]),
-            int(arr.ts_deck_len[g]),
-            tuple(arr.ts_exiled[g].tolist()),
-            tuple(arr.ts_lines[g].tolist()),
-            tuple(arr.ts_hand_len[g].tolist()),
-            int(arr.ts_score[g]),
-            int(arr.ts_doom[g]),
-            int(arr.ts_turn[g]),
+        kept_eff = int(arr.kept_eff[g])
+        s = State(
+            arr.config,
+            deck=arr.deck[g, (head + np.arange(n)) % m].tolist(),
+            slots=arr.slots[g].tolist(),
+            table=[arr.table[g, slot, : tlen[slot]].tolist() for slot in range(4)],
+            attached=[[], [], [], []],
+            sands_waiting=[-1, -1, -1, -1],
+            faded=arr.faded[g, : int(arr.faded_len[g])].tolist(),
+            bag=arr.bag[g].tolist(),
+            bag_known=arr.bag_known[g].tolist(),
+            exiled=arr.exiled[g].tolist(),
+            hands=[arr.hands[g, seat, :k].tolist() for seat, k in enumerate(hlen)],
+            lines=arr.lines[g].tolist(),
+            score=int(arr.score[g]),
+            doom=int(arr.doom[g]),
+            turn=int(arr.turn[g]),
+            over=bool(arr.over[g]),
+            won=bool(arr.won[g]),
+            truncated=bool(arr.truncated[g]),
+            active=int(arr.active[g]),
+            phase=int(arr.phase[g]),
+            decider=int(arr.decider[g]),
+            queue=arr.queue[g, int(arr.queue_pos[g]) : int(arr.queue_len[g])].tolist(),
+            power_used=bool(arr.power_used[g]),
+            shadows=bool(arr.shadows[g]),
+            feast_done=bool(arr.feast_done[g]),
+            old_fate=int(arr.old_fate[g]),
+            played_old=bool(arr.played_old[g]),
+            plays=[tuple(p) for p in arr.plays[g, : int(arr.plays_len[g])].tolist()],
+            tracked=int(arr.tracked[g]),
+            line_fresh=int(arr.line_fresh[g]),
+            line_tracked=int(arr.line_tracked[g]),
+            kept_eff=kept_eff,
+            preds_left=int(arr.preds_left[g]),
+            predictions=arr.predictions[g, : int(arr.pred_len[g])].tolist(),
+            correct=bool(arr.correct[g]),
+            votes=arr.votes[g, : int(arr.votes_len[g])].tolist(),
+            pending=(),
+            fall_kept=kept_eff,  # base set: set together with kept_eff (plays._after_steal)
+            fall_fading=-1,
+            ash_trigger=False,
+            events=_events(arr, g, cur),
+            last_events=_events(arr, g, 1 - cur),
+            turn_actions=arr.turn_actions[g, : int(arr.turn_actions_len[g])].tolist(),
+            turn_start=(
+                tuple(arr.ts_slots[g].tolist()),
+                tuple(tuple(arr.ts_table[g, slot, : ts_tlen[slot]].tolist()) for slot in range(4)),
+                _EMPTY4,
+                _NO_SANDS,
+                tuple(arr.ts_faded[g, : int(arr.ts_faded_len[g])].tolist()),
+                int(arr.ts_deck_top[g]),
+                int(arr.ts_deck_len[g]),
+                tuple(arr.ts_exiled[g].tolist()),
+                tuple(arr.ts_lines[g].tolist()),
+                tuple(arr.ts_hand_len[g].tolist()),
+                int(arr.ts_score[g]),
+                int(arr.ts_doom[g]),
+                int(arr.ts_turn[g]),
+            ),
         )
         out.append(s)
     return out
