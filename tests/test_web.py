@@ -132,8 +132,10 @@ def test_bad_new_games_are_refused(app_client) -> None:
 
 def test_a_shipped_model_can_be_a_teammate(app_client) -> None:
     app, client = app_client
-    gid, _ = new_game(client, humans=[1], teammates="ppo:results/models/selfplay.pth")
+    gid, keys = new_game(client, humans=[1], teammates="ppo:results/models/selfplay.pth")
     assert table_of(app, gid).team.play.name.startswith("ppo:")
+    view = client.get(f"/api/games/{gid}/seats/1", headers={"X-Seat-Key": keys[1]}).json()
+    assert view["teammates"] == "ppo:selfplay.pth"  # not the server's path
 
 
 def test_a_finished_game_is_recorded_and_its_seats_can_replay_it(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from shipwreck_env.render import describe_event
 from shipwreck_env.state import State
 from shipwreck_env.view import make_view
 
-__all__ = ["SAVE_FORMAT", "PlayError", "Table", "log_entry", "make_team"]
+__all__ = ["SAVE_FORMAT", "PlayError", "Table", "log_entry", "make_team", "teammates_label"]
 
 SAVE_FORMAT = "shipwreck-arcana-table"
 
@@ -206,7 +207,7 @@ class Table:
         data = view_data(view, log, self._posterior(view))
         data["version"] = len(self.actions)
         data["humans"] = list(self.humans)
-        data["teammates"] = self.teammates
+        data["teammates"] = teammates_label(self.teammates)
         return data
 
     def _posterior(self, view) -> list[float] | None:
@@ -278,6 +279,15 @@ class Table:
             if self.state.over or action not in legal_actions(self.state):
                 raise PlayError(f"saved action {action!r} is not legal where it is replayed")
             self._apply(int(action), by="person" if self.state.decider in self.humans else "ai")
+
+
+def teammates_label(spec: str) -> str:
+    """``spec`` for people to read: a model by its file name, not its path."""
+    parts = []
+    for part in spec.split("+", 1):
+        name, _, arg = part.partition(":")
+        parts.append(f"ppo:{Path(arg).name}" if name == "ppo" else part)
+    return "+".join(parts)
 
 
 def log_entry(

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from agents.play.seat_view import screen_text
-from agents.play.table import PlayError, Table
+from agents.play.table import PlayError, Table, teammates_label
 
 __all__ = ["HELP", "play_terminal"]
 
@@ -78,7 +78,9 @@ def play_terminal(
 
 
 def _session(table: Table, player: int, inp: TextIO, out: TextIO, save_path: str | None) -> int:
-    out.write(f"Shipwreck Arcana: you are player {player}. Teammates: {table.teammates}.\n")
+    out.write(
+        f"Shipwreck Arcana: you are player {player}. Teammates: {teammates_label(table.teammates)}.\n"
+    )
     out.write(HELP + "\n")
     for entry in table.log[-12:]:  # a resumed game: where we were
         out.write(_entry_text(entry, player) + "\n")
