@@ -23,7 +23,10 @@ This module holds the public API and dispatches each action by phase; the turn's
 live in :mod:`~shipwreck_env.turn_start` (draw, per-turn reset),
 :mod:`~shipwreck_env.plays` (the active player's plays, The Thief, announcements),
 :mod:`~shipwreck_env.predictions` (reveals, the group's powers, votes, predictions) and
-:mod:`~shipwreck_env.fading` (score, fades, refill, end of game).
+:mod:`~shipwreck_env.fading` (score, fades, refill, end of game). Each card's special
+effect has one home: card texts in :mod:`~shipwreck_env.arcana` (The Ash, The Fall, The
+Imago, The Blind Man), every faded power -- Scions and Sands included -- in
+:mod:`~shipwreck_env.powers`.
 """
 
 from __future__ import annotations

@@ -20,9 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from shipwreck_env.actions import HOURS_TARGET
+from shipwreck_env.arcana import IMAGO
 from shipwreck_env.cards import CARDS, NUM_CARDS, NUM_POWERS, POWER_INDEX, POWERS
 from shipwreck_env.config import GameConfig
-from shipwreck_env.fading import CARD_MOONS, IMAGO
+from shipwreck_env.fading import CARD_MOONS
 from shipwreck_env.powers import CARD_POWER
 from shipwreck_env.rules import mask_values
 from shipwreck_env.state import PHASES, State

@@ -11,8 +11,8 @@ import numpy as np
 
 from shipwreck_env import powers
 from shipwreck_env.actions import ACTIONS, HOURS_TARGET, PASS
+from shipwreck_env.arcana import announce_fall, note_play
 from shipwreck_env.cards import CARD_INDEX
-from shipwreck_env.fading import announce_fall
 from shipwreck_env.number_lines import (
     CARD_CONTEXT,
     constrain_kept,
@@ -31,7 +31,6 @@ FEAST = CARD_INDEX["feast"]
 WISH = CARD_INDEX["wish"]
 CHALICE = CARD_INDEX["chalice"]
 THIEF = CARD_INDEX["thief"]
-ASH = CARD_INDEX["ash"]
 
 PLAY_ACTION: list[list[int]] = [[0] * 8 for _ in range(HOURS_TARGET + 1)]
 STEAL_ACTION: list[list[int]] = [[0] * 8 for _ in range(4)]
@@ -112,8 +111,7 @@ def _play(s: State, value: int, target: int, rng: np.random.Generator) -> None:
         s.bag_known[value - 1] += 1
     s.plays.append((value, target, landed))
     s.events.append(("play", value, target, landed))
-    if value <= 2 and ASH in s.slots:
-        s.ash_trigger = True
+    note_play(s, value)  # The Ash
     card = s.slots[target] if target < HOURS_TARGET else -1
     if card == FEAST and not s.feast_done:
         s.feast_done = True

@@ -22,11 +22,25 @@ from shipwreck_env.cards import CARDS, POWER_INDEX, POWERS
 from shipwreck_env.number_lines import constrain_kept, real_mask
 from shipwreck_env.state import Phase, State
 
-__all__ = ["CARD_POWER", "POWER_RULES", "PowerRule", "has_power", "offered", "take_power"]
+__all__ = [
+    "CARD_POWER",
+    "POWER_RULES",
+    "PowerRule",
+    "has_power",
+    "offered",
+    "sands_amplifies",
+    "sands_attach",
+    "sands_waits",
+    "scions_attached",
+    "scions_hours",
+    "take_power",
+]
 
 CARD_POWER: list[int] = [POWER_INDEX[card.power] for card in CARDS]
 """Power number on the back of each card number."""
 P = POWER_INDEX
+SCIONS = P["scions"]
+SANDS = P["sands"]
 
 
 def has_power(s: State, power: int) -> bool:
@@ -232,6 +246,43 @@ def _apply_scions(s: State, a: ActionSpec) -> None:
     s.events.append(("power", "scions", a.slot, None))
 
 
+def scions_attached(s: State, slot: int) -> bool:
+    """Is Scions attached to the card on ``slot``? It stays until that card leaves play
+    (the fade or Sparrows then sends it to the deck bottom with the card's fates)."""
+    return any(CARD_POWER[card] == SCIONS for card in s.attached[slot])
+
+
+def scions_hours(fates: list[int]) -> int:
+    """Hours in front of a card with Scions attached: 1 per fate, whatever its value."""
+    return len(fates)
+
+
+# --- Sands: never chosen, works by itself when its card fades ---------------------------
+
+
+def sands_amplifies(s: State, fading: list[int]) -> bool:
+    """Does Sands sit on a card fading now? Then every fade this turn costs one more
+    doom, and a correct prediction scores one more point."""
+    return any(CARD_POWER[card] == SANDS for slot in fading for card in s.attached[slot])
+
+
+def sands_waits(s: State, slot: int, card: int) -> bool:
+    """The card on ``slot`` fades: a Sands card does not join the faded powers, it waits
+    to attach to the card that refills its slot (True if it does)."""
+    if CARD_POWER[card] != SANDS:
+        return False
+    s.sands_waiting[slot] = card
+    return True
+
+
+def sands_attach(s: State, slot: int) -> None:
+    """``slot`` was just refilled: a Sands card waiting for it attaches to the new card."""
+    if s.sands_waiting[slot] >= 0:
+        s.attached[slot].append(s.sands_waiting[slot])
+        s.sands_waiting[slot] = -1
+        s.events.append(("attach", "sands", slot))
+
+
 def _apply_with_cost(s: State, a: ActionSpec) -> None:
     """Sails and Scythes: use now, then the leader names another power to discard."""
     _use(s, P[a.power])
@@ -274,7 +325,9 @@ POWER_RULES: dict[int, PowerRule] = {
     P["scions"]: PowerRule((Phase.GROUP,), _scions_legal, _apply_scions),
     P["scythes"]: PowerRule((Phase.GROUP,), _scythes_legal, _apply_with_cost),
 }
-"""Every power a player can choose (Sands works by itself and has no rule here)."""
+"""Every power a player can choose (Sands works by itself and has no rule here: see
+:func:`sands_amplifies`, :func:`sands_waits` and :func:`sands_attach`; the hours Scions
+changes are :func:`scions_hours`)."""
 
 PHASE_POWERS: dict[int, tuple[int, ...]] = {}
 for _power, _rule in POWER_RULES.items():

@@ -10,7 +10,8 @@ import numpy as np
 
 from shipwreck_env import powers
 from shipwreck_env.actions import ACTIONS, PASS, REVEAL
-from shipwreck_env.fading import announce_fall, end_turn
+from shipwreck_env.arcana import announce_fall
+from shipwreck_env.fading import end_turn
 from shipwreck_env.number_lines import constrain_kept
 from shipwreck_env.state import ALL_VALUES, Phase, State
 
