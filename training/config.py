@@ -1,20 +1,32 @@
 """Training configuration: one YAML file per run, every value explicit and checked.
 
 A config file maps to :class:`TrainConfig` (with nested :class:`EnvSettings`,
-:class:`PPOSettings`, :class:`EvalSettings`, :class:`AlternatingSettings`). Unknown keys
-and bad values raise ``ValueError`` naming the key, the value and what is allowed.
-Command-line overrides use dotted keys: ``ppo.learning_rate=1e-4 env.num_players=4``.
+:class:`PPOSettings`, :class:`EvalSettings`, :class:`AlternatingSettings`,
+:class:`ImitationSettings`): pydantic models, so types, ranges and unknown keys are
+checked by the library and every field carries its description. A bad config raises
+``ValueError`` naming the dotted key, the value and what is allowed (the first problem;
+:func:`from_dict`). Command-line overrides use dotted keys:
+``ppo.learning_rate=1e-4 env.num_players=4``.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from shipwreck_env.config import DIFFICULTIES, GameConfig
 
@@ -27,54 +39,53 @@ __all__ = [
     "PPOSettings",
     "TrainConfig",
     "apply_overrides",
+    "from_dict",
     "load_config",
+    "read_yaml",
 ]
 
 REGIMES = ("play", "predict", "selfplay", "alternating")
 
+Difficulty = Literal["easy", "normal", "hard", "doomed"]
+PositiveInt = Annotated[StrictInt, Field(gt=0)]
+Count = Annotated[StrictInt, Field(ge=0)]
+Positive = Annotated[StrictFloat, Field(gt=0)]
+Fraction = Annotated[StrictFloat, Field(gt=0, le=1)]
+assert set(Difficulty.__args__) == set(DIFFICULTIES)  # one list of difficulties
 
-@dataclass(frozen=True)
-class EnvSettings:
-    """The games the learner plays.
 
-    Attributes:
-        num_players, card_sets, group_decision, challenge_mode, reveal, max_turns: as in
-            ``shipwreck_env.config.GameConfig``.
-        difficulties: one difficulty per episode, drawn uniformly from this list.
-        reward: ``win_loss`` or ``score_doom``.
-        belief: append the literal posterior block to observations.
-    """
+class _Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
-    num_players: int = 3
-    difficulties: tuple[str, ...] = ("normal",)
-    card_sets: str = "base"
+
+def _check_policy_spec(spec: str) -> str:
+    """A policy spec must build (``agents.registry``)."""
+    from agents.registry import make_policy
+
+    make_policy(spec)  # its ValueError names the spec and the allowed ones
+    return spec
+
+
+class EnvSettings(_Section):
+    """The games the learner plays (the game fields as in
+    ``shipwreck_env.config.GameConfig``)."""
+
+    num_players: StrictInt = 3
+    difficulties: Annotated[tuple[Difficulty, ...], Field(min_length=1)] = ("normal",)
+    """One difficulty per episode, drawn uniformly from this list."""
+    card_sets: str | tuple[str, ...] = "base"
     group_decision: str = "leader"
-    challenge_mode: bool = False
-    reveal: bool = True
-    max_turns: int = 200
-    reward: str = "score_doom"
-    belief: bool = True
+    challenge_mode: StrictBool = False
+    reveal: StrictBool = True
+    max_turns: PositiveInt | None = 200
+    reward: Literal["win_loss", "score_doom"] = "score_doom"
+    belief: StrictBool = True
+    """Append the literal posterior block to observations."""
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "difficulties", tuple(self.difficulties))
-        if not self.difficulties:
-            raise ValueError(
-                "env.difficulties [] is empty; allowed: a list of " + str(list(DIFFICULTIES))
-            )
-        for d in self.difficulties:
-            if d not in DIFFICULTIES:
-                raise ValueError(
-                    f"env.difficulties entry {d!r} is not allowed; allowed: {list(DIFFICULTIES)}"
-                )
-        if self.reward not in ("win_loss", "score_doom"):
-            raise ValueError(
-                f"env.reward {self.reward!r} is not allowed; allowed: win_loss, score_doom"
-            )
-        _check_bool("env.belief", self.belief)
-        try:
-            self.game_config(self.difficulties[0])
-        except ValueError as exc:
-            raise ValueError(f"env: {exc}") from None
+    @model_validator(mode="after")
+    def _a_valid_game(self) -> EnvSettings:
+        self.game_config(self.difficulties[0])  # GameConfig names a bad field
+        return self
 
     def game_config(self, difficulty: str) -> GameConfig:
         """The engine configuration for one episode at ``difficulty``."""
@@ -89,196 +100,116 @@ class EnvSettings:
         )
 
 
-@dataclass(frozen=True)
-class PPOSettings:
+class PPOSettings(_Section):
     """MaskablePPO hyperparameters (sb3-contrib names)."""
 
-    learning_rate: float = 3e-4
-    n_steps: int = 1024
-    batch_size: int = 256
-    n_epochs: int = 5
-    gamma: float = 0.99
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    net_arch: tuple[int, ...] = (256, 256)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "net_arch", tuple(self.net_arch))
-        _positive("ppo.learning_rate", self.learning_rate)
-        for name in ("n_steps", "batch_size", "n_epochs"):
-            _positive_int(f"ppo.{name}", getattr(self, name))
-        for name in ("gamma", "gae_lambda"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not 0 < value <= 1:
-                raise ValueError(
-                    f"ppo.{name} {value!r} is not allowed; allowed: a number in (0, 1]"
-                )
-        for name in ("clip_range", "vf_coef", "max_grad_norm"):
-            _positive(f"ppo.{name}", getattr(self, name))
-        if not isinstance(self.ent_coef, (int, float)) or self.ent_coef < 0:
-            raise ValueError(
-                f"ppo.ent_coef {self.ent_coef!r} is not allowed; allowed: a number >= 0"
-            )
-        if not self.net_arch or not all(isinstance(x, int) and x > 0 for x in self.net_arch):
-            raise ValueError(
-                f"ppo.net_arch {list(self.net_arch)!r} is not allowed; allowed: a list of positive integers"
-            )
+    learning_rate: Positive = 3e-4
+    n_steps: PositiveInt = 1024
+    batch_size: PositiveInt = 256
+    n_epochs: PositiveInt = 5
+    gamma: Fraction = 0.99
+    gae_lambda: Fraction = 0.95
+    clip_range: Positive = 0.2
+    ent_coef: Annotated[StrictFloat, Field(ge=0)] = 0.01
+    vf_coef: Positive = 0.5
+    max_grad_norm: Positive = 0.5
+    net_arch: Annotated[tuple[PositiveInt, ...], Field(min_length=1)] = (256, 256)
+    """Hidden layer sizes of the policy and value networks."""
 
 
-@dataclass(frozen=True)
-class EvalSettings:
-    """Win-rate evaluation during and after training.
+class EvalSettings(_Section):
+    """Win-rate evaluation during and after training."""
 
-    Attributes:
-        every: training steps between evaluations (0: only at the end).
-        games: games per difficulty during training.
-        final_games: games per difficulty for the final evaluation.
-        difficulties: the difficulties evaluated.
-        jobs: worker processes for evaluation.
-    """
-
-    every: int = 100_000
-    games: int = 200
-    final_games: int = 1000
-    difficulties: tuple[str, ...] = tuple(DIFFICULTIES)
-    jobs: int = 1
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "difficulties", tuple(self.difficulties))
-        if not isinstance(self.every, int) or self.every < 0:
-            raise ValueError(f"eval.every {self.every!r} is not allowed; allowed: an integer >= 0")
-        for name in ("games", "final_games", "jobs"):
-            _positive_int(f"eval.{name}", getattr(self, name))
-        for d in self.difficulties:
-            if d not in DIFFICULTIES:
-                raise ValueError(
-                    f"eval.difficulties entry {d!r} is not allowed; allowed: {list(DIFFICULTIES)}"
-                )
+    every: Count = 100_000
+    """Training steps between evaluations (0: only at the end)."""
+    games: PositiveInt = 200
+    """Games per difficulty during training."""
+    final_games: PositiveInt = 1000
+    """Games per difficulty for the final evaluation."""
+    difficulties: tuple[Difficulty, ...] = tuple(DIFFICULTIES)
+    jobs: PositiveInt = 1
+    """Worker processes for evaluation."""
 
 
-@dataclass(frozen=True)
-class AlternatingSettings:
-    """The alternating regime: each round trains the play model, then the predict model.
+class AlternatingSettings(_Section):
+    """The alternating regime: each round trains the play model, then the predict model."""
 
-    Attributes:
-        rounds: number of rounds.
-        first_partner_group: the group partner (a policy spec) of the play model in round
-            0, before any predict model exists; afterwards each model trains against the
-            latest other one.
-    """
-
-    rounds: int = 4
+    rounds: PositiveInt = 4
     first_partner_group: str = "bayes"
+    """The play model's group partner (a policy spec) in round 0, before any predict
+    model exists; afterwards each model trains against the latest other one."""
 
-    def __post_init__(self) -> None:
-        _positive_int("alternating.rounds", self.rounds)
 
-
-@dataclass(frozen=True)
-class ImitationSettings:
-    """Optional warm start by imitating a scripted team (``training/imitation.py``).
-
-    Attributes:
-        team: ``play+group`` policy specs whose choices are imitated.
-        games: games recorded (0: no warm start).
-        epochs, batch_size, learning_rate: the supervised fit.
-    """
+class ImitationSettings(_Section):
+    """Optional warm start by imitating a scripted team (``training/imitation.py``)."""
 
     team: str = "heuristic+bayes"
-    games: int = 0
-    epochs: int = 20
-    batch_size: int = 256
-    learning_rate: float = 1e-3
+    """``play+group`` policy specs whose choices are imitated."""
+    games: Count = 0
+    """Games recorded (0: no warm start)."""
+    epochs: PositiveInt = 20
+    batch_size: PositiveInt = 256
+    learning_rate: Positive = 1e-3
 
-    def __post_init__(self) -> None:
-        play, sep, group = self.team.partition("+")
+    @field_validator("team")
+    @classmethod
+    def _a_team(cls, team: str) -> str:
+        play, sep, group = team.partition("+")
         if not sep or not play or not group:
-            raise ValueError(
-                f"imitation.team {self.team!r} is not allowed; allowed: 'play+group', e.g. heuristic+bayes"
-            )
+            raise ValueError("allowed: 'play+group', e.g. heuristic+bayes")
         for spec in (play, group):
-            _check_policy_spec("imitation.team", spec)
-        if not isinstance(self.games, int) or isinstance(self.games, bool) or self.games < 0:
-            raise ValueError(
-                f"imitation.games {self.games!r} is not allowed; allowed: an integer >= 0"
-            )
-        for name in ("epochs", "batch_size"):
-            _positive_int(f"imitation.{name}", getattr(self, name))
-        _positive("imitation.learning_rate", self.learning_rate)
+            _check_policy_spec(spec)
+        return team
 
 
-@dataclass(frozen=True)
-class TrainConfig:
-    """One training run.
+class TrainConfig(_Section):
+    """One training run."""
 
-    Attributes:
-        name: run name (the run directory starts with it).
-        regime: ``play`` (learn the active player's decisions), ``predict`` (the group's),
-            ``selfplay`` (one policy for every decision), ``alternating`` (a play and a
-            predict model trained in turn against each other).
-        seed: seeds the model, the environments and the evaluations.
-        partner: the fixed partner's policy spec (``agents.registry``) for ``play``
-            (a group policy) and ``predict`` (a play policy); unused otherwise.
-        total_timesteps: learner steps (per model and round in ``alternating``: the
-            budget is split evenly across rounds and models).
-        n_envs: parallel environments; ``vec_env`` ``subproc`` runs them in processes.
-        checkpoint_every: training steps between saved checkpoints.
-    """
-
-    name: str
-    regime: str
-    seed: int = 0
+    name: Annotated[str, Field(min_length=1, pattern=r"^[^/]+$")]
+    """Run name (the run directory starts with it)."""
+    regime: Literal["play", "predict", "selfplay", "alternating"]
+    """``play`` (learn the active player's decisions), ``predict`` (the group's),
+    ``selfplay`` (one policy for every decision), ``alternating`` (a play and a predict
+    model trained in turn against each other)."""
+    seed: Count = 0
+    """Seeds the model, the environments and the evaluations."""
     partner: str = ""
-    total_timesteps: int = 1_000_000
-    n_envs: int = 2
-    vec_env: str = "subproc"
-    checkpoint_every: int = 50_000
-    env: EnvSettings = field(default_factory=EnvSettings)
-    ppo: PPOSettings = field(default_factory=PPOSettings)
-    eval: EvalSettings = field(default_factory=EvalSettings)
-    alternating: AlternatingSettings = field(default_factory=AlternatingSettings)
-    imitation: ImitationSettings = field(default_factory=ImitationSettings)
+    """The fixed partner's policy spec (``agents.registry``) for ``play`` (a group
+    policy) and ``predict`` (a play policy); unused otherwise."""
+    total_timesteps: PositiveInt = 1_000_000
+    """Learner steps (per model and round in ``alternating``: the budget is split evenly
+    across rounds and models)."""
+    n_envs: PositiveInt = 2
+    vec_env: Literal["subproc", "dummy"] = "subproc"
+    """``subproc`` runs the environments in processes."""
+    checkpoint_every: PositiveInt = 50_000
+    env: EnvSettings = Field(default_factory=EnvSettings)
+    ppo: PPOSettings = Field(default_factory=PPOSettings)
+    eval: EvalSettings = Field(default_factory=EvalSettings)
+    alternating: AlternatingSettings = Field(default_factory=AlternatingSettings)
+    imitation: ImitationSettings = Field(default_factory=ImitationSettings)
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name or "/" in self.name:
-            raise ValueError(
-                f"name {self.name!r} is not allowed; allowed: a non-empty string without '/'"
-            )
-        if self.regime not in REGIMES:
-            raise ValueError(f"regime {self.regime!r} is not allowed; allowed: {list(REGIMES)}")
-        if not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < 0:
-            raise ValueError(f"seed {self.seed!r} is not allowed; allowed: an integer >= 0")
-        for name in ("total_timesteps", "n_envs", "checkpoint_every"):
-            _positive_int(name, getattr(self, name))
-        if self.vec_env not in ("subproc", "dummy"):
-            raise ValueError(f"vec_env {self.vec_env!r} is not allowed; allowed: subproc, dummy")
+    @model_validator(mode="after")
+    def _regime_needs(self) -> TrainConfig:
         if self.regime == "alternating" and self.imitation.games:
             raise ValueError(
-                f"imitation.games {self.imitation.games} is not allowed with regime alternating; "
-                "allowed: 0 (warm starts exist for play, predict and selfplay)"
+                f"imitation.games {self.imitation.games} is not allowed with regime "
+                "alternating; allowed: 0 (warm starts exist for play, predict and selfplay)"
             )
         if self.regime in ("play", "predict"):
             if not self.partner:
                 raise ValueError(
                     f"partner '' is not allowed for regime {self.regime}; allowed: a policy spec"
                 )
-            _check_policy_spec("partner", self.partner)
+            try:
+                _check_policy_spec(self.partner)
+            except ValueError as exc:
+                raise ValueError(f"partner: {exc}") from None
+        return self
 
     def to_dict(self) -> dict:
         """Plain data (lists for tuples), as written to ``config.yaml``."""
-        return _plain(dataclasses.asdict(self))
-
-
-_SECTIONS = {
-    "env": EnvSettings,
-    "ppo": PPOSettings,
-    "eval": EvalSettings,
-    "alternating": AlternatingSettings,
-    "imitation": ImitationSettings,
-}
+        return _plain(self.model_dump())
 
 
 def _plain(value: Any) -> Any:
@@ -289,47 +220,56 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _check_bool(name: str, value: object) -> None:
-    if not isinstance(value, bool):
-        raise ValueError(f"{name} {value!r} is not allowed; allowed: true, false")
+def _model_at(loc: tuple) -> type[BaseModel] | None:
+    """The model class a (dotted) location's last key belongs to."""
+    model: Any = TrainConfig
+    for part in loc[:-1]:
+        field = model.model_fields.get(part) if isinstance(part, str) else None
+        if field is None or not isinstance(field.annotation, type):
+            return None
+        model = field.annotation
+    return model if isinstance(model, type) and issubclass(model, BaseModel) else None
 
 
-def _positive(name: str, value: object) -> None:
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
-        raise ValueError(f"{name} {value!r} is not allowed; allowed: a number > 0")
+def _key_path(loc: tuple, kind: str) -> tuple:
+    """``loc`` without pydantic's union member tags (``env.card_sets.str``): only field
+    names and list indexes (and, for an unknown key, that key)."""
+    model: Any = TrainConfig
+    out = []
+    for i, part in enumerate(loc):
+        fields = (
+            model.model_fields if isinstance(model, type) and issubclass(model, BaseModel) else {}
+        )
+        if (
+            isinstance(part, int)
+            or part in fields
+            or (kind == "extra_forbidden" and i == len(loc) - 1)
+        ):
+            out.append(part)
+            annotation = fields[part].annotation if part in fields else None
+            model = annotation if isinstance(annotation, type) else None
+    return tuple(out)
 
 
-def _positive_int(name: str, value: object) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-        raise ValueError(f"{name} {value!r} is not allowed; allowed: an integer > 0")
-
-
-def _check_policy_spec(name: str, spec: str) -> None:
-    """A policy spec must build (``agents.registry``); its error is prefixed with ``name``."""
-    from agents.registry import make_policy
-
-    try:
-        make_policy(spec)
-    except ValueError as exc:
-        raise ValueError(f"{name}: {exc}") from None
-
-
-def _build(cls: type, data: dict, prefix: str) -> Any:
-    if not isinstance(data, dict):
-        raise ValueError(f"{prefix or 'config'} {data!r} is not allowed; allowed: a mapping")
-    names = {f.name for f in fields(cls)}
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise ValueError(f"{prefix}{unknown[0]} is not a known key; allowed: {sorted(names)}")
-    kwargs = {}
-    for key, value in data.items():
-        if key in _SECTIONS and cls is TrainConfig:
-            value = _build(_SECTIONS[key], value or {}, f"{key}.")
-        kwargs[key] = value
-    try:
-        return cls(**kwargs)
-    except TypeError as exc:  # a missing required key
-        raise ValueError(f"{prefix or 'config'}: {exc}") from None
+def _message(error: dict) -> str:
+    """One pydantic error as this project writes errors: the key, the value, the allowed."""
+    loc = _key_path(tuple(error["loc"]), error["type"])
+    key = ".".join(str(p) for p in loc) or "config"
+    kind, text = error["type"], error["msg"]
+    if kind == "extra_forbidden":
+        model = _model_at(loc)
+        allowed = sorted(model.model_fields) if model else "the documented keys"
+        return f"{key} is not a known key; allowed: {allowed}"
+    if kind == "missing":
+        return f"{key} is missing; allowed: {text.lower()}"
+    if kind == "model_type" or kind == "dict_type":
+        return f"{key} {error['input']!r} is not allowed; allowed: a mapping"
+    if kind == "value_error":
+        text = text.removeprefix("Value error, ")
+        if text.startswith("allowed:"):
+            return f"{key} {error['input']!r} is not allowed; {text}"
+        return text if loc == () else f"{key}: {text}"
+    return f"{key} {error['input']!r} is not allowed; allowed: {text[0].lower()}{text[1:]}"
 
 
 class _Loader(yaml.SafeLoader):
@@ -348,10 +288,6 @@ def read_yaml(text: str) -> Any:
     return yaml.load(text, Loader=_Loader)
 
 
-def _parse_value(text: str) -> Any:
-    return read_yaml(text)
-
-
 def apply_overrides(data: dict, overrides: list[str]) -> dict:
     """Set dotted ``key=value`` overrides (values parsed as YAML) in a config mapping."""
     data = _plain(data)
@@ -367,13 +303,25 @@ def apply_overrides(data: dict, overrides: list[str]) -> dict:
             node = node.setdefault(part, {})
             if not isinstance(node, dict):
                 raise ValueError(f"override {item!r}: {part!r} is not a section")
-        node[parts[-1]] = _parse_value(text)
+        node[parts[-1]] = read_yaml(text)
     return data
 
 
 def from_dict(data: dict) -> TrainConfig:
-    """A validated config from plain data."""
-    return _build(TrainConfig, data, "")
+    """A validated config from plain data.
+
+    Raises:
+        ValueError: the first problem, naming the dotted key, the value and what is
+            allowed.
+    """
+    if not isinstance(data, dict):
+        raise ValueError(f"config {data!r} is not allowed; allowed: a mapping")
+    sections = ("env", "ppo", "eval", "alternating", "imitation")
+    data = {k: ({} if k in sections and v is None else v) for k, v in data.items()}
+    try:
+        return TrainConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ValueError(_message(exc.errors()[0])) from None
 
 
 def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainConfig:
