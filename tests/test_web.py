@@ -427,3 +427,13 @@ def test_the_no_leak_check_catches_a_leaky_server(app_client, monkeypatch) -> No
             check_no_leak(
                 app, [(str(r.url), r.json(), "application/json")], np.random.default_rng(0)
             )
+
+
+def test_a_challenge_game_gives_a_person_both_their_seats(app_client) -> None:
+    _, client = app_client
+    gid, keys = new_game(client, players=2, challenge_mode=True, humans=[0], teammates="convention")
+    view = client.get(f"/api/games/{gid}/seats/0", headers={"X-Seat-Key": keys[0]}).json()
+    assert [s["seat"] for s in view["seats"] if s["mine"]] == [0, 2]
+    assert all(s["fates"] is None for s in view["seats"] if not s["mine"])
+    r = client.post("/api/games", json={"players": 3, "challenge_mode": True})
+    assert r.status_code == 400 and "challenge_mode" in r.json()["error"]

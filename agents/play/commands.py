@@ -31,6 +31,9 @@ def add_commands(sub: argparse._SubParsersAction, formatter: type) -> None:
     play.add_argument("--difficulty", default="normal", help="easy, normal, hard or doomed")
     play.add_argument("--card-sets", default="base", help="card sets, e.g. base or all")
     play.add_argument("--group-decision", default="leader", help="leader or vote")
+    play.add_argument(
+        "--challenge", action="store_true", help="2-player challenge mode (two seats each)"
+    )
     play.add_argument("--seed", type=int, default=None, help="game seed (random if omitted)")
     play.add_argument("--save", default=None, help="save here on s and on quitting")
     play.add_argument("--resume", default=None, help="continue a game saved with s or --save")
@@ -92,6 +95,7 @@ def _play(args: argparse.Namespace) -> int:
                 difficulty=args.difficulty,
                 card_sets=args.card_sets,
                 group_decision=args.group_decision,
+                challenge_mode=args.challenge,
             )
             table = Table(config, [args.seat], args.teammates, args.seed)
             player, save = args.seat, args.save

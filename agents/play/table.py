@@ -14,6 +14,7 @@ the replayed state equals the saved one.
 
 from __future__ import annotations
 
+import copy
 import json
 import secrets
 from collections.abc import Iterable, Sequence
@@ -315,7 +316,6 @@ def _advisor(team: Team) -> object | None:
     group = team.group
     if not hasattr(group, "posterior"):
         return None
-    try:
-        return type(group)()
-    except TypeError:
-        return None
+    advisor = copy.deepcopy(group)  # same options (convention:A, ...), its own memory
+    advisor.reset()
+    return advisor

@@ -8,7 +8,8 @@ exactly its own seat's view (:meth:`agents.play.table.Table.seat_data`) and may 
 for that seat. The API::
 
     POST /api/games                          {players, difficulty, card_sets,
-                                              group_decision, teammates, humans, seed?}
+                                              group_decision, challenge_mode?,
+                                              teammates, humans, seed?}
                                              -> 201 {game, links: {seat: link}}
     GET  /api/games/GAME/seats/SEAT          -> the seat's view       (X-Seat-Key)
     POST /api/games/GAME/seats/SEAT/actions  {action: int} -> the view after the AI
@@ -58,6 +59,7 @@ _GAME_FIELDS = {
     "difficulty",
     "card_sets",
     "group_decision",
+    "challenge_mode",
     "teammates",
     "humans",
     "seed",
@@ -153,6 +155,7 @@ def _new_table(data: dict) -> Table:
             difficulty=data.get("difficulty", "normal"),
             card_sets=data.get("card_sets", "base"),
             group_decision=data.get("group_decision", "leader"),
+            challenge_mode=data.get("challenge_mode", False),
         )
         table = Table(config, humans, teammates, seed)
     except (TypeError, ValueError) as exc:

@@ -28,6 +28,7 @@ async function create(event) {
     difficulty: form.get("difficulty"),
     card_sets: form.get("card_sets"),
     group_decision: form.get("group_decision"),
+    challenge_mode: form.get("challenge_mode") === "on",
     teammates: form.get("teammates"),
     humans: form.getAll("human").map(Number),
   };
