@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+FAST_SECTION = "<!-- fast-trainer:start"
 sys.path.insert(0, str(ROOT))
 
 from agents.evaluate import evaluate, wilson_interval  # noqa: E402
@@ -78,7 +79,11 @@ def main() -> int:
         json_path.write_text(
             json.dumps({"command": command, "regimes": table, "baselines_3p": baselines}, indent=1)
         )
-    (ROOT / "results" / "training.md").write_text(markdown(table, baselines, command))
+    md_path = ROOT / "results" / "training.md"
+    old = md_path.read_text() if md_path.exists() else ""
+    # keep the fast trainer's section, written by scripts/make_fast_training_report.py
+    fast = old[old.index(FAST_SECTION) :] if FAST_SECTION in old else ""
+    md_path.write_text(markdown(table, baselines, command) + ("\n\n" + fast if fast else ""))
     plot(table, baselines, ROOT / "results" / "training_curves.png")
     print((ROOT / "results" / "training.md").read_text())
     return 0

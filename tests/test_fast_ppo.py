@@ -153,9 +153,15 @@ def test_shipped_configs_load():
 
 @pytest.mark.parametrize(
     "bad",
-    [{"regime": "nope"}, {"regime": "play"}, {"num_games": 30}, {"ppo": {"hidden": []}},
-     {"env": {"belief": "magic"}}, {"unknown": 1}],
-)  # fmt: skip
+    [
+        {"regime": "nope"},
+        {"regime": "play"},
+        {"num_games": 30},
+        {"ppo": {"hidden": []}},
+        {"env": {"belief": "magic"}},
+        {"unknown": 1},
+    ],
+)
 def test_bad_config_values_are_refused(bad):
     with pytest.raises(ValueError):
         _config(**bad)

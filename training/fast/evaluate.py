@@ -31,8 +31,13 @@ def evaluate_network(
     score and doom, and games cut at ``max_turns``."""
     n = games or cfg.eval.games
     diffs = cfg.eval.difficulties
-    g = Games(cfg.env, n * len(diffs), cfg.eval.seed if seed is None else seed,
-              autoreset=False, difficulties=diffs)  # fmt: skip
+    g = Games(
+        cfg.env,
+        n * len(diffs),
+        cfg.eval.seed if seed is None else seed,
+        autoreset=False,
+        difficulties=diffs,
+    )
     scripted = (
         ScriptedRole(cfg.partner, g.num_games, cfg.eval.seed) if cfg.regime != "selfplay" else None
     )

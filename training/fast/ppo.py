@@ -253,8 +253,15 @@ class Trainer:
         with torch.no_grad():
             kl = (((ratio - 1) - log_ratio) * learn).sum() / count
             clip = (((ratio - 1).abs() > cfg.clip_coef).float() * learn).sum() / count
-        return {"loss": loss, "pg": pg_loss, "vf": vf_loss, "ent": ent, "aux": aux, "kl": kl,
-                "clip": clip}  # fmt: skip
+        return {
+            "loss": loss,
+            "pg": pg_loss,
+            "vf": vf_loss,
+            "ent": ent,
+            "aux": aux,
+            "kl": kl,
+            "clip": clip,
+        }
 
     def train_step(self) -> dict[str, float]:
         """One rollout and one update; returns its figures (timings included)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
 import time
@@ -86,6 +87,7 @@ def train(cfg: FastConfig, run_dir: Path, resume: bool = False, stop_after: int 
         stats = trainer.train_step()
         step = trainer.global_step
         figures = {**stats, **_episode_figures(trainer.episodes), "wall": trainer.wall}
+        figures["load1"] = os.getloadavg()[0]  # the machine is shared: speeds need it
         trainer.episodes.clear()
         for key, value in figures.items():
             writer.add_scalar(key if "/" in key else f"train/{key}", value, step)
@@ -110,6 +112,7 @@ def _evaluate(trainer: Trainer, writer, games: int) -> dict:
         "step": trainer.global_step,
         "wall": trainer.wall,
         "eval_seconds": time.perf_counter() - start,
+        "load1": os.getloadavg()[0],
         "results": results,
     }
     for difficulty, r in results.items():
