@@ -14,11 +14,13 @@ states that differ only in that seat's hidden fate(s) and agree with every publi
 
 are identical in the real and the alternative state. ``test_checker_detects_*`` show
 that the same checker fails on deliberately leaky encoders, views and masks, so a
-passing sweep means something.
+passing sweep means something. The twin-game section at the end varies what the swaps
+cannot (the face-down deck order and the hidden draws) without trusting the engine's
+number lines or its choice of who decides.
 
 Authorities: ``shipwreck_env/state.py`` (``hands`` are the only hidden data;
 ``bag_known``), ``shipwreck_env/observation.py`` and ``view.py`` (only public facts and
-the observer's own fates), ``shared/rules/rulings.md`` (number lines).
+the observer's own fates), ``docs/rules.md`` (number lines).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from shipwreck_env.aec_env import raw_env
 from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.observation import ObservationLayout
 from shipwreck_env.render import describe_event
 from shipwreck_env.scenario import arrange
 from shipwreck_env.state import PHASES, Phase, State
@@ -539,3 +542,197 @@ def test_infos_hold_only_the_end_result() -> None:
             assert info == {}
             legal = np.flatnonzero(obs["action_mask"])
             e.step(int(legal[rng.integers(len(legal))]))
+
+
+# --- twin games: another deck order and other hidden draws, the same public course -------
+#
+# The sweep above builds its alternative states with the engine's own public record (a
+# swap must agree with the number lines) and never varies the deck. Twin games do
+# neither: a twin is a copy of a game whose face-down deck (below the visible top card)
+# is reshuffled and whose later draws come from another generator. Both twins then take
+# the same actions. While the public record *as the test reads it from the rules* -- the
+# table, the visible deck top and size, hand sizes, score, doom and the answers the rules
+# announce -- is the same in both, every player whose own fates are the same in both must
+# get the same observation, mask, infos, view, render (also their own) and event texts,
+# and be asked to decide at the same moments. Number lines, ``bag_known`` and the
+# engine's choice of who decides are not trusted: they are among what is compared.
+
+ANSWER_EVENTS = (
+    "draw",
+    "chalice",
+    "fall",
+    "power",
+    "steal",
+    "predict",
+    "resolve",
+    "reveal",
+    "table_to_bag",
+    "exiled_to_bag",
+)
+"""Events that are the answers the rules make public (the other events restate actions
+and the table)."""
+
+
+def public_record(s: State) -> tuple:
+    """The public course of ``s`` as the rules define it (see the section comment)."""
+    return (
+        s.slots,
+        s.table,
+        s.attached,
+        s.sands_waiting,
+        s.faded,
+        s.exiled,
+        s.deck[0] if s.deck else -1,
+        len(s.deck),
+        [len(hand) for hand in s.hands],
+        sum(s.bag),
+        (s.score, s.doom, s.turn, s.over, s.won, s.truncated),
+        [e for e in s.events if e[0] in ANSWER_EVENTS],
+    )
+
+
+def twin(s: State, rng: np.random.Generator) -> State:
+    """``s`` with the face-down deck below its top card reshuffled."""
+    t = s.copy()
+    below = t.deck[1:]
+    rng.shuffle(below)
+    t.deck[1:] = below
+    return t
+
+
+@dataclasses.dataclass
+class TwinReport(Report):
+    twins: int = 0
+    deck_differs: int = 0
+    draws_differ: int = 0
+
+
+def run_twins(pairs: int, max_steps: int, seed0: int) -> TwinReport:
+    """Fork ``pairs`` twin games over the sweep's configurations at random moments and
+    follow each pair while its public record agrees."""
+    report = TwinReport()
+    configs = sweep_configs()
+    for n in range(pairs):
+        config = configs[n % len(configs)]
+        obs = Observers(config)
+        seed = seed0 + n
+        rng = np.random.default_rng(seed)
+        choice = np.random.default_rng([seed, 1])
+        a = arranged_start(config, rng) if n % 3 == 2 else new_game(config, rng)
+        for _ in range(int(rng.integers(0, 40))):
+            if a.over:
+                break
+            step_inplace(a, choose(a, legal_actions(a), choice), rng)
+        if a.over or len(a.deck) < 3:
+            continue
+        b = twin(a, choice)
+        rng_a, rng_b = np.random.default_rng([seed, 2]), np.random.default_rng([seed, 3])
+        report.twins += 1
+        report.deck_differs += a.deck != b.deck
+        owners: set[int] = set()
+        for step in range(max_steps):
+            if public_record(a) != public_record(b):
+                break
+            owners |= {a.owner(k) for k in range(a.num_seats) if a.hands[k] != b.hands[k]}
+            where = f"{config} twins {n} seed {seed} step {step} phase {PHASES[a.phase]}"
+            check_twins(obs, a, b, owners, report, where)
+            if a.over:
+                break
+            common = sorted(set(legal_actions(a)) & set(legal_actions(b)))
+            if not common:
+                break
+            action = choose(a, common, choice)
+            step_inplace(a, action, rng_a)
+            step_inplace(b, action, rng_b)
+        report.draws_differ += bool(owners)
+    return report
+
+
+def check_twins(
+    obs: Observers, a: State, b: State, owners: set[int], report: TwinReport, where: str
+) -> None:
+    """Every non-owner sees the same in ``a`` and ``b``; so does everybody in public."""
+    report.states += 1
+    report.phases[PHASES[a.phase]] += 1
+    for player in range(obs.num_players):
+        if player in owners:
+            continue
+        diff = differences(obs, obs.snapshot(a, player), obs.snapshot(b, player))
+        if render_module.render(a, player) != render_module.render(b, player):
+            diff.append("render for this viewer")
+        report.checks += 1
+        if diff:
+            report.problems.append(f"{where}, observer {player}: {diff}")
+    text_a, text_b = obs.public_text(a), obs.public_text(b)
+    if text_a != text_b:
+        report.problems.append(
+            f"{where}: public text differs in {[k for k in text_a if text_a[k] != text_b[k]]}"
+        )
+
+
+@pytest.fixture(scope="module")
+def twin_sweep() -> TwinReport:
+    return run_twins(pairs=240, max_steps=120, seed0=0)
+
+
+def test_no_leak_between_twin_games(twin_sweep: TwinReport) -> None:
+    assert_clean(twin_sweep)
+    assert twin_sweep.checks > 2000, twin_sweep.checks
+
+
+def test_twin_games_vary_the_deck_and_the_draws_and_reach_every_phase(
+    twin_sweep: TwinReport,
+) -> None:
+    """The twins really differ (deck order in nearly all pairs, hidden draws in many) and
+    are compared in every non-terminal phase."""
+    assert twin_sweep.deck_differs >= 0.9 * twin_sweep.twins
+    assert twin_sweep.draws_differ >= 0.3 * twin_sweep.twins, twin_sweep
+    covered = set(twin_sweep.phases)
+    assert covered >= NON_TERMINAL_PHASES - {"sails", "cost"}, twin_sweep.phases
+
+
+@pytest.mark.slow
+def test_no_leak_between_many_twin_games() -> None:
+    report = run_twins(pairs=2000, max_steps=300, seed0=70_000)
+    assert_clean(report)
+    assert set(report.phases) >= NON_TERMINAL_PHASES, report.phases
+
+
+def test_twin_checker_detects_a_render_showing_the_card_under_the_top(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The planted render defect (the deck line naming the card under the top) is caught
+    by the twins, which no state swap could do."""
+    honest = render_module.render
+
+    def leaky(s: State, viewer: int | None = None) -> str:
+        text = honest(s, viewer)
+        under = CARDS[s.deck[1]].name if len(s.deck) > 1 else "empty"
+        return text.replace("Deck:", f"Deck (next {under}):", 1)
+
+    monkeypatch.setattr(render_module, "render", leaky)
+    report = run_twins(pairs=12, max_steps=5, seed0=0)
+    assert any("render" in p for p in report.problems), report.problems[:3]
+
+
+def test_twin_checker_detects_an_observation_of_the_next_draw(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An encoder that leaks a hidden fate drawn this turn by the active seat into the
+    turn counter (a field no swap of held fates could tell apart) is caught."""
+    honest = ObservationLayout.__init__
+
+    def leaky_layout(self, *args, **kwargs) -> None:
+        honest(self, *args, **kwargs)
+        encoder, turn = self.encoder, self.offsets["turn"]
+
+        def leaky(s: State, observer: int) -> np.ndarray:
+            vec = encoder(s, observer)
+            vec[turn] += 0.001 * sum(s.hands[s.active])
+            return vec
+
+        self.encoder = leaky
+
+    monkeypatch.setattr(ObservationLayout, "__init__", leaky_layout)
+    report = run_twins(pairs=40, max_steps=40, seed0=0)
+    assert any("observation fields ['turn']" in p for p in report.problems), report.problems[:3]
