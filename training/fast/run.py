@@ -2,6 +2,7 @@
 
     python -m training.fast --config configs/fast_selfplay.yaml [key=value ...]
     python -m training.fast --resume results/runs/fast/<run> [--stop-after STEPS]
+    python -m training.fast --export results/runs/fast/<run> --to results/models/<name>.pth
 
 See :mod:`training.fast.ppo` for what a run writes.
 """
@@ -20,12 +21,14 @@ from pathlib import Path
 import torch
 import yaml
 
+from shipwreck_env.actions import NUM_ACTIONS
+from shipwreck_env.observation import ObservationLayout
 from training.fast.config import FastConfig, apply_overrides, from_dict, load_config
 from training.fast.evaluate import evaluate_network
-from training.fast.network import export_sb3
+from training.fast.network import ActorCritic, export_sb3
 from training.fast.ppo import Trainer
 
-__all__ = ["ROLES", "main", "meta", "train"]
+__all__ = ["ROLES", "export_checkpoint", "main", "meta", "train"]
 
 RUNS_DIR = Path("results/runs/fast")
 ROLES = {"selfplay": "self", "play": "play", "predict": "predict"}
@@ -68,6 +71,8 @@ def train(cfg: FastConfig, run_dir: Path, resume: bool = False, stop_after: int 
     trainer = Trainer(cfg, run_dir)
     checkpoints = run_dir / "checkpoints"
     checkpoints.mkdir(parents=True, exist_ok=True)
+    if not resume:
+        (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     latest = checkpoints / "latest.pt"
     if resume:
         trainer.load_state_dict(torch.load(latest, weights_only=False))
@@ -141,6 +146,24 @@ def _finish(trainer: Trainer, writer) -> None:
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
 
 
+def export_checkpoint(run_dir: Path, target: Path) -> dict:
+    """Export the network of ``run_dir``'s latest checkpoint as an SB3 ``.pth`` with its
+    ``.meta.json`` (a run in progress can be shipped); returns the metadata."""
+    cfg = from_dict(yaml.safe_load((run_dir / "config.yaml").read_text()))
+    state = torch.load(run_dir / "checkpoints" / "latest.pt", weights_only=False)
+    layout = ObservationLayout.for_config(
+        cfg.env.game_config(cfg.env.difficulties[0]), belief=cfg.env.belief_block
+    )
+    model = ActorCritic(layout.size, NUM_ACTIONS, cfg.ppo.hidden, cfg.env.belief == "aux")
+    model.load_state_dict(state["model"])
+    export_sb3(model, target)
+    info = meta(cfg, f"ppo:{target}")
+    info["exported_from"] = f"{run_dir.name}/checkpoints/latest.pt"
+    info["steps"] = state["global_step"]
+    target.with_suffix(".meta.json").write_text(json.dumps(info, indent=2))
+    return info
+
+
 def new_run_dir(cfg: FastConfig, runs_dir: Path = RUNS_DIR) -> Path:
     """``<runs_dir>/<name>__<seed>__<YYYYmmdd-HHMMSS>`` (created)."""
     path = Path(runs_dir) / f"{cfg.name}__{cfg.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
@@ -154,10 +177,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resume", help="run folder to continue from its checkpoint")
     parser.add_argument("--runs", default=str(RUNS_DIR), help="folder of new runs")
     parser.add_argument("--stop-after", type=int, default=0, help="stop after N steps")
+    parser.add_argument("--export", help="run folder whose latest checkpoint to export")
+    parser.add_argument("--to", help="with --export: the .pth file to write")
     parser.add_argument("overrides", nargs="*", help="dotted.key=value")
     args = parser.parse_args(argv)
+    if args.export:
+        if not args.to:
+            parser.error("--export needs --to FILE.pth")
+        print(json.dumps(export_checkpoint(Path(args.export), Path(args.to)), indent=2))
+        return 0
     if bool(args.config) == bool(args.resume):
-        parser.error("give exactly one of --config and --resume")
+        parser.error("give exactly one of --config, --resume and --export")
     if args.resume:
         run_dir = Path(args.resume)
         data = yaml.safe_load((run_dir / "config.yaml").read_text())
@@ -165,7 +195,6 @@ def main(argv: list[str] | None = None) -> int:
     else:
         cfg = load_config(args.config, args.overrides)
         run_dir = new_run_dir(cfg, Path(args.runs))
-        (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     with open(run_dir / "command.txt", "a") as fh:
         fh.write(shlex.join([sys.executable, "-m", "training.fast", *sys.argv[1:]]) + "\n")
     print(f"run folder: {run_dir}", flush=True)
