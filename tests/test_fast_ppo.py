@@ -182,10 +182,12 @@ def test_a_checkpoint_exports_as_a_policy_with_its_role(tmp_path):
     import json
 
     from agents.trained import load_policy
-    from training.fast.run import export_checkpoint
+    from training.fast.run import evaluate_checkpoint, export_checkpoint
 
     train(_config(total_steps=256), tmp_path / "run")
     info = export_checkpoint(tmp_path / "run", tmp_path / "team.pth")
     assert info["role"] == "self" and info["spec"] == f"ppo:{tmp_path / 'team.pth'}"
     assert json.loads((tmp_path / "team.meta.json").read_text())["steps"] == 256
     assert load_policy(str(tmp_path / "team.pth")).belief
+    record = evaluate_checkpoint(tmp_path / "run", games=3)
+    assert record["step"] == 256 and record["results"]["doomed"]["games"] == 3

@@ -3,6 +3,7 @@
     python -m training.fast --config configs/fast_selfplay.yaml [key=value ...]
     python -m training.fast --resume results/runs/fast/<run> [--stop-after STEPS]
     python -m training.fast --export results/runs/fast/<run> --to results/models/<name>.pth
+    python -m training.fast --evaluate results/runs/fast/<run> [--games N]
 
 See :mod:`training.fast.ppo` for what a run writes.
 """
@@ -28,7 +29,7 @@ from training.fast.evaluate import evaluate_network
 from training.fast.network import ActorCritic, export_sb3
 from training.fast.ppo import Trainer
 
-__all__ = ["ROLES", "export_checkpoint", "main", "meta", "train"]
+__all__ = ["ROLES", "evaluate_checkpoint", "export_checkpoint", "main", "meta", "train"]
 
 RUNS_DIR = Path("results/runs/fast")
 ROLES = {"selfplay": "self", "play": "play", "predict": "predict"}
@@ -146,9 +147,7 @@ def _finish(trainer: Trainer, writer) -> None:
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
 
 
-def export_checkpoint(run_dir: Path, target: Path) -> dict:
-    """Export the network of ``run_dir``'s latest checkpoint as an SB3 ``.pth`` with its
-    ``.meta.json`` (a run in progress can be shipped); returns the metadata."""
+def _checkpoint_model(run_dir: Path) -> tuple[FastConfig, ActorCritic, dict]:
     cfg = from_dict(yaml.safe_load((run_dir / "config.yaml").read_text()))
     state = torch.load(run_dir / "checkpoints" / "latest.pt", weights_only=False)
     layout = ObservationLayout.for_config(
@@ -156,6 +155,32 @@ def export_checkpoint(run_dir: Path, target: Path) -> dict:
     )
     model = ActorCritic(layout.size, NUM_ACTIONS, cfg.ppo.hidden, cfg.env.belief == "aux")
     model.load_state_dict(state["model"])
+    return cfg, model, state
+
+
+def evaluate_checkpoint(run_dir: Path, games: int) -> dict:
+    """Evaluate the latest checkpoint of ``run_dir`` (batched, greedy, the config's
+    held-out seed) and append the record to its ``eval.jsonl``."""
+    cfg, model, state = _checkpoint_model(run_dir)
+    start = time.perf_counter()
+    results = evaluate_network(model, cfg, games)
+    record = {
+        "step": state["global_step"],
+        "wall": state["wall"],
+        "eval_seconds": time.perf_counter() - start,
+        "load1": os.getloadavg()[0],
+        "source": "checkpoint",
+        "results": results,
+    }
+    with open(run_dir / "eval.jsonl", "a") as fh:
+        fh.write(json.dumps(record) + "\n")
+    return record
+
+
+def export_checkpoint(run_dir: Path, target: Path) -> dict:
+    """Export the network of ``run_dir``'s latest checkpoint as an SB3 ``.pth`` with its
+    ``.meta.json`` (a run in progress can be shipped); returns the metadata."""
+    cfg, model, state = _checkpoint_model(run_dir)
     export_sb3(model, target)
     info = meta(cfg, f"ppo:{target}")
     info["exported_from"] = f"{run_dir.name}/checkpoints/latest.pt"
@@ -179,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stop-after", type=int, default=0, help="stop after N steps")
     parser.add_argument("--export", help="run folder whose latest checkpoint to export")
     parser.add_argument("--to", help="with --export: the .pth file to write")
+    parser.add_argument("--evaluate", help="run folder whose latest checkpoint to evaluate")
+    parser.add_argument("--games", type=int, default=1000, help="with --evaluate: per difficulty")
     parser.add_argument("overrides", nargs="*", help="dotted.key=value")
     args = parser.parse_args(argv)
     if args.export:
@@ -186,8 +213,11 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--export needs --to FILE.pth")
         print(json.dumps(export_checkpoint(Path(args.export), Path(args.to)), indent=2))
         return 0
+    if args.evaluate:
+        print(json.dumps(evaluate_checkpoint(Path(args.evaluate), args.games), indent=2))
+        return 0
     if bool(args.config) == bool(args.resume):
-        parser.error("give exactly one of --config, --resume and --export")
+        parser.error("give exactly one of --config, --resume, --export and --evaluate")
     if args.resume:
         run_dir = Path(args.resume)
         data = yaml.safe_load((run_dir / "config.yaml").read_text())
