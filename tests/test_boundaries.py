@@ -53,3 +53,11 @@ def test_importing_every_core_module_loads_no_agents_or_training() -> None:
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("package", ["agents", "training"])
+def test_top_level_names_resolve_to_this_repository(package: str) -> None:
+    """``agents`` and ``training`` are generic top-level names: if another installed
+    distribution's package of that name shadowed ours, this says so by name."""
+    module = __import__(package)
+    assert Path(module.__file__).resolve().parent == ROOT / package, module.__file__
