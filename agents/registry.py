@@ -9,6 +9,7 @@
 | ``convention`` / ``convention:A`` | the convention team: one public code per turn (agents/convention.py) | both |
 | ``oracle`` | CHEATS: the group sees the hidden fate | group |
 | ``ppo:PATH`` | a trained Stable-Baselines3 model | as trained |
+| ``rllib:PATH`` | an RLlib checkpoint of ``training.rllib_train`` (``agents/rllib_policy.py``) | as trained |
 
 Specs are strings so that worker processes can rebuild the same policies.
 """
@@ -77,7 +78,11 @@ def make_policy(spec: str) -> Policy:
         from agents.trained import load_policy
 
         return load_policy(arg)
+    if name == "rllib" and arg:
+        from agents.rllib_policy import load_rllib_policy
+
+        return load_rllib_policy(arg)
     raise ValueError(
         f"policy {spec!r} is not known; allowed: random[:P], literal[:T], heuristic, bayes, "
-        "oracle, ppo:PATH"
+        "oracle, ppo:PATH, rllib:PATH"
     )
