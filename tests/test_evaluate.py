@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from agents.evaluate import evaluate, wilson_interval, write_outputs
 from agents.cli import main as cli_main
+from agents.evaluate import evaluate, wilson_interval, write_outputs
 
 
 @pytest.mark.parametrize(
