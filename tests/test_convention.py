@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from test_leaks import swapped
 
-from agents import convention as convention_module
+from agents import convention_search as convention_module
 from agents.base import Team
 from agents.convention import ConventionPolicy, compute_convention
 from agents.evaluate import evaluate, play_game
@@ -248,3 +248,17 @@ def test_registry_builds_the_convention_team():
     assert make_policy("convention").name == "convention"
     assert compute_convention is convention_module.compute_convention
     assert PASS >= 0
+
+
+def test_race_win_is_a_bounded_race_monotone_in_score_and_doom():
+    from agents.bayes import race_value
+    from agents.convention import race_win
+
+    for score in range(8):
+        for doom in range(8):
+            v = race_win(score, doom, 0.95, 2)
+            assert 0.0 <= v <= 1.0
+            assert race_win(score, doom, 0.0) == race_value(score, doom)
+            if score < 7 and doom < 7:
+                assert race_win(score + 1, doom, 0.95, 2) >= v >= race_win(score, doom + 1, 0.95, 2)
+    assert race_win(7, 3, 0.95, 2) == 1.0 and race_win(3, 7, 0.95, 2) == 0.0

@@ -1,0 +1,538 @@
+"""The search behind the convention team (:mod:`agents.convention`): one turn's public
+code, from public inputs only.
+
+:func:`compute_convention` lists the hands the active seat may hold (:func:`public_hands`),
+their lines of play and the observations those show (``_Lines``), and picks one line per
+hand (``_Search``: greedy start, best responses, coordinate ascent on the summed value);
+``_Outcomes`` holds an observation's race values and the group's best reply there
+(pass, name, a question power or Sorrows). :func:`race_win` is the value of the race.
+The method is explained in :mod:`agents.convention`. Nothing here reads a hidden fate:
+every input is public, so every teammate computes the same code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from agents.bayes import race_value
+from shipwreck_env.actions import ACTIONS, power_action
+from shipwreck_env.cards import CARD_INDEX, CARDS
+from shipwreck_env.public_record import (
+    PlayOutcome,
+    fade_doom,
+    fading_after,
+    hand_plays,
+    kept_rows,
+    onlooker_pool,
+    play_outcome,
+)
+from shipwreck_env.view import TurnStart
+
+__all__ = ["Convention", "compute_convention", "group_questions", "public_hands", "race_win"]
+
+_EPS = 1e-12
+THIEF = CARD_INDEX["thief"]
+FALL = CARD_INDEX["fall"]
+FEAST = CARD_INDEX["feast"]
+SHELLS = power_action("shells")
+SINNERS = [[power_action("sinners", slot, v) if v else 0 for v in range(8)] for slot in range(4)]
+
+
+@cache
+def race_win(score: int, doom: int, accuracy: float, fail_doom: int = 1) -> float:
+    """P(win) if every later turn that changes the score or the doom scores with
+    probability ``accuracy`` and otherwise costs ``fail_doom`` doom: a race of
+    ``7 - score`` successes against the doom budget. ``accuracy <= 0`` falls back to
+    :func:`agents.bayes.race_value`."""
+    if accuracy <= 0:
+        return race_value(score, doom)
+    if doom >= 7:
+        return 0.0
+    if score >= 7:
+        return 1.0
+    return accuracy * race_win(score + 1, doom, accuracy, fail_doom) + (1 - accuracy) * race_win(
+        score, doom + fail_doom, accuracy, fail_doom
+    )
+
+
+@dataclass(frozen=True)
+class Convention:
+    """One turn's public code.
+
+    Attributes:
+        hands: every hand the active seat may hold: ``(carried, fresh)`` when it carried
+            a fate, else ``(low, high)``.
+        weights: public prior of each hand (sum 1).
+        choice: the first-play action number the convention assigns to each hand.
+        power: the after-play power action (Shells, Sinners) of each hand's line, or 0.
+        kept: the kept value of each hand under its choice.
+        value: the summed team value of the code.
+    """
+
+    hands: tuple[tuple[int, int], ...]
+    weights: tuple[float, ...]
+    choice: tuple[int, ...]
+    power: tuple[int, ...]
+    kept: tuple[int, ...]
+    value: float
+
+    def index(self, hand: tuple[int, int]) -> int:
+        """Position of ``hand`` in :attr:`hands` (-1 if absent)."""
+        try:
+            return self.hands.index(hand)
+        except ValueError:
+            return -1
+
+
+def public_hands(
+    start: TurnStart,
+    seat: int,
+    carried: bool,
+    likelihood: tuple[float, ...] | None,
+    pool: tuple[int, ...] | list[int],
+) -> list[tuple[tuple[int, int], float]]:
+    """Hands of the active ``seat`` with their weights (unnormalised) for a player whose
+    unseen copies at the start of the turn are ``pool``; a carried fate's prior is
+    ``likelihood x pool x number line``."""
+    out = []
+    if carried:
+        line = start.lines[seat]
+        like = likelihood if likelihood is not None else (1.0,) * 7
+        for c in range(1, 8):
+            pc = like[c - 1] * pool[c - 1] * (line >> (c - 1) & 1)
+            if pc <= 0:
+                continue
+            for d in range(1, 8):
+                nd = pool[d - 1] - (d == c)
+                if nd > 0:
+                    out.append(((c, d), pc * nd))
+        if not out and likelihood is not None:  # the memory contradicts the line: forget it
+            return public_hands(start, seat, carried, None, pool)
+        return out
+    for a in range(1, 8):
+        for b in range(a, 8):
+            n = pool[a - 1] * (pool[b - 1] - (a == b))
+            if n > 0:
+                out.append(((a, b), float(n if a == b else 2 * n)))
+    return out
+
+
+_QUESTION_SETS = {
+    "secrets": (1, 2, 3),
+    "songs": (1, 4, 7),
+    "spires": (3, 4, 5),
+    "swords": (5, 6, 7),
+    "scythes": (2, 6),
+}
+
+
+def group_questions(start: TurnStart, played: int, visible: tuple[int, ...]) -> list[tuple]:
+    """The yes-sets (kept-value indexes ``v - 1``) of every question power the group may
+    use after ``played`` on the turn-start table, plus ``("sorrows",)`` if Sorrows is
+    available. Scythes needs another power to pay with."""
+    powers = [CARDS[c].power for c in start.faded]
+    out: list[tuple] = []
+    seen: set[tuple] = set()
+
+    def add(values) -> None:
+        yes = tuple(v - 1 for v in range(1, 8) if v in values)
+        if 0 < len(yes) < 7 and yes not in seen:
+            seen.add(yes)
+            out.append(yes)
+
+    for power in dict.fromkeys(powers):
+        if power == "saints":
+            for x in range(1, 7):
+                add(range(x + 1, 8))
+        elif power in _QUESTION_SETS and (power != "scythes" or len(powers) > 1):
+            add(_QUESTION_SETS[power])
+        elif power == "shackles":
+            add(range(played - 2, played + 3))
+        elif power == "storms":
+            for v in sorted(set(visible)):
+                add((v,))
+    if "sorrows" in powers:
+        out.append(("sorrows",))
+    return out
+
+
+class _Outcomes:
+    """The race values of one observation: pass, right, wrong (per unit of mass), and the
+    group's question powers there."""
+
+    __slots__ = ("cost", "pass_", "questions", "right", "solo", "sorrows", "spent", "wrong")
+
+    def __init__(
+        self,
+        score: int,
+        doom: int,
+        fades: int,
+        amplified: bool,
+        info: float,
+        race: tuple[float, int],
+        questions: list[tuple],
+        cost: float,
+        spent: bool = False,
+    ) -> None:
+        self.pass_ = race_win(score, doom + fades, *race) + info
+        self.right = race_win(score + 1 + amplified, doom, *race)
+        self.wrong = race_win(score, doom + 1 + fades, *race)
+        self.questions = [
+            (q, tuple(i for i in range(7) if i not in q)) for q in questions if q != ("sorrows",)
+        ]
+        self.sorrows = ("sorrows",) in questions
+        self.cost = cost
+        self.spent = spent  # the player used a faded power: it costs, and no group power
+        self.solo: list[float] | None = None
+
+    def _value(self, total: float, top: float) -> float:
+        """Best of naming (``top`` mass right) and passing, for mass ``total``."""
+        predict = top * (self.right - self.wrong) + total * self.wrong
+        passing = total * self.pass_
+        return predict if predict > passing else passing
+
+    def _plain(self, m: list[float], guesses: int = 1) -> float:
+        top = max(m) if guesses == 1 else sum(sorted(m)[-guesses:])
+        return self._value(sum(m), top)
+
+    def _best(self, m: list[float]) -> tuple[float, object]:
+        total = sum(m)
+        best, how = self._value(total, max(m)), None
+        if not (self.questions or self.sorrows) or total <= 0:
+            return best, how
+        price = self.cost * total
+        if best >= total * max(self.right, self.pass_) - price:
+            return best, how  # no answer can do better than knowing the fate
+        for yes, no in self.questions:
+            part_yes = [m[i] for i in yes]
+            part_no = [m[i] for i in no]
+            value = (
+                self._value(sum(part_yes), max(part_yes))
+                + self._value(sum(part_no), max(part_no))
+                - price
+            )
+            if value > best + _EPS:
+                best, how = value, yes
+        if self.sorrows:
+            value = self._plain(m, 2) - price
+            if value > best + _EPS:
+                best, how = value, "sorrows"
+        return best, how
+
+    def group(self, m: list[float]) -> float:
+        """Value of the group's best reply to mass ``m`` (by kept value)."""
+        if self.spent:
+            return self._plain(m) - self.cost * sum(m)
+        return self._best(m)[0]
+
+    def _reply_vector(self, m: list[float], guesses: int, out: list[float], ks) -> None:
+        """Write into ``out[k]`` (k in ``ks``) what kept value k + 1 gets from the plain
+        reply (pass, or name the ``guesses`` likeliest values) to ``m``."""
+        total = sum(m)
+        if guesses == 1:
+            top = max(m)
+            named: tuple[int, ...] = (m.index(top),)
+        else:
+            named = tuple(sorted(range(7), key=lambda i: -m[i])[:guesses])
+            top = sum(m[i] for i in named)
+        if top * (self.right - self.wrong) + total * self.wrong > total * self.pass_:
+            for k in ks:
+                out[k] = self.right if k in named else self.wrong
+        else:
+            for k in ks:
+                out[k] = self.pass_
+
+    def payoffs(self, m: list[float]) -> list[float]:
+        """What a hand keeping k = 1..7 gets from the group's best reply to mass ``m``
+        (index k - 1); an empty ``m`` is read as that hand alone."""
+        if sum(m) <= 0:
+            if self.solo is None:  # the group would know the kept fate: no power helps
+                sure = self.right if self.right > self.pass_ else self.pass_
+                self.solo = [sure - (self.cost if self.spent else 0.0)] * 7
+            return self.solo
+        out = [0.0] * 7
+        how = None if self.spent else self._best(m)[1]
+        if how is None:
+            self._reply_vector(m, 1, out, range(7))
+            if not self.spent:
+                return out
+        elif how == "sorrows":
+            self._reply_vector(m, 2, out, range(7))
+        else:
+            no = [i for i in range(7) if i not in how]
+            self._reply_vector([m[i] if i in how else 0.0 for i in range(7)], 1, out, how)
+            self._reply_vector([0.0 if i in how else m[i] for i in range(7)], 1, out, no)
+        return [v - self.cost for v in out]
+
+
+_CACHE: dict[tuple, Convention] = {}
+
+
+def compute_convention(
+    config,
+    start: TurnStart,
+    seat: int,
+    carried: bool,
+    likelihood: tuple[float, ...] | None,
+    info_value: float = 0.01,
+    accuracy: float = 0.95,
+    fail_doom: int = 2,
+    power_cost: float = 0.005,
+    plan: bool = True,
+    player_powers: bool = True,
+    sweeps: int = 20,
+) -> Convention:
+    """The convention of a turn from its public inputs (see the module docstring).
+
+    Args:
+        config: the game's rules.
+        start: the public table after the active ``seat`` drew.
+        carried: the seat began its turn holding a fate.
+        likelihood: what the seat's last convention said about the carried fate (by value),
+            ``None`` for nothing.
+        info_value: bonus of a pass (the carried fate's information is kept for later).
+        accuracy, fail_doom: the value of the race (see :func:`race_win`).
+        power_cost: what spending a faded power costs (win-chance units).
+        plan: plan the group's question powers and Sorrows into the code.
+        player_powers: let lines of play use Shells and Sinners after the play.
+        sweeps: at most this many rounds of best responses, then of coordinate ascent.
+    """
+    key = (
+        config,
+        start.raw,
+        seat,
+        carried,
+        likelihood,
+        info_value,
+        accuracy,
+        fail_doom,
+        power_cost,
+        plan,
+        player_powers,
+        sweeps,
+    )
+    hit = _CACHE.get(key)
+    if hit is not None:
+        return hit
+    weighted = public_hands(start, seat, carried, likelihood, onlooker_pool(start))
+    total = sum(w for _, w in weighted) or 1.0
+    hands = [h for h, _ in weighted]
+    lines = _Lines(start, info_value, (accuracy, fail_doom), power_cost, plan, player_powers)
+    search = _Search(
+        [w / total for _, w in weighted],
+        [lines.options(hand, carried) for hand in hands],
+        lines.outcomes,
+    )
+    search.greedy()
+    search.best_responses(sweeps)
+    search.ascend(sweeps)
+    picked = [opts[j] for opts, j in zip(search.options, search.pick, strict=True)]
+    convention = Convention(
+        hands=tuple(hands),
+        weights=tuple(search.weights),
+        choice=tuple(line[0] for line, _, _ in picked),
+        power=tuple(line[1] for line, _, _ in picked),
+        kept=tuple(kept for _, _, kept in picked),
+        value=search.value(),
+    )
+    if len(_CACHE) > 512:
+        _CACHE.clear()
+    _CACHE[key] = convention
+    return convention
+
+
+Option = tuple[tuple[int, int], int, int]
+"""A hand's line of play: ((play action, after-play power action or 0), observation, kept)."""
+
+
+class _Lines:
+    """The lines of play of hypothetical hands on one turn-start table, and the
+    observations (with their race values) they show."""
+
+    def __init__(
+        self,
+        start: TurnStart,
+        info_value: float,
+        race: tuple[float, int],
+        power_cost: float,
+        plan: bool,
+        player_powers: bool,
+    ) -> None:
+        self.start = start
+        self.info_value, self.race, self.power_cost, self.plan = info_value, race, power_cost, plan
+        self.rows = kept_rows(start)
+        self.visible = tuple(
+            v
+            for card, fates in zip(start.slots, start.table, strict=True)
+            if card >= 0
+            for v in fates
+        )
+        self.feast = [slot for slot, card in enumerate(start.slots) if card == FEAST]
+        faded = {CARDS[c].power for c in start.faded}
+        own_powers = player_powers and THIEF not in start.slots
+        self.shells = own_powers and "shells" in faded
+        self.sinners = own_powers and "sinners" in faded
+        self.fall_slot = start.slots.index(FALL) if FALL in start.slots else -1
+        self.index: dict[tuple, int] = {}
+        self.outcomes: list[_Outcomes] = []
+        self.asked: dict[int, list[tuple]] = {}  # the group's questions, by the value played
+
+    def observation(self, out: PlayOutcome, power: int, answer, removed=None) -> int:
+        """The number of the observation ``out`` + the after-play ``power`` (0: none) and
+        its answer; ``removed`` is the fate Sinners takes off the table."""
+        key = (out, power, answer)
+        o = self.index.get(key)
+        if o is not None:
+            return o
+        start = self.start
+        o = self.index[key] = len(self.outcomes)
+        fades, amplified = fade_doom(start, fading_after(start, out, removed))
+        questions = []
+        if self.plan and not power:
+            questions = self.asked.get(out.value)
+            if questions is None:
+                questions = self.asked[out.value] = group_questions(
+                    start, out.value, (*self.visible, out.value)
+                )
+        self.outcomes.append(
+            _Outcomes(
+                start.score,
+                start.doom,
+                fades,
+                amplified,
+                self.info_value,
+                self.race,
+                questions,
+                self.power_cost,
+                spent=bool(power),
+            )
+        )
+        return o
+
+    def options(self, hand: tuple[int, int], carried: bool) -> list[Option]:
+        """Every line of play of ``hand`` (no Feast play unless it is the only one)."""
+        start = self.start
+        plays = [(a, ACTIONS[a].value, ACTIONS[a].slot) for a in hand_plays(start, hand, self.rows)]
+        plays = [p for p in plays if p[2] not in self.feast] or plays
+        out: list[Option] = []
+        for action, value, target in plays:
+            kept = hand[1] if hand[0] == value else hand[0]
+            seen = play_outcome(start, value, target, kept)
+            out.append(((action, 0), self.observation(seen, 0, None), kept))
+            if self.shells:
+                answer = carried and value == hand[0] and hand[1] != value
+                out.append(((action, SHELLS), self.observation(seen, SHELLS, answer), kept))
+            if self.sinners:
+                for slot in range(4):
+                    if slot == self.fall_slot or start.slots[slot] < 0:
+                        continue
+                    fates = start.table[slot] + ((value,) if seen.landed == slot else ())
+                    for v in sorted(set(fates)):
+                        if v < kept:
+                            power = SINNERS[slot][v]
+                            o = self.observation(seen, power, None, (slot, v))
+                            out.append(((action, power), o, kept))
+        return out
+
+
+def _moved(m: list[float], kept: int, delta: float) -> list[float]:
+    m = m[:]
+    m[kept - 1] += delta
+    return m
+
+
+class _Search:
+    """The choice of one line per hand: ``pick[i]`` indexes ``options[i]``; ``mass[o]``
+    is the prior mass, by kept value, of the hands whose picked line shows ``o``."""
+
+    def __init__(
+        self, weights: list[float], options: list[list[Option]], outcomes: list[_Outcomes]
+    ) -> None:
+        self.weights, self.options, self.outcomes = weights, options, outcomes
+        self.pick = [0] * len(options)
+        self.mass = [[0.0] * 7 for _ in outcomes]
+
+    def _move(self, i: int, j: int) -> tuple[int, int]:
+        """Hand ``i`` takes line ``j``: (old observation, new observation)."""
+        w = self.weights[i]
+        _, o1, k1 = self.options[i][self.pick[i]]
+        _, o2, k2 = self.options[i][j]
+        self.mass[o1] = _moved(self.mass[o1], k1, -w)
+        self.mass[o2] = _moved(self.mass[o2], k2, w)
+        self.pick[i] = j
+        return o1, o2
+
+    def greedy(self) -> None:
+        """Each hand takes its best line when every observation is read as if every hand
+        able to show it did."""
+        literal = [[0.0] * 7 for _ in self.outcomes]
+        for w, opts in zip(self.weights, self.options, strict=True):
+            for _, o, kept in opts:
+                literal[o][kept - 1] += w
+        payoff = [out.payoffs(m) for out, m in zip(self.outcomes, literal, strict=True)]
+        for i, opts in enumerate(self.options):
+            best, best_value = 0, -np.inf
+            for j, (_, o, kept) in enumerate(opts):
+                if payoff[o][kept - 1] > best_value + _EPS:
+                    best, best_value = j, payoff[o][kept - 1]
+            self.pick[i] = best
+            _, o, kept = opts[best]
+            self.mass[o][kept - 1] += self.weights[i]
+
+    def best_responses(self, sweeps: int) -> None:
+        """Each hand takes the line whose current reading serves it best (the group's reply
+        to each observation fixed; an unused one is read as that hand alone), until no
+        hand moves."""
+        outcomes, mass = self.outcomes, self.mass
+        payoff = [out.payoffs(m) for out, m in zip(outcomes, mass, strict=True)]
+        for _ in range(sweeps):
+            changed = False
+            for i, opts in enumerate(self.options):
+                if len(opts) < 2:
+                    continue
+                _, o1, k1 = opts[self.pick[i]]
+                best, best_value = self.pick[i], payoff[o1][k1 - 1]
+                for j, (_, o, kept) in enumerate(opts):
+                    if payoff[o][kept - 1] > best_value + _EPS:
+                        best, best_value = j, payoff[o][kept - 1]
+                if best != self.pick[i]:
+                    for o in self._move(i, best):
+                        payoff[o] = outcomes[o].payoffs(mass[o])
+                    changed = True
+            if not changed:
+                return
+
+    def ascend(self, sweeps: int) -> None:
+        """Coordinate ascent over hands on the summed value: a hand moves when the gain
+        of its new observation beats the loss of its old one."""
+        outcomes, mass = self.outcomes, self.mass
+        value = [out.group(m) for out, m in zip(outcomes, mass, strict=True)]
+        for _ in range(sweeps):
+            changed = False
+            for i, opts in enumerate(self.options):
+                if len(opts) < 2:
+                    continue
+                w = self.weights[i]
+                _, o1, k1 = opts[self.pick[i]]
+                without = _moved(mass[o1], k1, -w)
+                loss = outcomes[o1].group(without) - value[o1]
+                best, best_gain = -1, _EPS
+                for j, (_, o, kept) in enumerate(opts):
+                    if j == self.pick[i] or o == o1:
+                        continue
+                    gain = loss + outcomes[o].group(_moved(mass[o], kept, w)) - value[o]
+                    if gain > best_gain:
+                        best, best_gain = j, gain
+                if best >= 0:
+                    for o in self._move(i, best):
+                        value[o] = outcomes[o].group(mass[o])
+                    changed = True
+            if not changed:
+                return
+
+    def value(self) -> float:
+        """The summed team value of the current choice."""
+        return float(sum(out.group(m) for out, m in zip(self.outcomes, self.mass, strict=True)))
