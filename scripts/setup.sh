@@ -17,6 +17,22 @@ if [ ! -f "$stamp" ]; then
     rm -f .venv/.installed-*
     touch "$stamp"
 fi
+# RLlib (the distributed extra) gets its own virtualenv, .venv-rllib: ray[rllib] 2.60 pins
+# gymnasium==1.2.2 and .venv runs 1.4 (README, "Training on a Ray cluster"). torch==2.13.0
+# first here too (pip install --dry-run: ray[rllib] then changes no torch). SKIP_RLLIB=1 skips it.
+if [ "${SKIP_RLLIB:-0}" != 1 ]; then
+    if [ ! -x .venv-rllib/bin/python ]; then
+        "$PYTHON" -m venv .venv-rllib
+    fi
+    rstamp=.venv-rllib/.installed-$(cat pyproject.toml | sha256sum | cut -c1-16)
+    if [ ! -f "$rstamp" ]; then
+        .venv-rllib/bin/python -m pip install --quiet --upgrade pip
+        .venv-rllib/bin/python -m pip install --quiet torch==2.13.0
+        .venv-rllib/bin/python -m pip install --quiet -e ".[distributed,dev]"
+        rm -f .venv-rllib/.installed-*
+        touch "$rstamp"
+    fi
+fi
 if [ ! -x /usr/bin/chromium ]; then
     # Playwright's own browser download does not work here: the tests launch this one.
     if [ "$(id -u)" = 0 ]; then

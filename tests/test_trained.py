@@ -51,7 +51,9 @@ def test_missing_model_file_is_a_clear_error(tmp_path):
 
 def test_models_are_shipped_for_every_training_config():
     configs = Path(__file__).resolve().parent.parent / "configs"
-    names = {p.stem for p in configs.glob("*.yaml")} - {"alternating"}
+    # rllib_* configs train RLlib checkpoints (rllib:PATH), not shipped .pth models
+    names = {p.stem for p in configs.glob("*.yaml") if not p.stem.startswith("rllib_")}
+    names -= {"alternating"}
     names |= {"alternating_play", "alternating_predict"}
     assert {p.stem for p in SHIPPED} == names
 

@@ -30,8 +30,11 @@ SMOKE = [
 ]
 
 
-SB3_CONFIGS = sorted(p for p in CONFIGS.glob("*.yaml") if not p.stem.startswith("fast_"))
-"""The configs of ``training.train`` (``fast_*`` ones are ``training/fast``'s own schema)."""
+SB3_CONFIGS = sorted(
+    p for p in CONFIGS.glob("*.yaml") if not p.stem.startswith(("fast_", "rllib_"))
+)
+"""The configs of ``training.train`` (``fast_*`` ones are ``training/fast``'s own schema,
+``rllib_*`` ones ``training/rllib_config.py``'s: tests/test_rllib_policy.py)."""
 
 
 @pytest.mark.parametrize("path", SB3_CONFIGS, ids=lambda p: p.stem)

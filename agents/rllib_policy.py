@@ -1,0 +1,180 @@
+"""RLlib checkpoints as policies (``rllib:PATH`` in ``agents.registry``), without Ray.
+
+``training.rllib_train`` trains :class:`MaskedActorCritic` inside an RLlib RLModule
+(``training.rllib_module``) and writes, in every algorithm checkpoint directory, a
+``shipwreck_policy.json`` naming the module to play and the game it learned
+(:func:`agents.trained.game_meta`). The module's weights are RLlib's own file
+``learner_group/learner/rl_module/<module>/module_state.pkl`` -- a pickled dict of numpy
+arrays -- so this loader needs only numpy and torch: the project's main environment
+(gymnasium 1.4, no Ray) plays a checkpoint trained in ``.venv-rllib``.
+
+``PATH`` is a checkpoint directory (``.../checkpoints/iter_000002``), a run directory
+(its latest checkpoint), or a module directory (``.../rl_module/shared``, with the
+``shipwreck_policy.json`` of its checkpoint found above it). The policy picks the most
+likely legal action (``deterministic=False``: samples with the generator it is given).
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.trained import check_game
+from shipwreck_env.policy import Policy
+from shipwreck_env.state import State
+from shipwreck_env.view import AgentView
+
+__all__ = [
+    "MASKED",
+    "META_FILE",
+    "MaskedActorCritic",
+    "RLlibPolicy",
+    "find_checkpoint",
+    "load_rllib_policy",
+]
+
+MASKED = -1e9
+"""Logit of an illegal action: its probability is exactly 0 in float32 (no NaN)."""
+META_FILE = "shipwreck_policy.json"
+"""Written by the trainer in every checkpoint: module id, network sizes, game metadata."""
+
+
+def _mlp(width: int, hidden: tuple[int, ...]) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for out in hidden:
+        layers += [nn.Linear(width, out), nn.Tanh()]
+        width = out
+    return nn.Sequential(*layers)
+
+
+class MaskedActorCritic(nn.Module):
+    """The network: separate tanh MLPs for the policy and the value, one linear head
+    each; :meth:`logits` puts :data:`MASKED` on illegal actions."""
+
+    def __init__(self, obs_dim: int, num_actions: int, hidden: tuple[int, ...]) -> None:
+        super().__init__()
+        self.obs_dim, self.num_actions, self.hidden = obs_dim, num_actions, tuple(hidden)
+        self.pi = _mlp(obs_dim, self.hidden)
+        self.vf = _mlp(obs_dim, self.hidden)
+        self.pi_head = nn.Linear(self.hidden[-1], num_actions)
+        self.vf_head = nn.Linear(self.hidden[-1], 1)
+        for module in [*self.pi.modules(), *self.vf.modules()]:  # CleanRL initialisation
+            if isinstance(module, nn.Linear):
+                nn.init.orthogonal_(module.weight, np.sqrt(2))
+                nn.init.zeros_(module.bias)
+        nn.init.orthogonal_(self.pi_head.weight, 0.01)
+        nn.init.zeros_(self.pi_head.bias)
+        nn.init.orthogonal_(self.vf_head.weight, 1.0)
+        nn.init.zeros_(self.vf_head.bias)
+
+    def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Action logits with :data:`MASKED` where ``mask`` is 0 (or False)."""
+        return self.pi_head(self.pi(obs)).masked_fill(mask == 0, MASKED)
+
+    def value(self, obs: torch.Tensor) -> torch.Tensor:
+        """State values, shape ``[batch]``."""
+        return self.vf_head(self.vf(obs)).squeeze(-1)
+
+
+def find_checkpoint(path: str | Path) -> tuple[Path, dict]:
+    """The checkpoint directory ``path`` names (itself, a run's latest, or the one
+    above a module directory) and its :data:`META_FILE` contents.
+
+    Raises:
+        ValueError: nothing there is a checkpoint of ``training.rllib_train``.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise ValueError(f"RLlib checkpoint {str(path)!r} does not exist")
+    candidates = [path, *path.parents]
+    for candidate in candidates:
+        if (candidate / META_FILE).is_file():
+            return candidate, json.loads((candidate / META_FILE).read_text())
+    latest = path / "checkpoints" / "latest"
+    if latest.is_file():
+        return find_checkpoint(path / "checkpoints" / latest.read_text().strip())
+    raise ValueError(
+        f"{str(path)!r} is not a checkpoint of training.rllib_train (no {META_FILE} there "
+        "or above, and no checkpoints/latest); allowed: a checkpoint, run or module directory"
+    )
+
+
+def _module_dir(path: Path, checkpoint: Path, module: str) -> Path:
+    if (path / "module_state.pkl").is_file():
+        return path
+    return checkpoint / "learner_group" / "learner" / "rl_module" / module
+
+
+def load_network(path: str | Path):
+    """(network in eval mode, metadata) of the checkpoint or module at ``path``."""
+    checkpoint, meta = find_checkpoint(path)
+    module_dir = _module_dir(Path(path), checkpoint, meta["module"])
+    state_file = module_dir / "module_state.pkl"
+    if not state_file.is_file():
+        raise ValueError(f"RLlib module state {str(state_file)!r} does not exist")
+    with state_file.open("rb") as f:
+        state = pickle.load(f)
+    prefix = "net."
+    weights = {
+        k[len(prefix) :]: torch.as_tensor(np.asarray(v))
+        for k, v in state.items()
+        if k.startswith(prefix)
+    }
+    net = MaskedActorCritic(meta["obs_dim"], meta["num_actions"], tuple(meta["hidden"]))
+    net.load_state_dict(weights)
+    net.eval()
+    return net, meta
+
+
+class RLlibPolicy(Policy):
+    """A network trained with RLlib, choosing greedily among legal actions."""
+
+    needs_observation = True
+
+    def __init__(self, net, name: str, meta: dict, deterministic: bool = True) -> None:
+        self.net = net
+        self.name = name
+        self.meta = meta
+        self.deterministic = deterministic
+        self.belief = bool(meta.get("game", {}).get("belief", False))
+        self._checked = None
+
+    def act(
+        self,
+        observation: np.ndarray | None,
+        mask: np.ndarray,
+        view: AgentView,
+        rng: np.random.Generator,
+        state: State | None = None,
+    ) -> int:
+        if view.config is not self._checked:
+            check_game(self.meta.get("game", {}), view.config, self.name)
+            self._checked = view.config
+        if observation is None or observation.shape != (self.net.obs_dim,):
+            got = None if observation is None else observation.shape
+            raise ValueError(
+                f"model {self.name} expects observations of shape ({self.net.obs_dim},), "
+                f"got {got}: play it with the options it was trained on"
+            )
+        with torch.no_grad():
+            logits = self.net.logits(
+                torch.as_tensor(observation, dtype=torch.float32)[None],
+                torch.as_tensor(np.asarray(mask))[None],
+            )[0]
+        if self.deterministic:
+            return int(logits.argmax())
+        probs = torch.softmax(logits.double(), -1).numpy() * (mask > 0)
+        return int(rng.choice(len(probs), p=probs / probs.sum()))
+
+
+def load_rllib_policy(path: str, deterministic: bool = True) -> RLlibPolicy:
+    """The policy of an RLlib checkpoint of ``training.rllib_train`` (see the module
+    docstring for what ``path`` may be)."""
+    net, meta = load_network(path)
+    checkpoint, _ = find_checkpoint(path)
+    return RLlibPolicy(net, f"rllib:{checkpoint.name}", meta, deterministic)

@@ -1,0 +1,132 @@
+"""The RLlib trainer's parts that need no Ray: its config (bad keys refused by name) and
+the ``rllib:PATH`` loader, which plays a checkpoint in the main environment (gymnasium
+1.4, no Ray). Runs in both .venv and .venv-rllib; tests/test_rllib.py makes real
+checkpoints with a real Ray."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("pydantic")
+
+from agents.evaluate import evaluate
+from agents.registry import make_policy
+from agents.rllib_policy import META_FILE, MaskedActorCritic, find_checkpoint
+from agents.trained import game_meta
+from shipwreck_env.actions import NUM_ACTIONS
+from shipwreck_env.config import GameConfig
+from shipwreck_env.observation import ObservationLayout
+from training.rllib_config import from_dict, load_config
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_shipped_config_is_valid():
+    cfg = load_config(ROOT / "configs" / "rllib_selfplay.yaml")
+    assert cfg.multi_agent.policies == ("shared",)
+    assert cfg.multi_agent.policy_mapping == {"default": "shared"}
+    assert cfg.env.env_config()["difficulties"] == ["easy", "normal", "hard", "doomed"]
+    assert cfg.ray.address is None
+    over = load_config(
+        ROOT / "configs" / "rllib_selfplay.yaml",
+        ["ray.address=auto", "env_runners.num_env_runners=4", "ppo.lr=1e-4"],
+    )
+    assert (over.ray.address, over.env_runners.num_env_runners, over.ppo.lr) == ("auto", 4, 1e-4)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"iteration": 3}, "iteration is not a known key; allowed: ['checkpoint_every'"),
+        ({"ppo": {"learning_rate": 1e-3}}, "ppo.learning_rate is not a known key; allowed: ["),
+        ({"env_runners": {"num_workers": 2}}, "env_runners.num_workers is not a known key"),
+        ({"env": {"difficulty": "hard"}}, "env.difficulty is not a known key"),
+        ({"ppo": {"lr": -1.0}}, "ppo.lr -1.0 is not allowed"),
+        ({"env": {"difficulties": ["impossible"]}}, "env.difficulties.0 'impossible'"),
+        (
+            {"multi_agent": {"policy_mapping": {"default": "other"}}},
+            "multi_agent: policy_mapping.default 'other' is not a module; allowed: ['shared']",
+        ),
+        (
+            {"multi_agent": {"policy_mapping": {"player_9": "shared", "default": "shared"}}},
+            "multi_agent.policy_mapping.player_9 is not a seat",
+        ),
+        ({"env": {"num_players": 9}}, "env: num_players 9 is not allowed; allowed: 2 to 5"),
+        ({"ppo": {"minibatch_size": 9000}}, "ppo.minibatch_size 9000 is not allowed"),
+    ],
+)
+def test_bad_config_is_refused_by_name(data, message):
+    with pytest.raises(ValueError) as caught:
+        from_dict(data)
+    assert str(caught.value).startswith(message)
+
+
+def _fake_checkpoint(root: Path, belief: bool = True, players: int = 3) -> tuple[Path, object]:
+    """A checkpoint laid out as RLlib 2.60 writes one (the module's state a pickled dict
+    of numpy arrays under ``net.``), with the trainer's metadata."""
+    import torch
+
+    config = GameConfig(num_players=players)
+    size = ObservationLayout.for_config(config, belief).size
+    torch.manual_seed(0)
+    net = MaskedActorCritic(size, NUM_ACTIONS, (16, 8))
+    checkpoint = root / "run" / "checkpoints" / "iter_000004"
+    module = checkpoint / "learner_group" / "learner" / "rl_module" / "shared"
+    module.mkdir(parents=True)
+    state = {f"net.{k}": v.numpy().copy() for k, v in net.state_dict().items()}
+    (module / "module_state.pkl").write_bytes(pickle.dumps(state))
+    meta = {
+        "module": "shared",
+        "obs_dim": size,
+        "num_actions": NUM_ACTIONS,
+        "hidden": [16, 8],
+        "game": game_meta(config, belief),
+        "iteration": 4,
+        "env_steps": 1000,
+    }
+    (checkpoint / META_FILE).write_text(json.dumps(meta))
+    (root / "run" / "checkpoints" / "latest").write_text("iter_000004\n")
+    return checkpoint, net
+
+
+def test_rllib_spec_plays_games_without_ray(tmp_path):
+    checkpoint, net = _fake_checkpoint(tmp_path)
+    for path in (
+        checkpoint,
+        tmp_path / "run",
+        checkpoint / "learner_group/learner/rl_module/shared",
+    ):
+        policy = make_policy(f"rllib:{path}")
+        assert policy.name == "rllib:iter_000004" and policy.belief
+        for a, b in zip(policy.net.state_dict().values(), net.state_dict().values(), strict=True):
+            assert np.array_equal(a.numpy(), b.numpy())
+    report = evaluate(
+        f"rllib:{checkpoint}", f"rllib:{checkpoint}", difficulties=["easy"], games=5, progress=False
+    )
+    assert report["results"]["easy"]["games"] == 5  # every decision legal (decide checks)
+
+
+def test_rllib_policy_refuses_another_game(tmp_path):
+    checkpoint, _ = _fake_checkpoint(tmp_path, players=3)
+    with pytest.raises(ValueError, match="num_players=3"):
+        evaluate(
+            f"rllib:{checkpoint}",
+            "heuristic",
+            players=4,
+            difficulties=["easy"],
+            games=1,
+            progress=False,
+        )
+
+
+def test_rllib_spec_names_what_is_wrong(tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        make_policy(f"rllib:{tmp_path / 'missing'}")
+    with pytest.raises(ValueError, match=r"is not a checkpoint of training\.rllib_train"):
+        find_checkpoint(tmp_path)

@@ -1,0 +1,112 @@
+"""Shipwreck Arcana as an RLlib ``MultiAgentEnv`` (new API stack), registered by name.
+
+The workers build the environment themselves: :func:`env_creator` is a module-level
+function (it pickles by reference) that Ray's registry hands to every env runner under
+:data:`ENV_NAME` (:func:`register`). On a cluster every node imports it from the
+installed package (``pip install -e ".[distributed]"`` there, or a ``runtime_env``).
+
+It wraps the unwrapped PettingZoo AEC env (:class:`shipwreck_env.raw_env`) the way
+RLlib's ``PettingZooEnv`` does -- each step returns the observation of the one agent that
+decides next, with the team reward it accumulated since it last acted; at the end every
+agent gets its final observation and reward -- with three differences: the raw env, so
+an illegal action raises :class:`~shipwreck_env.engine.IllegalActionError` instead of
+quietly ending the game (the RLModule masks them, and a training that samples one fails
+loudly); one difficulty per episode drawn from a list; and no reset at construction.
+
+RLlib's multi-agent env runner vectorises only by a Python loop over copies of this env
+(``num_envs_per_env_runner``, ``SyncVectorMultiAgentEnv``): the batched engine
+(``shipwreck_env.vector``) does not fit under its ``MultiAgentEnv`` interface.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from ray.rllib.env.multi_agent_env import MultiAgentEnv
+
+from shipwreck_env.aec_env import raw_env
+from shipwreck_env.config import DIFFICULTIES
+
+__all__ = ["ENV_NAME", "ShipwreckMultiAgentEnv", "env_creator", "register"]
+
+ENV_NAME = "shipwreck_arcana"
+"""The name the environment is registered under in Ray (``config.environment(ENV_NAME)``)."""
+
+
+class ShipwreckMultiAgentEnv(MultiAgentEnv):
+    """The game for RLlib: agents ``player_0`` ... ``player_{n-1}``, observations
+    ``{"observation", "action_mask"}`` as in the AEC env, ``Discrete(259)`` actions.
+
+    Args:
+        difficulties: one is drawn (uniformly, from the env's seeded generator) at each
+            reset.
+        **game: every other ``raw_env`` argument (``num_players``, ``card_sets``,
+            ``group_decision``, ``reveal``, ``max_turns``, ``reward``, ``belief``, ...).
+    """
+
+    def __init__(self, difficulties: tuple[str, ...] | list[str] = ("normal",), **game: Any):
+        super().__init__()
+        difficulties = tuple(difficulties)
+        if not difficulties or any(d not in DIFFICULTIES for d in difficulties):
+            raise ValueError(
+                f"difficulties {list(difficulties)!r} is not allowed; allowed: a non-empty "
+                f"list of {list(DIFFICULTIES)}"
+            )
+        self.difficulties = difficulties
+        self.game = raw_env(difficulty=difficulties[0], **game)
+        self.possible_agents = list(self.game.possible_agents)
+        self.agents = list(self.possible_agents)
+        self.observation_spaces = {a: self.game.observation_space(a) for a in self.agents}
+        self.action_spaces = {a: self.game.action_space(a) for a in self.agents}
+        self._pick = np.random.default_rng()
+
+    def reset(
+        self, *, seed: int | None = None, options: dict | None = None
+    ) -> tuple[dict[str, dict], dict[str, dict]]:
+        if seed is not None:
+            self._pick = np.random.default_rng(seed)
+        difficulty = self.difficulties[int(self._pick.integers(len(self.difficulties)))]
+        self.game.reset(seed=seed, options={"difficulty": difficulty, **(options or {})})
+        self.agents = list(self.possible_agents)
+        agent = self.game.agent_selection
+        return {agent: self.game.observe(agent)}, {}
+
+    def step(self, action_dict: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        game = self.game
+        game.step(int(action_dict[game.agent_selection]))
+        state = game.state_
+        if not state.over:
+            agent = game.agent_selection
+            return (
+                {agent: game.observe(agent)},
+                {agent: float(game._cumulative_rewards[agent])},
+                {"__all__": False},
+                {"__all__": False},
+                {},
+            )
+        agents = self.possible_agents
+        terminated, truncated = not state.truncated, bool(state.truncated)
+        self.agents = []
+        return (
+            {a: game.observe(a) for a in agents},
+            {a: float(game._cumulative_rewards[a]) for a in agents},
+            {**dict.fromkeys(agents, terminated), "__all__": terminated},
+            {**dict.fromkeys(agents, truncated), "__all__": truncated},
+            {a: dict(game.infos[a]) for a in agents},
+        )
+
+
+def env_creator(env_config: dict) -> ShipwreckMultiAgentEnv:
+    """Build the environment from RLlib's ``env_config`` (the keys of
+    :class:`ShipwreckMultiAgentEnv`); picklable, as Ray's registry needs."""
+    return ShipwreckMultiAgentEnv(**dict(env_config))
+
+
+def register() -> str:
+    """Register :func:`env_creator` in Ray's registry under :data:`ENV_NAME` (the
+    driver's registration reaches every worker of the cluster); returns the name."""
+    from ray.tune.registry import register_env
+
+    register_env(ENV_NAME, env_creator)
+    return ENV_NAME

@@ -1,0 +1,42 @@
+"""The RLlib RLModule (new API stack) of the RLlib trainer: action masking inside it.
+
+The env's observation is ``{"observation", "action_mask"}``; the module reads both and
+puts the logit :data:`~agents.rllib_policy.MASKED` (-1e9) on every illegal action
+before RLlib builds its categorical distribution, in exploration, inference and
+training alike. ``exp(-1e9 - max)`` is exactly 0 in float32, so an illegal action has
+probability 0 and is never sampled; the logit is finite, so the all-zero mask of an
+agent's final (not acted on) observation gives no NaN. The value head reads the
+observation only (``ValueFunctionAPI``, which PPO's GAE calls).
+
+The network is :class:`agents.rllib_policy.MaskedActorCritic` (plain torch), held as
+``self.net``: the ``rllib:`` loader rebuilds it from the module's saved state without
+Ray.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
+from ray.rllib.core.rl_module.torch import TorchRLModule
+
+from agents.rllib_policy import MaskedActorCritic
+
+__all__ = ["ShipwreckRLModule"]
+
+
+class ShipwreckRLModule(TorchRLModule, ValueFunctionAPI):
+    """Masked actor-critic; ``model_config``: ``{"hidden": [128, 128]}``."""
+
+    def setup(self) -> None:
+        hidden = tuple(self.model_config.get("hidden", (128, 128)))
+        obs_dim = self.observation_space["observation"].shape[0]
+        self.net = MaskedActorCritic(obs_dim, int(self.action_space.n), hidden)
+
+    def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        obs = batch[Columns.OBS]
+        return {Columns.ACTION_DIST_INPUTS: self.net.logits(obs["observation"], obs["action_mask"])}
+
+    def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> Any:
+        return self.net.value(batch[Columns.OBS]["observation"])
