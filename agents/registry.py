@@ -10,6 +10,7 @@
 | ``oracle`` | CHEATS: the group sees the hidden fate | group |
 | ``ppo:PATH`` | a trained Stable-Baselines3 model | as trained |
 | ``rllib:PATH`` | an RLlib checkpoint of ``training.rllib_train`` (``agents/rllib_policy.py``) | as trained |
+| ``fast:PATH`` | a ``training.fast`` team, one object for both roles (``agents/fast_team.py``) | both |
 
 Specs are strings so that worker processes can rebuild the same policies.
 """
@@ -78,11 +79,15 @@ def make_policy(spec: str) -> Policy:
         from agents.trained import load_policy
 
         return load_policy(arg)
+    if name == "fast" and arg:
+        from agents.fast_team import shared_policy
+
+        return shared_policy(arg)
     if name == "rllib" and arg:
         from agents.rllib_policy import load_rllib_policy
 
         return load_rllib_policy(arg)
     raise ValueError(
         f"policy {spec!r} is not known; allowed: random[:P], literal[:T], heuristic, bayes, "
-        "oracle, ppo:PATH, rllib:PATH"
+        "oracle, ppo:PATH, rllib:PATH, fast:PATH"
     )

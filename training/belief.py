@@ -7,6 +7,9 @@ hand only through its own fields (its hand, its carried fate, the copies it cann
 see) and its legal mask only through the plays: each hypothetical input is the real one
 with those fields rewritten and the plays recomputed by the batched engine's rule
 (``play_legal``), all hands of all games in one network call.
+The engine-free part (hypothetical observations, prior, likelihood) is
+``agents/policy_belief.py``, shared with the reference-engine team ``agents/fast_team.py``;
+this module adds the batched engine's legal plays and the per-game memory of a run.
 The posterior over the kept fate ``k`` is then::
 
     b(k) ∝ line_now(k) · Σ_{hands h = (x, y) holding v and k} prior(h) · π(a | o(h), m(h))
@@ -27,37 +30,35 @@ batched engine. This module must not change any game.
 from __future__ import annotations
 
 import numpy as np
-import torch
 
-from shipwreck_env.actions import ACTIONS, NUM_ACTIONS
+from agents.policy_belief import (
+    PLAY_VALUE,
+    hypothetical_observations,
+    likelihood,
+    prior_weights,
+)
+from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.state import Phase
 from shipwreck_env.vector.plays import play_legal
 
-__all__ = ["PolicyBelief", "hypothetical_inputs", "play_likelihood", "prior_weights"]
+__all__ = [
+    "PolicyBelief",
+    "hypothetical_inputs",
+    "hypothetical_masks",
+    "hypothetical_observations",
+    "likelihood",
+    "play_likelihood",
+    "prior_weights",
+]
 
-_PLAY_VALUE = np.array([a.value if a.kind == "play" else 0 for a in ACTIONS], np.int64)
+_PLAY_VALUE = PLAY_VALUE
 _VALUES = np.arange(1, 8)
-_HYPOTHESES = 14  # (v, k) for k = 1..7, then (k, v) for k = 1..7
 _NUM_PLAYS = int((_PLAY_VALUE > 0).sum())  # the play actions come first in the table
 
 
 def _bits(lines: np.ndarray) -> np.ndarray:
     """float[n, 7]: 1 where the number line allows the value."""
     return ((lines.astype(np.int64)[:, None] >> (_VALUES - 1)) & 1).astype(np.float64)
-
-
-def prior_weights(arrays, games: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """float[n]: prior weight of the active seat of ``games[i]`` holding the ordered hand
-    ``(x[i], y[i])`` (see the module docstring)."""
-    table = arrays.tcount[games].sum(1).astype(np.int64)
-    pool = 3 - arrays.exiled[games] - table - arrays.bag_known[games]
-    rows = np.arange(len(games))
-    px = pool[rows, x - 1].clip(min=0)
-    py = (pool[rows, y - 1] - (x == y)).clip(min=0)
-    active = arrays.active[games].astype(np.int64)
-    line = _bits(arrays.lines[games, active])[rows, x - 1]
-    carried = arrays.old_fate[games] != 0
-    return np.where(carried, line, 1.0) * px * py
 
 
 class _Repeated:
@@ -74,71 +75,44 @@ class _Repeated:
         return value
 
 
-def hypothetical_inputs(
-    part, games: np.ndarray, obs: np.ndarray, mask: np.ndarray, x: np.ndarray, y: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The observation and legal mask the active player of ``games[i]`` (deciding its
-    play now, observation ``obs[i]`` and mask ``mask[i]``) would have with the ordered
-    hand ``(x[i], y[i])`` (``x`` is the carried fate if the seat carried one).
-
-    Only the player's own fields change (its hand, its carried fate, the copies it
-    cannot see); in the mask only the plays (the rules' ``play_legal`` on the new hand).
-    """
-    a = part.arrays
-    layout = part.layout
-    n = len(games)
-    rows = np.arange(n)
-    seat = a.active[games].astype(np.int64)
-    actual = a.hands[games, seat].astype(np.int64)  # [n, 2]
-    old = np.zeros((n, 7))
-    np.add.at(old, (rows, actual[:, 0] - 1), 1)
-    np.add.at(old, (rows, actual[:, 1] - 1), 1)
-    new = np.zeros((n, 7))
-    np.add.at(new, (rows, x - 1), 1)
-    np.add.at(new, (rows, y - 1), 1)
-    obs = obs.copy()
-    own, carried, unseen = (layout.by_name[k].slice for k in ("own_hand", "own_carried", "unseen"))
-    obs[:, own] = new
-    obs[:, unseen] += old - new
-    had_carried = a.old_fate[games] != 0
-    obs[:, carried] = 0
-    obs[rows[had_carried], carried.start + x[had_carried] - 1] = 1
+def hypothetical_masks(
+    part, games: np.ndarray, mask: np.ndarray, x: np.ndarray, y: np.ndarray
+) -> np.ndarray:
+    """The legal masks of the active players of ``games`` (of the ``VectorGame``
+    ``part``; real masks ``mask``) with the hand ``(x[i], y[i])``: the plays recomputed
+    by the engine's ``play_legal``, every other action as it is."""
+    rows = np.arange(len(games))
+    seat = part.arrays.active[games].astype(np.int64)
     mask = mask.copy()
     mask[:, :_NUM_PLAYS] = False
-    view = _Repeated(a, games)
+    view = _Repeated(part.arrays, games)
     view.hands = view.hands.copy()
     view.hands[rows, seat, 0] = x
     view.hands[rows, seat, 1] = y
     play_legal(view, rows, mask)
-    return obs, mask
+    return mask
 
 
-@torch.no_grad()
+def hypothetical_inputs(
+    part, games: np.ndarray, obs: np.ndarray, mask: np.ndarray, x: np.ndarray, y: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Observations and legal masks of the active players of ``games`` (deciding their
+    play now: observations ``obs``, masks ``mask``) with the ordered hands ``(x, y)``."""
+    return (
+        hypothetical_observations(obs, part.layout, x, y),
+        hypothetical_masks(part, games, mask, x, y),
+    )
+
+
 def play_likelihood(
     part, games: np.ndarray, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray, model
 ) -> np.ndarray:
-    """float64[n, 7]: ``Σ prior(h) π(a | h)`` over the hands keeping each value, for the
-    games ``games`` of the ``VectorGame`` ``part``, whose deciders (observations
-    ``obs``, masks ``mask``) are about to make their turn's first play ``actions``."""
-    n = len(games)
-    v = np.repeat(_PLAY_VALUE[actions], _HYPOTHESES)
-    k = np.tile(np.concatenate([_VALUES, _VALUES]), n)
-    first = np.tile(np.arange(_HYPOTHESES) < 7, n)
-    x, y = np.where(first, v, k), np.where(first, k, v)
-    idx = np.repeat(games, _HYPOTHESES)
-    rep = np.repeat(np.arange(n), _HYPOTHESES)
-    weight = prior_weights(part.arrays, idx, x, y)
-    weight[~first & (k == v)] = 0.0  # (v, v) is listed twice
-    obs_h, mask_h = hypothetical_inputs(part, idx, obs[rep], mask[rep], x, y)
-    act = np.repeat(actions, _HYPOTHESES)
-    keep = (weight > 0) & mask_h[np.arange(len(idx)), act]
-    weight[~keep] = 0.0
-    live = np.flatnonzero(keep)
-    if len(live):  # the network only sees hands that are possible and allow the play
-        logits = model.logits(torch.from_numpy(obs_h[live]), torch.from_numpy(mask_h[live]))
-        chosen = torch.from_numpy(act[live])[:, None]
-        weight[live] *= torch.softmax(logits, -1).gather(-1, chosen).squeeze(-1).double().numpy()
-    return weight.reshape(n, 2, 7).sum(1)
+    """:func:`likelihood` for the games ``games`` of the ``VectorGame`` ``part``."""
+
+    def masks_of(rows: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return hypothetical_masks(part, games[rows], mask[rows], x, y)
+
+    return likelihood(obs, part.layout, actions, model, masks_of)
 
 
 class PolicyBelief:

@@ -1,0 +1,142 @@
+"""A team trained by ``training.fast`` as a reference-engine policy, with its belief.
+
+``FastTeamPolicy(path)`` plays the exported network (``model.pth`` of a run, or a
+shipped ``results/models/*.pth``) greedily in both roles. A network trained with the
+policy-conditioned belief (``"belief_kind": "policy"`` in its ``.meta.json``) needs, at
+each group decision, the likelihood of the turn's first play under its own play policy
+this object records it when it makes that play
+(:func:`agents.policy_belief.likelihood`, the legal plays of every hypothetical hand
+from the public turn start, ``shipwreck_env.public_record.hand_plays``), and writes the
+posterior into the group's
+observation. So one object must take both roles: :func:`shared_policy` returns one
+instance per file and process, and the registry spec ``fast:PATH`` uses it (a team
+``fast:X`` + ``fast:X`` is then one object, as the evaluator plays one game at a time
+per process). Turns where it did not make the play (a partner in a Gymnasium env, or a
+power before the play) keep the literal block.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from agents.base import Policy
+from agents.policy_belief import likelihood
+from agents.trained import read_meta
+from shipwreck_env.actions import ACTIONS
+from shipwreck_env.observation import ObservationLayout
+from shipwreck_env.public_record import hand_plays
+from shipwreck_env.view import AgentView
+
+__all__ = ["FastTeamPolicy", "shared_policy"]
+
+_NUM_PLAYS = sum(a.kind == "play" for a in ACTIONS)
+_MASKED = -1e9  # as training.fast.network: exp() of it is exactly 0 in float32
+
+
+class _Network:
+    """The exported SB3 policy's masked logits (the layout ``training.fast`` exports)."""
+
+    def __init__(self, sb3) -> None:
+        self.sb3 = sb3
+        self.obs_dim = sb3.observation_space.shape[0]
+
+    @torch.no_grad()
+    def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        features = self.sb3.mlp_extractor.forward_actor(obs)
+        return self.sb3.action_net(features).masked_fill(~mask, _MASKED)
+
+    def greedy(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.logits(obs, mask).argmax(-1)
+
+
+_SHARED: dict[str, FastTeamPolicy] = {}
+
+
+def shared_policy(path: str) -> FastTeamPolicy:
+    """The one :class:`FastTeamPolicy` of ``path`` in this process."""
+    key = str(Path(path).resolve())
+    if key not in _SHARED:
+        _SHARED[key] = FastTeamPolicy(path)
+    return _SHARED[key]
+
+
+class FastTeamPolicy(Policy):
+    """Both roles of a fast-trained team (see the module docstring).
+
+    Args:
+        path: an SB3 ``.pth`` written by ``training.fast`` (its ``.meta.json`` beside it).
+    """
+
+    needs_observation = True
+    belief = True
+
+    def __init__(self, path: str) -> None:
+        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+        if not Path(path).exists():
+            raise ValueError(f"model file {path!r} does not exist")
+        self.model = _Network(MaskableActorCriticPolicy.load(path, device="cpu"))
+        self.meta = read_meta(path)
+        self.belief_kind = self.meta.get("belief_kind", "literal")
+        self.name = f"fast:{Path(path).stem}"
+        self.last_belief: np.ndarray | None = None
+        self.reset()
+
+    def reset(self) -> None:
+        self._likelihood: np.ndarray | None = None
+        self._turn = -1
+
+    def act(
+        self,
+        observation: np.ndarray | None,
+        mask: np.ndarray,
+        view: AgentView,
+        rng: np.random.Generator,
+        state=None,
+    ) -> int:
+        obs = np.asarray(observation, np.float32)[None].copy()
+        legal = np.asarray(mask, bool)[None]
+        if obs.shape[1] != self.model.obs_dim:
+            raise ValueError(
+                f"model {self.name} expects observations of size {self.model.obs_dim}, got "
+                f"{obs.shape[1]}: evaluate it with the player count it was trained on"
+            )
+        self.last_belief = None
+        policy_belief = self.belief_kind == "policy"
+        layout = ObservationLayout.for_config(view.config, belief=True)
+        if view.decider != view.active_player:
+            if policy_belief:
+                self._write_belief(obs, view, layout)
+            return self._greedy(obs, legal)
+        action = self._greedy(obs, legal)
+        first_play = view.phase == "play" and not view.turn_actions
+        if policy_belief and first_play and ACTIONS[action].kind == "play":
+            start = view.turn_start
+
+            def masks_of(rows: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+                out = np.repeat(legal, len(x), axis=0)
+                out[:, :_NUM_PLAYS] = False
+                for i, hand in enumerate(zip(x.tolist(), y.tolist(), strict=True)):
+                    out[i, hand_plays(start, hand)] = True
+                return out
+
+            self._likelihood = likelihood(obs, layout, np.array([action]), self.model, masks_of)[0]
+            self._turn = view.turn
+        return action
+
+    def _greedy(self, obs: np.ndarray, legal: np.ndarray) -> int:
+        return int(self.model.greedy(torch.from_numpy(obs), torch.from_numpy(legal))[0])
+
+    def _write_belief(self, obs: np.ndarray, view: AgentView, layout: ObservationLayout) -> None:
+        seat = view.active_seat
+        if self._turn != view.turn or len(view.plays) != 1 or view.holding[seat] != 1:
+            return
+        line = view.lines[seat]
+        weights = self._likelihood * [(line >> v) & 1 for v in range(7)]
+        if weights.sum() > 0:
+            self.last_belief = weights / weights.sum()
+            offset = layout.offsets["belief"]
+            obs[0, offset : offset + 7] = self.last_belief
