@@ -29,11 +29,25 @@ from training.fast.evaluate import evaluate_network
 from training.fast.network import ActorCritic, export_sb3
 from training.fast.ppo import Trainer
 
-__all__ = ["ROLES", "evaluate_checkpoint", "export_checkpoint", "main", "meta", "train"]
+__all__ = [
+    "ROLES",
+    "evaluate_checkpoint",
+    "export_checkpoint",
+    "main",
+    "meta",
+    "spec_of",
+    "train",
+]
 
 RUNS_DIR = Path("results/runs/fast")
 ROLES = {"selfplay": "self", "play": "play", "predict": "predict"}
 """The ``role`` a shipped model's ``.meta.json`` names, per regime."""
+
+
+def spec_of(cfg: FastConfig, path: Path) -> str:
+    """The policy spec that plays an exported model as trained: ``fast:`` (the team that
+    computes the policy-conditioned belief, agents/fast_team.py) or ``ppo:``."""
+    return f"{'fast' if cfg.env.belief == 'policy' else 'ppo'}:{path}"
 
 
 def meta(cfg: FastConfig, spec: str) -> dict:
@@ -131,7 +145,7 @@ def _finish(trainer: Trainer, writer) -> None:
     cfg, run_dir = trainer.cfg, trainer.run_dir
     torch.save(trainer.model.state_dict(), run_dir / "model.pt")
     export_sb3(trainer.model, run_dir / "model.pth")
-    info = meta(cfg, f"ppo:{run_dir / 'model.pth'}")
+    info = meta(cfg, spec_of(cfg, run_dir / "model.pth"))
     (run_dir / "model.meta.json").write_text(json.dumps(info, indent=2))
     final = _evaluate(trainer, writer, cfg.eval.games)
     summary = {
@@ -182,7 +196,7 @@ def export_checkpoint(run_dir: Path, target: Path) -> dict:
     ``.meta.json`` (a run in progress can be shipped); returns the metadata."""
     cfg, model, state = _checkpoint_model(run_dir)
     export_sb3(model, target)
-    info = meta(cfg, f"ppo:{target}")
+    info = meta(cfg, spec_of(cfg, target))
     info["exported_from"] = f"{run_dir.name}/checkpoints/latest.pt"
     info["steps"] = state["global_step"]
     target.with_suffix(".meta.json").write_text(json.dumps(info, indent=2))
