@@ -23,7 +23,8 @@ Shipwreck Arcana: play, evaluate and benchmark the rules engine.
 "shipwreck-arcana COMMAND --help" shows a command's options.
 
 Policy specs (--play, --group): random[:P], literal[:T], heuristic, bayes, convention,
-oracle (cheats: reads hidden fates), ppo:PATH (a trained model).
+oracle (cheats: reads hidden fates), ppo:PATH (a trained model), rllib:PATH (an RLlib
+checkpoint of training.rllib_train).
 """
 
 

@@ -83,6 +83,7 @@ def _fake_checkpoint(root: Path, belief: bool = True, players: int = 3) -> tuple
     (module / "module_state.pkl").write_bytes(pickle.dumps(state))
     meta = {
         "module": "shared",
+        "role": "self",
         "obs_dim": size,
         "num_actions": NUM_ACTIONS,
         "hidden": [16, 8],
@@ -130,3 +131,25 @@ def test_rllib_spec_names_what_is_wrong(tmp_path):
         make_policy(f"rllib:{tmp_path / 'missing'}")
     with pytest.raises(ValueError, match=r"is not a checkpoint of training\.rllib_train"):
         find_checkpoint(tmp_path)
+
+
+def test_rllib_policy_as_gymnasium_partner_and_play_teammates(tmp_path):
+    import gymnasium as gym
+
+    import shipwreck_env  # noqa: F401  (registers the Gymnasium ids)
+    from agents.play.table import make_team
+
+    checkpoint, _ = _fake_checkpoint(tmp_path)
+    team = make_team(f"rllib:{checkpoint}")
+    assert team.play is team.group and team.play.name == "rllib:iter_000004"
+    env = gym.make(
+        "ShipwreckArcana-Play-v0", partner=make_policy(f"rllib:{checkpoint}"), belief=True
+    )
+    env.reset(seed=2)
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        legal = np.flatnonzero(env.unwrapped.action_masks())
+        _, _, terminated, truncated, _ = env.step(int(rng.choice(legal)))
+        if terminated or truncated:
+            break
+    assert terminated or truncated

@@ -142,6 +142,7 @@ def _policy_meta(cfg: RLlibConfig, iteration: int, env_steps: int) -> dict:
     layout = ObservationLayout.for_config(game, cfg.env.belief)
     return {
         "module": cfg.multi_agent.play_policy,
+        "role": "self",  # one module decides for every seat and role (agents.play: both)
         "obs_dim": layout.size,
         "num_actions": NUM_ACTIONS,
         "hidden": list(cfg.ppo.hidden),
@@ -217,6 +218,9 @@ def train(cfg: RLlibConfig, run_dir: Path, log=print) -> dict:
                 ),
                 "episodes": int(_stat(result, "env_runners", "num_episodes")),
                 "load_average": os.getloadavg()[0],
+                "timers": {
+                    k: v for k, v in result.get("timers", {}).items() if isinstance(v, int | float)
+                },
             }
             with (run_dir / "progress.jsonl").open("a") as f:
                 f.write(json.dumps(row) + "\n")
