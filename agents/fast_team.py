@@ -83,6 +83,7 @@ class FastTeamPolicy(Policy):
         self.belief_kind = self.meta.get("belief_kind", "literal")
         self.name = f"fast:{Path(path).stem}"
         self.last_belief: np.ndarray | None = None
+        self._layouts: dict[tuple[int, bool], ObservationLayout] = {}
         self.reset()
 
     def reset(self) -> None:
@@ -106,7 +107,7 @@ class FastTeamPolicy(Policy):
             )
         self.last_belief = None
         policy_belief = self.belief_kind == "policy"
-        layout = ObservationLayout.for_config(view.config, belief=True)
+        layout = self._layout(view)
         if view.decider != view.active_player:
             if policy_belief:
                 self._write_belief(obs, view, layout)
@@ -126,6 +127,12 @@ class FastTeamPolicy(Policy):
             self._likelihood = likelihood(obs, layout, np.array([action]), self.model, masks_of)[0]
             self._turn = view.turn
         return action
+
+    def _layout(self, view: AgentView) -> ObservationLayout:
+        key = (view.config.num_players, view.config.challenge_mode)
+        if key not in self._layouts:  # building a layout compiles its encoder: keep it
+            self._layouts[key] = ObservationLayout.for_config(view.config, belief=True)
+        return self._layouts[key]
 
     def _greedy(self, obs: np.ndarray, legal: np.ndarray) -> int:
         return int(self.model.greedy(torch.from_numpy(obs), torch.from_numpy(legal))[0])

@@ -3,8 +3,10 @@
     python scripts/make_fast_training_report.py [--runs results/runs/fast]
 
 Reads every run folder (``config.yaml``, ``progress.jsonl``, ``eval.jsonl``,
-``summary.json``), ``results/fast_bench.json`` (scripts/bench_fast_ppo.py) and the
-scripted teams of ``results/baselines.json``; writes ``results/fast_training.json``,
+``summary.json``), ``results/fast_bench.json`` (scripts/bench_fast_ppo.py), the shipped
+teams' reference evaluations (``results/fast_reference_eval*.json``, written by
+``shipwreck-arcana evaluate --out``) and the scripted teams of ``results/baselines.json``;
+writes ``results/fast_training.json``,
 ``results/fast_training_curves.png`` (greedy win rate against wall-clock time) and the
 section between the fast-trainer markers of ``results/training.md`` (appended once if
 the markers are missing). Every figure comes from those files: nothing is typed in.
@@ -94,12 +96,39 @@ def scripted_teams() -> list[dict]:
     return out
 
 
+def reference_evaluations() -> list[dict]:
+    """Shipped fast teams measured by the reference evaluator (``shipwreck-arcana
+    evaluate ... --out results/fast_reference_eval*.json``)."""
+    out = []
+    for path in sorted((ROOT / "results").glob("fast_reference_eval*.json")):
+        data = json.loads(path.read_text())
+        for rep in data if isinstance(data, list) else [data]:
+            out.append(
+                {
+                    "file": path.name,
+                    "team": rep["team"],
+                    "play": rep["play"],
+                    "group": rep["group"],
+                    "seed": rep["seed"],
+                    "games": rep["games"],
+                    **{d: r["win_rate"] for d, r in rep["results"].items()},
+                    **{f"{d}_ci95": r["win_rate_ci95"] for d, r in rep["results"].items()},
+                }
+            )
+    return out
+
+
 def _hours(seconds: float) -> str:
     return f"{seconds / 3600:.2f} h"
 
 
 def markdown(
-    runs: list[dict], bench: list[dict], teams: list[dict], command: str, source: str
+    runs: list[dict],
+    bench: list[dict],
+    teams: list[dict],
+    command: str,
+    source: str,
+    reference: list[dict] | None = None,
 ) -> str:
     """The section (between the markers); ``source`` names the runs folder."""
     lines = [
@@ -156,6 +185,24 @@ def markdown(
             f"| scripted: {t['team']} (reference engine, seed {t['seed']}) | - | - | - | - | - "
             f"| {cells} | {t['games']} | - |"
         )
+    if reference:
+        lines += [
+            "",
+            "**Shipped teams on the reference evaluator** (`agents/evaluate.py`, the same "
+            "evaluator and seeding as the scripted teams' table; win rate [95% interval]):",
+            "",
+            "| play | group | seed | games | easy | normal | hard | doomed | file |",
+            "|---|---|---:|---:|---|---|---|---|---|",
+        ]
+        for r in reference:
+            cells = " | ".join(
+                f"{r[d]:.3f} [{r[d + '_ci95'][0]:.3f}, {r[d + '_ci95'][1]:.3f}]" if d in r else "-"
+                for d in DIFFS
+            )
+            lines.append(
+                f"| {r['play']} | {r['group']} | {r['seed']} | {r['games']} | {cells} | "
+                f"{r['file']} |"
+            )
     lines += [
         "",
         "Curves: `results/fast_training_curves.png` (win rate at each evaluation against "
@@ -216,14 +263,24 @@ def main() -> int:
     bench_path = ROOT / "results" / "fast_bench.json"
     bench = json.loads(bench_path.read_text()) if bench_path.exists() else []
     teams = scripted_teams()
+    reference = reference_evaluations()
     results = ROOT / "results"
     (results / "fast_training.json").write_text(
-        json.dumps({"command": command, "runs": runs, "bench": bench, "scripted": teams}, indent=2)
+        json.dumps(
+            {
+                "command": command,
+                "runs": runs,
+                "bench": bench,
+                "scripted": teams,
+                "reference": reference,
+            },
+            indent=2,
+        )
     )
     plot(runs, teams, results / "fast_training_curves.png")
     runs_dir = Path(args.runs).resolve()
     source = str(runs_dir.relative_to(ROOT)) if runs_dir.is_relative_to(ROOT) else str(runs_dir)
-    section = markdown(runs, bench, teams, command, source)
+    section = markdown(runs, bench, teams, command, source, reference)
     write_section(results / "training.md", section)
     print(section)
     return 0
