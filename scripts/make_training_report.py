@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FAST_SECTION = "<!-- fast-trainer:start"
+OTHER_SECTIONS = re.compile(r"<!-- [a-z-]+:start")
 sys.path.insert(0, str(ROOT))
 
 from agents.evaluate import evaluate, wilson_interval  # noqa: E402
@@ -81,9 +82,11 @@ def main() -> int:
         )
     md_path = ROOT / "results" / "training.md"
     old = md_path.read_text() if md_path.exists() else ""
-    # keep the fast trainer's section, written by scripts/make_fast_training_report.py
-    fast = old[old.index(FAST_SECTION) :] if FAST_SECTION in old else ""
-    md_path.write_text(markdown(table, baselines, command) + ("\n\n" + fast if fast else ""))
+    # keep the sections other scripts append (<!-- name:start ... --> to the end), such as
+    # scripts/make_fast_training_report.py's and scripts/bench_rllib.py's
+    start = OTHER_SECTIONS.search(old)
+    kept = old[start.start() :] if start else ""
+    md_path.write_text(markdown(table, baselines, command) + ("\n\n" + kept if kept else ""))
     plot(table, baselines, ROOT / "results" / "training_curves.png")
     print((ROOT / "results" / "training.md").read_text())
     return 0
