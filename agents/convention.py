@@ -178,7 +178,11 @@ class ConventionPolicy(BayesGroup):
             i = convention.index(key)
             if i >= 0 and convention.choice[i] in legal:
                 line = (convention.choice[i], convention.power[i])
-                self._remember(view, convention, *line)
+                target = ACTIONS[line[0]].slot
+                if target >= len(view.slots) or view.slots[target] != "feast":
+                    # a Feast play changes which fate is kept: the group will not read the
+                    # turn by the convention, so neither remembers it
+                    self._remember(view, convention, *line)
                 self._lines[(view.player, view.turn)] = line
                 return line[0]
         if view.phase == "after_play":
