@@ -153,3 +153,13 @@ def test_rllib_policy_as_gymnasium_partner_and_play_teammates(tmp_path):
         if terminated or truncated:
             break
     assert terminated or truncated
+
+
+def test_an_iteration_without_samples_counts_no_steps():
+    """On a loaded machine RLlib can return an iteration without samples (NaN counts)."""
+    from training.rllib_train import _stat
+
+    result = {"env_runners": {"num_env_steps_sampled": float("nan"), "episode_return_mean": 2}}
+    assert _stat(result, "env_runners", "num_env_steps_sampled") == 0.0
+    assert _stat(result, "env_runners", "episode_return_mean") == 2.0
+    assert _stat(result, "env_runners", "missing", default=-1.0) == -1.0

@@ -92,6 +92,9 @@ class EnvRunnersSection(_Section):
     num_envs_per_env_runner: PositiveInt = 1
     """Games each runner steps in a Python loop (RLlib's sync multi-agent vector env)."""
     rollout_fragment_length: PositiveInt | Literal["auto"] = "auto"
+    sample_timeout_s: Positive = 600.0
+    """How long the driver waits for a runner's samples (RLlib's default, 60 s, is too
+    short on a loaded machine: the iteration then gets no samples)."""
 
 
 class LearnersSection(_Section):

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shlex
 import sys
@@ -99,6 +100,7 @@ def algorithm_config(cfg: RLlibConfig, iteration: int = 0):
             num_env_runners=runners.num_env_runners,
             num_envs_per_env_runner=runners.num_envs_per_env_runner,
             rollout_fragment_length=runners.rollout_fragment_length,
+            sample_timeout_s=runners.sample_timeout_s,
             num_cpus_per_env_runner=1,
         )
         .learners(num_learners=cfg.learners.num_learners)
@@ -174,9 +176,10 @@ def _stat(result: dict, *path: str, default: float = 0.0) -> float:
             return default
         node = node[key]
     try:
-        return float(node)
+        value = float(node)
     except (TypeError, ValueError):
         return default
+    return default if math.isnan(value) else value
 
 
 def train(cfg: RLlibConfig, run_dir: Path, log=print) -> dict:
