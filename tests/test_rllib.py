@@ -38,7 +38,8 @@ TINY = {
 
 @pytest.fixture(scope="module")
 def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    # address="local": never join a `ray start` cluster that may run on the machine
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     from training.rllib_env import register
 
     register()

@@ -134,7 +134,9 @@ def _init_ray(cfg: RLlibConfig) -> None:
     if cfg.ray.address:
         ray.init(address=cfg.ray.address)
     else:
-        ray.init(num_cpus=cfg.ray.num_cpus, include_dashboard=False)
+        # address="local": a new Ray of our own, even where `ray start` runs on this
+        # machine (ray.init() alone would join that one, and fail on num_cpus)
+        ray.init(address="local", num_cpus=cfg.ray.num_cpus, include_dashboard=False)
 
 
 def _policy_meta(cfg: RLlibConfig, iteration: int, env_steps: int) -> dict:
