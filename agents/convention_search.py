@@ -379,6 +379,8 @@ class _Lines:
         self.index: dict[tuple, int] = {}
         self.outcomes: list[_Outcomes] = []
         self.asked: dict[int, list[tuple]] = {}  # the group's questions, by the value played
+        self.fades: dict[tuple, tuple[int, bool]] = {}  # (doom, amplified) by where a fate lands
+        self.shared: dict[tuple, _Outcomes] = {}  # equal race values are one object
 
     def observation(self, out: PlayOutcome, power: int, answer, removed=None) -> int:
         """The number of the observation ``out`` + the after-play ``power`` (0: none) and
@@ -389,27 +391,33 @@ class _Lines:
             return o
         start = self.start
         o = self.index[key] = len(self.outcomes)
-        fades, amplified = fade_doom(start, fading_after(start, out, removed))
-        questions = []
-        if self.plan and not power:
-            questions = self.asked.get(out.value)
-            if questions is None:
-                questions = self.asked[out.value] = group_questions(
-                    start, out.value, (*self.visible, out.value)
-                )
-        self.outcomes.append(
-            _Outcomes(
+        where = (out.landed, out.value, out.fall, removed)
+        fades = self.fades.get(where)
+        if fades is None:
+            fades = self.fades[where] = fade_doom(start, fading_after(start, out, removed))
+        asks = out.value if self.plan and not power else 0
+        shared = (fades, asks, bool(power))
+        outcome = self.shared.get(shared)
+        if outcome is None:
+            questions = []
+            if asks:
+                questions = self.asked.get(asks)
+                if questions is None:
+                    questions = self.asked[asks] = group_questions(
+                        start, asks, (*self.visible, asks)
+                    )
+            outcome = self.shared[shared] = _Outcomes(
                 start.score,
                 start.doom,
-                fades,
-                amplified,
+                fades[0],
+                fades[1],
                 self.info_value,
                 self.race,
                 questions,
                 self.power_cost,
                 spent=bool(power),
             )
-        )
+        self.outcomes.append(outcome)
         return o
 
     def options(self, hand: tuple[int, int], carried: bool) -> list[Option]:
