@@ -49,7 +49,11 @@ keyed by their public inputs only (a pure function: it saves time, not informati
 Not used yet: Sparrows, Shadows and Skies (the player never uses a power before its
 play), reveals and Sails. The Feast's second play and The Thief's choice follow the
 heuristic player (with The Thief in play the player uses no power after the play), and
-a turn the convention does not cover (a Feast play) falls back to the literal posterior.
+a turn the convention does not cover (a Feast play) falls back to the literal posterior;
+neither the player nor the group remembers such a turn, so they still agree on the next.
+
+The search itself (hands, lines, observations, best responses, ascent) is in
+:mod:`agents.convention_search`; this module is the policy that plays and reads it.
 """
 
 from __future__ import annotations
