@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import pickle
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,6 +26,7 @@ from training.rllib_config import from_dict  # noqa: E402
 from training.rllib_env import ENV_NAME, ShipwreckMultiAgentEnv, env_creator  # noqa: E402
 from training.rllib_train import algorithm_config, main, train  # noqa: E402
 
+ROOT = Path(__file__).resolve().parent.parent
 TINY = {
     "name": "tiny",
     "seed": 3,
@@ -121,6 +124,21 @@ def test_train_checkpoint_resume_and_evaluate(local_ray, tmp_path):
     # the checkpoint as a policy spec: a run directory names its latest checkpoint
     policy = make_policy(f"rllib:{run}")
     assert policy.name == "rllib:iter_000003" and policy.belief
+
+    # and it plays in the project's main environment (gymnasium 1.4, no Ray)
+    main_python = ROOT / ".venv" / "bin" / "python"
+    if not main_python.exists():
+        pytest.skip("no .venv beside .venv-rllib (scripts/setup.sh builds both)")
+    code = (
+        "import sys, gymnasium; from agents.evaluate import evaluate; "
+        f"r = evaluate('rllib:{run}', 'rllib:{run}', difficulties=['easy'], games=3, "
+        "progress=False); "
+        "print(gymnasium.__version__, 'ray' in sys.modules, r['results']['easy']['games'])"
+    )
+    out = subprocess.run(
+        [str(main_python), "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out[1:] == ["False", "3"] and out[0] != "1.2.2", out
 
 
 def test_masked_actions_never_sampled(local_ray):
