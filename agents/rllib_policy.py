@@ -91,13 +91,14 @@ def find_checkpoint(path: str | Path) -> tuple[Path, dict]:
     path = Path(path)
     if not path.exists():
         raise ValueError(f"RLlib checkpoint {str(path)!r} does not exist")
-    candidates = [path, *path.parents]
-    for candidate in candidates:
-        if (candidate / META_FILE).is_file():
-            return candidate, json.loads((candidate / META_FILE).read_text())
+    if (path / META_FILE).is_file():
+        return path, json.loads((path / META_FILE).read_text())
     latest = path / "checkpoints" / "latest"
-    if latest.is_file():
+    if latest.is_file():  # a run directory
         return find_checkpoint(path / "checkpoints" / latest.read_text().strip())
+    for parent in path.parents:  # a module directory inside a checkpoint
+        if (parent / META_FILE).is_file():
+            return parent, json.loads((parent / META_FILE).read_text())
     raise ValueError(
         f"{str(path)!r} is not a checkpoint of training.rllib_train (no {META_FILE} there "
         "or above, and no checkpoints/latest); allowed: a checkpoint, run or module directory"
