@@ -185,6 +185,6 @@ def test_matrix_evaluates_every_play_policy_with_every_group(capsys):
     assert code == 0
     text = capsys.readouterr().out
     assert "Cross-play win rate, easy" in text
-    for play in ("random", "literal", "heuristic"):
+    for play in ("random", "literal", "heuristic", "convention"):
         assert f"| {play} |" in text
-    assert r"| play \ group | random | literal | bayes | oracle |" in text
+    assert r"| play \ group | random | literal | bayes | convention | oracle |" in text
