@@ -103,9 +103,16 @@ def reference_evaluations() -> list[dict]:
     for path in sorted((ROOT / "results").glob("fast_reference_eval*.json")):
         data = json.loads(path.read_text())
         for rep in data if isinstance(data, list) else [data]:
+            model = ROOT / rep["play"].partition(":")[2]
+            meta_path = model.with_suffix(".meta.json")
+            meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
             out.append(
                 {
                     "file": path.name,
+                    "steps": meta.get("steps"),
+                    "group_reads": "policy-conditioned belief"
+                    if rep["group"].startswith("fast:") and meta.get("belief_kind") == "policy"
+                    else "literal belief block",
                     "team": rep["team"],
                     "play": rep["play"],
                     "group": rep["group"],
@@ -165,9 +172,9 @@ def markdown(
         "evaluation seed, games per difficulty in the last column; a run still in "
         "progress shows where it is):",
         "",
-        "| run | regime | belief | steps | wall time | median steps/s (load) | easy | normal "
-        "| hard | doomed | games | status |",
-        "|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|---|",
+        "| run | regime | belief | steps | wall time | median steps/s (load) | eval at step "
+        "| easy | normal | hard | doomed | games | status |",
+        "|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in runs:
         last = r["evals"][-1] if r["evals"] else {}
@@ -177,13 +184,13 @@ def markdown(
         lines.append(
             f"| {r['run']} | {regime} | {r['belief']} | {r['steps']:,} | "
             f"{_hours(r['wall_seconds'])} | {r['median_sps']:,.0f} ({r['median_load1']:.1f}) | "
-            f"{cells} | {last.get('games', '-')} | {status} |"
+            f"{format(last['step'], ',') if last else '-'} | {cells} | {last.get('games', '-')} | {status} |"
         )
     for t in teams:
         cells = " | ".join(f"{t[d]:.3f}" for d in DIFFS)
         lines.append(
             f"| scripted: {t['team']} (reference engine, seed {t['seed']}) | - | - | - | - | - "
-            f"| {cells} | {t['games']} | - |"
+            f"| - | {cells} | {t['games']} | - |"
         )
     if reference:
         lines += [
@@ -191,8 +198,9 @@ def markdown(
             "**Shipped teams on the reference evaluator** (`agents/evaluate.py`, the same "
             "evaluator and seeding as the scripted teams' table; win rate [95% interval]):",
             "",
-            "| play | group | seed | games | easy | normal | hard | doomed | file |",
-            "|---|---|---:|---:|---|---|---|---|---|",
+            "| play | group | group reads | trained steps | seed | games | easy | normal | hard "
+            "| doomed | file |",
+            "|---|---|---|---:|---:|---:|---|---|---|---|---|",
         ]
         for r in reference:
             cells = " | ".join(
@@ -200,15 +208,17 @@ def markdown(
                 for d in DIFFS
             )
             lines.append(
-                f"| {r['play']} | {r['group']} | {r['seed']} | {r['games']} | {cells} | "
+                f"| {r['play']} | {r['group']} | {r['group_reads']} | "
+                f"{r['steps']:,} | {r['seed']} | {r['games']} | {cells} | "
                 f"{r['file']} |"
             )
     lines += [
         "",
         "Curves: `results/fast_training_curves.png` (win rate at each evaluation against "
         "the run's wall-clock hours). The batched evaluator's games are not the reference "
-        "evaluator's (other random streams), so the scripted rows are a yardstick, not a "
-        "paired comparison.",
+        "evaluator's (other random streams): compare the run rows with the scripted row as "
+        "a yardstick; the reference-evaluator rows with seed 0 play the first games of the "
+        "scripted team's seed-0 evaluation, the paired comparison.",
         END,
     ]
     return "\n".join(lines)
