@@ -51,8 +51,12 @@ def spec_of(cfg: FastConfig, path: Path) -> str:
 
 
 def meta(cfg: FastConfig, spec: str) -> dict:
-    """The ``.meta.json`` of a run's exported model."""
+    """The ``.meta.json`` of a run's exported model (the game it learned, as
+    ``agents.trained.game_meta`` records it, then the fast trainer's own keys)."""
+    from agents.trained import game_meta
+
     return {
+        **game_meta(cfg.env.game_config(cfg.env.difficulties[0]), cfg.env.belief_block),
         "belief": cfg.env.belief_block,
         "belief_kind": cfg.env.belief,
         "role": ROLES[cfg.regime],
