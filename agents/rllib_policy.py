@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.trained import check_game
+from agents.trained import GameCheck
 from shipwreck_env.policy import Policy
 from shipwreck_env.state import State
 from shipwreck_env.view import AgentView
@@ -143,7 +143,7 @@ class RLlibPolicy(Policy):
         self.meta = meta
         self.deterministic = deterministic
         self.belief = bool(meta.get("game", {}).get("belief", False))
-        self._checked = None
+        self._check_game = GameCheck(meta.get("game", {}), name)
 
     def act(
         self,
@@ -153,9 +153,7 @@ class RLlibPolicy(Policy):
         rng: np.random.Generator,
         state: State | None = None,
     ) -> int:
-        if view.config is not self._checked:
-            check_game(self.meta.get("game", {}), view.config, self.name)
-            self._checked = view.config
+        self._check_game(view.config)
         if observation is None or observation.shape != (self.net.obs_dim,):
             got = None if observation is None else observation.shape
             raise ValueError(

@@ -29,7 +29,15 @@ from shipwreck_env.observation import ObservationLayout
 from shipwreck_env.state import State
 from shipwreck_env.view import AgentView
 
-__all__ = ["GAME_KEYS", "TrainedPolicy", "check_game", "game_meta", "load_policy", "read_meta"]
+__all__ = [
+    "GAME_KEYS",
+    "GameCheck",
+    "TrainedPolicy",
+    "check_game",
+    "game_meta",
+    "load_policy",
+    "read_meta",
+]
 
 GAME_KEYS = ("num_players", "challenge_mode", "card_sets", "group_decision", "reveal")
 """Game options a model is trained for and must be played with (difficulty and
@@ -67,6 +75,23 @@ def game_meta(config: GameConfig, belief: bool) -> dict:
         "package_version": shipwreck_env.__version__,
         "commit": _commit(),
     }
+
+
+class GameCheck:
+    """:func:`check_game` for one model, run once per game configuration it meets (a
+    policy plays many games of one configuration: the check is not repeated per move)."""
+
+    def __init__(self, meta: dict, name: str) -> None:
+        self.meta = meta
+        self.name = name
+        self._checked: GameConfig | None = None
+
+    def __call__(self, config: GameConfig) -> None:
+        """Raise ``ValueError`` (see :func:`check_game`) if ``config`` is not the
+        model's game."""
+        if config is not self._checked:
+            check_game(self.meta, config, self.name)
+            self._checked = config
 
 
 def check_game(meta: dict, config: GameConfig, name: str = "model") -> None:
@@ -119,7 +144,7 @@ class TrainedPolicy(Policy):
         self.meta = meta
         self.deterministic = deterministic
         self.belief = bool(meta.get("belief", False))
-        self._checked: GameConfig | None = None
+        self._check_game = GameCheck(meta, name)
 
     def act(
         self,
@@ -129,9 +154,7 @@ class TrainedPolicy(Policy):
         rng: np.random.Generator,
         state: State | None = None,
     ) -> int:
-        if view.config is not self._checked:
-            check_game(self.meta, view.config, self.name)
-            self._checked = view.config
+        self._check_game(view.config)
         expected = self.policy.observation_space.shape
         if observation is None or observation.shape != expected:
             got = None if observation is None else observation.shape
