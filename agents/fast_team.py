@@ -24,7 +24,7 @@ import torch
 
 from agents.base import Policy
 from agents.policy_belief import likelihood
-from agents.trained import read_meta
+from agents.trained import GameCheck, read_meta
 from shipwreck_env.actions import ACTIONS
 from shipwreck_env.observation import ObservationLayout
 from shipwreck_env.public_record import hand_plays
@@ -82,6 +82,7 @@ class FastTeamPolicy(Policy):
         self.meta = read_meta(path)
         self.belief_kind = self.meta.get("belief_kind", "literal")
         self.name = f"fast:{Path(path).stem}"
+        self._check_game = GameCheck(self.meta, self.name)
         self.last_belief: np.ndarray | None = None
         self._layouts: dict[tuple[int, bool], ObservationLayout] = {}
         self.reset()
@@ -98,6 +99,7 @@ class FastTeamPolicy(Policy):
         rng: np.random.Generator,
         state=None,
     ) -> int:
+        self._check_game(view.config)
         obs = np.asarray(observation, np.float32)[None].copy()
         legal = np.asarray(mask, bool)[None]
         if obs.shape[1] != self.model.obs_dim:

@@ -72,3 +72,17 @@ def test_literal_models_keep_the_literal_block_and_one_object_per_file(tmp_path)
     mask[list(view.legal)] = 1
     action = policy.act(encode(s, s.decider, ObservationLayout(3, belief=True)), mask, view, None)
     assert action in view.legal and policy.last_belief is None
+
+
+def test_a_fast_model_refuses_a_game_it_was_not_trained_on(tmp_path):
+    path = _exported(tmp_path, "literal")
+    meta = json.loads((tmp_path / "team.meta.json").read_text())
+    meta["num_players"] = 4
+    (tmp_path / "team.meta.json").write_text(json.dumps(meta))
+    policy = FastTeamPolicy(path)
+    s = new_game(GameConfig(num_players=3), np.random.default_rng(0))
+    view = make_view(s, s.decider)
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    mask[list(view.legal)] = 1
+    with pytest.raises(ValueError, match="num_players=4"):
+        policy.act(encode(s, s.decider, ObservationLayout(3, belief=True)), mask, view, None)
