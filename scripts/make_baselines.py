@@ -32,6 +32,16 @@ PLAYERS = (2, 3, 4, 5)
 BEST = "convention+convention"
 """The best scripted team, shown in detail."""
 
+OTHER_CELLS = [
+    ("vote mode", "convention", "convention", 3, {"group_decision": "vote"}),
+    ("all card sets", "convention", "convention", 3, {"card_sets": "all"}),
+    ("all card sets", "heuristic", "bayes", 3, {"card_sets": "all"}),
+    ("challenge mode", "convention", "convention", 2, {"challenge_mode": True}),
+    ("cross-play", "convention", "bayes", 3, {}),
+    ("cross-play", "heuristic", "convention", 3, {}),
+]
+"""Cells beyond the base leader tables: (label, play, group, players, game options)."""
+
 
 def _order_holds(reports: dict, players: int, difficulty: str) -> str:
     """oracle >= heuristic+bayes > literal > random, by win rate; where two teams both
@@ -115,6 +125,32 @@ def markdown(reports: dict, games: int, seed: int, seconds: float, command: str)
     return "\n".join(lines) + "\n"
 
 
+def other_markdown(others: list[dict], games: int) -> str:
+    """The table of :data:`OTHER_CELLS`: one row per cell, win rate per difficulty."""
+    lines = [
+        "",
+        f"Other cells ({games} games per difficulty, seed as above; cross-play pairs one half "
+        "of the convention team with a partner that does not share its code):",
+        "",
+        "| cell | team | players | options | " + " | ".join(DIFFICULTIES) + " |",
+        "|---|---|---:|---|" + "---|" * len(DIFFICULTIES),
+    ]
+    for cell in others:
+        report = cell["report"]
+        options = ", ".join(f"{k}={v}" for k, v in cell["options"].items()) or "-"
+        rates = []
+        for difficulty in DIFFICULTIES:
+            x = report["results"][difficulty]
+            low, high = x["win_rate_ci95"]
+            rates.append(f"{x['win_rate']:.3f} [{low:.3f}, {high:.3f}]")
+        lines.append(
+            f"| {cell['label']} | {report['team']} | {cell['players']} | {options} | "
+            + " | ".join(rates)
+            + " |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def plot(reports: dict, path: Path) -> None:
     import matplotlib
 
@@ -159,8 +195,17 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--other-games",
+        type=int,
+        default=1000,
+        help="games per difficulty in the other cells (vote, all cards, challenge, cross-play)",
+    )
     args = parser.parse_args()
-    command = f"python scripts/make_baselines.py --games {args.games} --jobs {args.jobs} --seed {args.seed}"
+    command = (
+        f"python scripts/make_baselines.py --games {args.games} --jobs {args.jobs} "
+        f"--seed {args.seed} --other-games {args.other_games}"
+    )
     start = time.time()
     reports: dict[int, list[dict]] = {}
     for players in PLAYERS:
@@ -181,12 +226,36 @@ def main() -> int:
                 + ", ".join(f"{d} {x['win_rate']:.3f}" for d, x in report["results"].items()),
                 flush=True,
             )
+    others = []
+    for label, play, group, players, options in OTHER_CELLS:
+        report = evaluate(
+            play,
+            group,
+            players=players,
+            games=args.other_games,
+            seed=args.seed,
+            jobs=args.jobs,
+            progress=True,
+            **options,
+        )
+        others.append({"label": label, "players": players, "options": options, "report": report})
+        print(
+            f"{label} {report['team']}: "
+            + ", ".join(f"{d} {x['win_rate']:.3f}" for d, x in report["results"].items()),
+            flush=True,
+        )
     seconds = time.time() - start
     out = ROOT / "results"
     (out / "baselines.json").write_text(
-        json.dumps({"command": command, "seconds": seconds, "reports": reports}, indent=1)
+        json.dumps(
+            {"command": command, "seconds": seconds, "reports": reports, "others": others},
+            indent=1,
+        )
     )
-    (out / "baselines.md").write_text(markdown(reports, args.games, args.seed, seconds, command))
+    (out / "baselines.md").write_text(
+        markdown(reports, args.games, args.seed, seconds, command)
+        + other_markdown(others, args.other_games)
+    )
     plot(reports, out / "baselines.png")
     print(f"wrote results/baselines.md, .json, .png in {seconds / 60:.1f} min")
     return 0
