@@ -1,1 +1,12 @@
-"""agents"""
+"""Scripted teams, trained-model loaders, the evaluator and the command line.
+
+This folder is installed as the package ``shipwreck_agents`` (``pyproject.toml``,
+``[tool.setuptools.package-dir]``): import ``shipwreck_agents``, never ``agents``, a name
+other distributions also use.
+"""
+
+if __name__ != "shipwreck_agents":
+    raise ImportError(
+        f"the folder agents/ is the package 'shipwreck_agents' (imported here as "
+        f"{__name__!r}); install the project (pip install -e .) and import shipwreck_agents"
+    )

@@ -1,7 +1,7 @@
-"""``python -m agents``: the ``shipwreck-arcana`` command."""
+"""``python -m shipwreck_agents``: the ``shipwreck-arcana`` command."""
 
 import sys
 
-from agents.cli import main
+from shipwreck_agents.cli import main
 
 sys.exit(main())

@@ -31,9 +31,9 @@ import dataclasses
 
 import numpy as np
 
-from agents.base import Policy
-from agents.heuristic import HeuristicPlayer
-from agents.knowledge import doom_of_fades, fading_slots, literal_posterior, mask_to_array
+from shipwreck_agents.base import Policy
+from shipwreck_agents.heuristic import HeuristicPlayer
+from shipwreck_agents.knowledge import doom_of_fades, fading_slots, literal_posterior, mask_to_array
 from shipwreck_env.actions import ACTIONS, PASS, predict_action
 from shipwreck_env.engine import legal_actions, step_inplace
 from shipwreck_env.scenario import ForcedDraws, hypothetical_turn_start

@@ -1,7 +1,8 @@
-"""The ``shipwreck-arcana`` command (``python -m agents`` does the same).
+"""The ``shipwreck-arcana`` command (``python -m shipwreck_agents`` does the same).
 
-It lives in ``agents`` because it runs teams of policies: its imports point down, to
-``agents`` and the core ``shipwreck_env``, which imports nothing from here.
+It lives in ``shipwreck_agents`` (the folder ``agents/``) because it runs teams of
+policies: its imports point down, to the agents and the core ``shipwreck_env``, which
+imports nothing from here.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ Shipwreck Arcana: play, evaluate and benchmark the rules engine.
 
 Policy specs (--play, --group): random[:P], literal[:T], heuristic, bayes, convention,
 oracle (cheats: reads hidden fates), ppo:PATH (a trained model), rllib:PATH (an RLlib
-checkpoint of training.rllib_train).
+checkpoint of shipwreck_training.rllib_train).
 """
 
 
@@ -155,7 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,  # --help goes to the benchmark's own parser
     )
     bench.add_argument("bench_args", nargs=argparse.REMAINDER)
-    from agents.play.commands import add_commands
+    from shipwreck_agents.play.commands import add_commands
 
     add_commands(sub, _HelpFormatter)  # play, replay, serve
     return parser
@@ -184,7 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.command == "evaluate":
         return _evaluate(args)
     elif args.command in ("play", "replay", "serve"):
-        from agents.play.commands import run
+        from shipwreck_agents.play.commands import run
 
         return run(args)
     elif args.command == "bench":
@@ -209,8 +210,8 @@ def _difficulties(text: str) -> list[str]:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from agents.evaluate import evaluate, format_table, write_outputs
-    from agents.registry import GROUP_SPECS, PLAY_SPECS
+    from shipwreck_agents.evaluate import evaluate, format_table, write_outputs
+    from shipwreck_agents.registry import GROUP_SPECS, PLAY_SPECS
 
     pairs = (
         [(p, g) for p in PLAY_SPECS for g in GROUP_SPECS]

@@ -30,7 +30,7 @@ Method, in our words.
    out its own fates), times the number line (which carries the announcements, power
    answers and wrong guesses: each is a deterministic function of the kept value, so
    the product is exact). It then predicts, passes or uses a power by the value of the
-   race, as :class:`~agents.bayes.BayesGroup` does: a question power, Sorrows or Scions
+   race, as :class:`~shipwreck_agents.bayes.BayesGroup` does: a question power, Sorrows or Scions
    when the expected value after the answer beats not using it by ``power_cost``.
 4. **Value of the race.** ``V(score, doom)`` (:func:`race_win`) is the chance to win if
    every later turn that moves the score or the doom scores with probability
@@ -53,22 +53,22 @@ a turn the convention does not cover (a Feast play) falls back to the literal po
 neither the player nor the group remembers such a turn, so they still agree on the next.
 
 The search itself (hands, lines, observations, best responses, ascent) is in
-:mod:`agents.convention_search`; this module is the policy that plays and reads it.
+:mod:`shipwreck_agents.convention_search`; this module is the policy that plays and reads it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from agents.bayes import BayesGroup, _pool_at_start
-from agents.convention_search import (
+from shipwreck_agents.bayes import BayesGroup, _pool_at_start
+from shipwreck_agents.convention_search import (
     Convention,
     compute_convention,
     public_hands,
     race_win,
 )
-from agents.heuristic import HeuristicPlayer
-from agents.knowledge import doom_of_fades, literal_posterior, mask_to_array
+from shipwreck_agents.heuristic import HeuristicPlayer
+from shipwreck_agents.knowledge import doom_of_fades, literal_posterior, mask_to_array
 from shipwreck_env.actions import ACTIONS, PASS
 from shipwreck_env.public_record import onlooker_pool
 from shipwreck_env.state import State

@@ -1,4 +1,4 @@
-"""The search behind the convention team (:mod:`agents.convention`): one turn's public
+"""The search behind the convention team (:mod:`shipwreck_agents.convention`): one turn's public
 code, from public inputs only.
 
 :func:`compute_convention` lists the hands the active seat may hold (:func:`public_hands`),
@@ -6,7 +6,7 @@ their lines of play and the observations those show (``_Lines``), and picks one 
 hand (``_Search``: greedy start, best responses, coordinate ascent on the summed value);
 ``_Outcomes`` holds an observation's race values and the group's best reply there
 (pass, name, a question power or Sorrows). :func:`race_win` is the value of the race.
-The method is explained in :mod:`agents.convention`. Nothing here reads a hidden fate:
+The method is explained in :mod:`shipwreck_agents.convention`. Nothing here reads a hidden fate:
 every input is public, so every teammate computes the same code.
 """
 
@@ -17,7 +17,7 @@ from functools import cache
 
 import numpy as np
 
-from agents.bayes import race_value
+from shipwreck_agents.bayes import race_value
 from shipwreck_env.actions import ACTIONS, power_action
 from shipwreck_env.cards import CARD_INDEX, CARDS
 from shipwreck_env.public_record import (
@@ -46,7 +46,7 @@ def race_win(score: int, doom: int, accuracy: float, fail_doom: int = 1) -> floa
     """P(win) if every later turn that changes the score or the doom scores with
     probability ``accuracy`` and otherwise costs ``fail_doom`` doom: a race of
     ``7 - score`` successes against the doom budget. ``accuracy <= 0`` falls back to
-    :func:`agents.bayes.race_value`."""
+    :func:`shipwreck_agents.bayes.race_value`."""
     if accuracy <= 0:
         return race_value(score, doom)
     if doom >= 7:

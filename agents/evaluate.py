@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from agents.registry import make_policy
+from shipwreck_agents.registry import make_policy
 from shipwreck_env.config import DIFFICULTIES, GameConfig
 from shipwreck_env.engine import new_game, step_inplace
 from shipwreck_env.policy import Policy, Team, decide, observation_layouts
@@ -85,7 +85,7 @@ def play_game(
 
     Policies that read observation vectors get them in the layout they were built for
     (``policy.belief``, default off). With ``actions``, every action taken is appended
-    to it (a replay record: ``agents.play.replay``).
+    to it (a replay record: ``shipwreck_agents.play.replay``).
     """
     game_seed, policy_seed = seed_seq.spawn(2)
     game_rng = np.random.default_rng(game_seed)
@@ -130,7 +130,7 @@ def game_seed(seed: int, difficulty: str, game: int) -> np.random.SeedSequence:
 
 
 PolicyLike = str | Policy
-"""A registry spec (``agents.registry``) or a policy object."""
+"""A registry spec (``shipwreck_agents.registry``) or a policy object."""
 
 
 def _policy(policy: PolicyLike) -> Policy:
@@ -151,7 +151,7 @@ def _run_chunk(task: tuple) -> list[tuple[int, dict]]:
     team = Team(_policy(play), _policy(group))
     if record is None:
         return [(i, asdict(play_game(config, team, game_seed(seed, difficulty, i)))) for i in games]
-    from agents.play.replay import record_game
+    from shipwreck_agents.play.replay import record_game
 
     out = []
     for i in games:
@@ -217,7 +217,7 @@ def evaluate(
     "results": {difficulty: summary}}`` (``play``/``group`` are the spec, or the
     policy's ``name``); identical for any ``jobs``. With ``record`` (a folder), every
     game is also written there as a replay record (``DIFFICULTY-GAME.json``:
-    ``agents.play.replay``).
+    ``shipwreck_agents.play.replay``).
     """
     team = Team(_policy(play), _policy(group))  # fail early on a bad spec
     base = GameConfig(num_players=players, **config)

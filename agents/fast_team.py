@@ -1,11 +1,11 @@
-"""A team trained by ``training.fast`` as a reference-engine policy, with its belief.
+"""A team trained by ``shipwreck_training.fast`` as a reference-engine policy, with its belief.
 
 ``FastTeamPolicy(path)`` plays the exported network (``model.pth`` of a run, or a
 shipped ``results/models/*.pth``) greedily in both roles. A network trained with the
 policy-conditioned belief (``"belief_kind": "policy"`` in its ``.meta.json``) needs, at
 each group decision, the likelihood of the turn's first play under its own play policy
 this object records it when it makes that play
-(:func:`agents.policy_belief.likelihood`, the legal plays of every hypothetical hand
+(:func:`shipwreck_agents.policy_belief.likelihood`, the legal plays of every hypothetical hand
 from the public turn start, ``shipwreck_env.public_record.hand_plays``), and writes the
 posterior into the group's
 observation. So one object must take both roles: :func:`shared_policy` returns one
@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents.base import Policy
-from agents.policy_belief import likelihood
-from agents.trained import GameCheck, read_meta
+from shipwreck_agents.base import Policy
+from shipwreck_agents.policy_belief import likelihood
+from shipwreck_agents.trained import GameCheck, read_meta
 from shipwreck_env.actions import ACTIONS
 from shipwreck_env.observation import ObservationLayout
 from shipwreck_env.public_record import hand_plays
@@ -33,11 +33,11 @@ from shipwreck_env.view import AgentView
 __all__ = ["FastTeamPolicy", "shared_policy"]
 
 _NUM_PLAYS = sum(a.kind == "play" for a in ACTIONS)
-_MASKED = -1e9  # as training.fast.network: exp() of it is exactly 0 in float32
+_MASKED = -1e9  # as shipwreck_training.fast.network: exp() of it is exactly 0 in float32
 
 
 class _Network:
-    """The exported SB3 policy's masked logits (the layout ``training.fast`` exports)."""
+    """The exported SB3 policy's masked logits (the layout ``shipwreck_training.fast`` exports)."""
 
     def __init__(self, sb3) -> None:
         self.sb3 = sb3
@@ -67,7 +67,7 @@ class FastTeamPolicy(Policy):
     """Both roles of a fast-trained team (see the module docstring).
 
     Args:
-        path: an SB3 ``.pth`` written by ``training.fast`` (its ``.meta.json`` beside it).
+        path: an SB3 ``.pth`` written by ``shipwreck_training.fast`` (its ``.meta.json`` beside it).
     """
 
     needs_observation = True

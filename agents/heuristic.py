@@ -30,8 +30,8 @@ import dataclasses
 
 import numpy as np
 
-from agents.base import Policy
-from agents.knowledge import (
+from shipwreck_agents.base import Policy
+from shipwreck_agents.knowledge import (
     condition_mask,
     doom_of_fades,
     fading_slots,

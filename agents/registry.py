@@ -9,15 +9,15 @@
 | ``convention`` / ``convention:A`` | the convention team: one public code per turn (agents/convention.py) | both |
 | ``oracle`` | CHEATS: the group sees the hidden fate | group |
 | ``ppo:PATH`` | a trained Stable-Baselines3 model | as trained |
-| ``rllib:PATH`` | an RLlib checkpoint of ``training.rllib_train`` (``agents/rllib_policy.py``) | as trained |
-| ``fast:PATH`` | a ``training.fast`` team, one object for both roles (``agents/fast_team.py``) | both |
+| ``rllib:PATH`` | an RLlib checkpoint of ``shipwreck_training.rllib_train`` (``agents/rllib_policy.py``) | as trained |
+| ``fast:PATH`` | a ``shipwreck_training.fast`` team, one object for both roles (``agents/fast_team.py``) | both |
 
 Specs are strings so that worker processes can rebuild the same policies.
 """
 
 from __future__ import annotations
 
-from agents.base import Policy
+from shipwreck_agents.base import Policy
 
 __all__ = ["GROUP_SPECS", "PLAY_SPECS", "make_policy"]
 
@@ -52,39 +52,39 @@ def make_policy(spec: str) -> Policy:
     """
     name, _, arg = spec.partition(":")
     if name == "random":
-        from agents.simple import RandomPolicy
+        from shipwreck_agents.simple import RandomPolicy
 
         return RandomPolicy(float(arg)) if arg else RandomPolicy()
     if name == "literal":
-        from agents.simple import LiteralPolicy
+        from shipwreck_agents.simple import LiteralPolicy
 
         return LiteralPolicy(float(arg)) if arg else LiteralPolicy()
     if name == "heuristic" and not arg:
-        from agents.heuristic import HeuristicPlayer
+        from shipwreck_agents.heuristic import HeuristicPlayer
 
         return HeuristicPlayer()
     if name == "bayes" and not arg:
-        from agents.bayes import BayesGroup
+        from shipwreck_agents.bayes import BayesGroup
 
         return BayesGroup()
     if name == "convention":
-        from agents.convention import ConventionPolicy
+        from shipwreck_agents.convention import ConventionPolicy
 
         return ConventionPolicy(**_convention_options(arg))
     if name == "oracle" and not arg:
-        from agents.simple import OracleGroup
+        from shipwreck_agents.simple import OracleGroup
 
         return OracleGroup()
     if name == "ppo" and arg:
-        from agents.trained import load_policy
+        from shipwreck_agents.trained import load_policy
 
         return load_policy(arg)
     if name == "fast" and arg:
-        from agents.fast_team import shared_policy
+        from shipwreck_agents.fast_team import shared_policy
 
         return shared_policy(arg)
     if name == "rllib" and arg:
-        from agents.rllib_policy import load_rllib_policy
+        from shipwreck_agents.rllib_policy import load_rllib_policy
 
         return load_rllib_policy(arg)
     raise ValueError(

@@ -1,9 +1,9 @@
-"""RLlib checkpoints as policies (``rllib:PATH`` in ``agents.registry``), without Ray.
+"""RLlib checkpoints as policies (``rllib:PATH`` in ``shipwreck_agents.registry``), without Ray.
 
-``training.rllib_train`` trains :class:`MaskedActorCritic` inside an RLlib RLModule
-(``training.rllib_module``) and writes, in every algorithm checkpoint directory, a
+``shipwreck_training.rllib_train`` trains :class:`MaskedActorCritic` inside an RLlib RLModule
+(``shipwreck_training.rllib_module``) and writes, in every algorithm checkpoint directory, a
 ``shipwreck_policy.json`` naming the module to play and the game it learned
-(:func:`agents.trained.game_meta`). The module's weights are RLlib's own file
+(:func:`shipwreck_agents.trained.game_meta`). The module's weights are RLlib's own file
 ``learner_group/learner/rl_module/<module>/module_state.pkl`` -- a pickled dict of numpy
 arrays -- so this loader needs only numpy and torch: the project's main environment
 (gymnasium 1.4, no Ray) plays a checkpoint trained in ``.venv-rllib``.
@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.trained import GameCheck
+from shipwreck_agents.trained import GameCheck
 from shipwreck_env.policy import Policy
 from shipwreck_env.state import State
 from shipwreck_env.view import AgentView
@@ -86,7 +86,7 @@ def find_checkpoint(path: str | Path) -> tuple[Path, dict]:
     above a module directory) and its :data:`META_FILE` contents.
 
     Raises:
-        ValueError: nothing there is a checkpoint of ``training.rllib_train``.
+        ValueError: nothing there is a checkpoint of ``shipwreck_training.rllib_train``.
     """
     path = Path(path)
     if not path.exists():
@@ -100,7 +100,7 @@ def find_checkpoint(path: str | Path) -> tuple[Path, dict]:
         if (parent / META_FILE).is_file():
             return parent, json.loads((parent / META_FILE).read_text())
     raise ValueError(
-        f"{str(path)!r} is not a checkpoint of training.rllib_train (no {META_FILE} there "
+        f"{str(path)!r} is not a checkpoint of shipwreck_training.rllib_train (no {META_FILE} there "
         "or above, and no checkpoints/latest); allowed: a checkpoint, run or module directory"
     )
 
@@ -172,7 +172,7 @@ class RLlibPolicy(Policy):
 
 
 def load_rllib_policy(path: str, deterministic: bool = True) -> RLlibPolicy:
-    """The policy of an RLlib checkpoint of ``training.rllib_train`` (see the module
+    """The policy of an RLlib checkpoint of ``shipwreck_training.rllib_train`` (see the module
     docstring for what ``path`` may be)."""
     net, meta = load_network(path)
     checkpoint, _ = find_checkpoint(path)

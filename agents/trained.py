@@ -2,7 +2,7 @@
 
 ``load_policy("runs/x/final_model.zip")`` loads a MaskablePPO model on the CPU -- or,
 for a ``.pth`` file, just its policy network (as exported to ``results/models/``) -- and
-wraps it as a :class:`~agents.base.Policy` that picks the most likely legal action.
+wraps it as a :class:`~shipwreck_agents.base.Policy` that picks the most likely legal action.
 
 A ``<model>.meta.json`` file beside the model (written by the training code with
 :func:`game_meta`) says what it was trained on: the game's fixed options
@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 import shipwreck_env
-from agents.base import Policy
+from shipwreck_agents.base import Policy
 from shipwreck_env.config import GameConfig
 from shipwreck_env.observation import ObservationLayout
 from shipwreck_env.state import State

@@ -30,8 +30,8 @@ DEFAULT = ["configs/fast_selfplay.yaml", "configs/fast_selfplay_literal.yaml"]
 
 def measure(path: str, updates: int, overrides: list[str]) -> dict:
     """One row: the config's per-update figures and their medians."""
-    from training.fast.config import load_config
-    from training.fast.ppo import Trainer
+    from shipwreck_training.fast.config import load_config
+    from shipwreck_training.fast.ppo import Trainer
 
     cfg = load_config(ROOT / path, overrides)
     load_before = os.getloadavg()[0]

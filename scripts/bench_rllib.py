@@ -4,12 +4,12 @@ results/training.md (between the rllib markers) and results/rllib_bench.json.
     .venv-rllib/bin/python scripts/bench_rllib.py [--iterations 6] [--runners 1 2]
         [--batch 2000] [--from-json]
 
-Each setting is a real run of ``training.rllib_train`` (configs/rllib_selfplay.yaml, a
+Each setting is a real run of ``shipwreck_training.rllib_train`` (configs/rllib_selfplay.yaml, a
 local Ray of 2 CPUs, no evaluation) in ``results/runs/rllib_bench/``; its figures are
 the medians over iterations 2..K of ``progress.jsonl`` (the first iteration includes
 start-up), with the load average logged beside each iteration. The "on paper" figures
 (what crosses the network per iteration) are computed from the network and observation
-sizes. ``--budget-run RUN`` adds a finished ``training.rllib_train`` run (its
+sizes. ``--budget-run RUN`` adds a finished ``shipwreck_training.rllib_train`` run (its
 ``progress.jsonl`` and ``eval.json``) beside the Stable-Baselines3 self-play runs'
 learning curves at the same number of env steps (``results/training.json``).
 ``--from-json`` rewrites the section from results/rllib_bench.json without running.
@@ -43,7 +43,7 @@ def run_setting(runners: int, iterations: int, batch: int, out: Path) -> dict:
     argv = [
         sys.executable,
         "-m",
-        "training.rllib_train",
+        "shipwreck_training.rllib_train",
         "--config",
         CONFIG,
         "--num-env-runners",
@@ -80,9 +80,9 @@ def run_setting(runners: int, iterations: int, batch: int, out: Path) -> dict:
 
 def on_paper(batch: int) -> dict:
     """What crosses the network per iteration, from the sizes (3 players, belief)."""
-    from agents.rllib_policy import MaskedActorCritic
+    from shipwreck_agents.rllib_policy import MaskedActorCritic
     from shipwreck_env.actions import NUM_ACTIONS
-    from training.rllib_config import load_config
+    from shipwreck_training.rllib_config import load_config
 
     cfg = load_config(ROOT / CONFIG)
     from shipwreck_env.observation import ObservationLayout

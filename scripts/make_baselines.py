@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agents.evaluate import evaluate  # noqa: E402
+from shipwreck_agents.evaluate import evaluate  # noqa: E402
 from shipwreck_env.config import DIFFICULTIES  # noqa: E402
 
 TEAMS = [

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 OTHER_SECTIONS = re.compile(r"<!-- [a-z-]+:start")
 sys.path.insert(0, str(ROOT))
 
-from agents.evaluate import evaluate, wilson_interval  # noqa: E402
+from shipwreck_agents.evaluate import evaluate, wilson_interval  # noqa: E402
 from shipwreck_env.config import DIFFICULTIES  # noqa: E402
 
 REGIMES = ("play", "predict", "selfplay", "selfplay_long", "selfplay_bc", "alternating")

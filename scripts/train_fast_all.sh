@@ -2,7 +2,7 @@
 # Train every fast config (configs/fast_*.yaml) with seeds 0, 1, 2, one run at a time
 # (a run fills both cores), then rebuild the fast trainer's report. Runs land in
 # results/runs/fast/; logs in $LOGS (default /tmp/train_fast_logs). A run that stops can
-# be continued with: python -m training.fast --resume results/runs/fast/<run>
+# be continued with: python -m shipwreck_training.fast --resume results/runs/fast/<run>
 set -eu
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
@@ -11,7 +11,7 @@ CONFIGS=${CONFIGS:-"fast_selfplay fast_selfplay_literal fast_selfplay_aux fast_i
 mkdir -p "$LOGS"
 for config in $CONFIGS; do
     for seed in 0 1 2; do
-        "$PY" -m training.fast --config "configs/$config.yaml" "seed=$seed" \
+        "$PY" -m shipwreck_training.fast --config "configs/$config.yaml" "seed=$seed" \
             > "$LOGS/${config}_$seed.log" 2>&1
     done
 done

@@ -35,7 +35,7 @@ game did not end by its rules). ``info`` then holds ``score``, ``doom``, ``won``
 ### Arguments
 Every :class:`~shipwreck_env.config.GameConfig` field, ``reward``, ``belief``,
 ``render_mode``, ``partner`` and ``illegal_action``. ``partner`` decides for the others:
-a :class:`~shipwreck_env.policy.Policy` (any ``agents.registry`` policy, trained models
+a :class:`~shipwreck_env.policy.Policy` (any ``shipwreck_agents.registry`` policy, trained models
 and the oracle included), asked through :func:`shipwreck_env.policy.decide` -- so it
 gets observations in its own layout and, if it declares ``needs_state``, the state -- or
 a plain callable ``partner(observation, view, rng) -> action`` where ``observation`` is

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 from test_leaks import swapped
 
-from agents.base import Team
-from agents.bayes import BayesGroup, race_value
-from agents.evaluate import evaluate
-from agents.heuristic import HeuristicPlayer
-from agents.registry import make_policy
-from agents.simple import LiteralPolicy, OracleGroup, RandomPolicy
+from shipwreck_agents.base import Team
+from shipwreck_agents.bayes import BayesGroup, race_value
+from shipwreck_agents.evaluate import evaluate
+from shipwreck_agents.heuristic import HeuristicPlayer
+from shipwreck_agents.registry import make_policy
+from shipwreck_agents.simple import LiteralPolicy, OracleGroup, RandomPolicy
 from shipwreck_env.actions import NUM_ACTIONS, PASS, play_action, predict_action
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step, step_inplace

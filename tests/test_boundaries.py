@@ -1,5 +1,7 @@
-"""Package boundaries: the core (``shipwreck_env``) imports nothing from ``agents`` or
-``training``; imports point down (training -> agents -> shipwreck_env).
+"""Package boundaries: the core (``shipwreck_env``) imports nothing from the agents or the
+training; imports point down (training -> agents -> shipwreck_env). The folders
+``agents/`` and ``training/`` are installed as ``shipwreck_agents`` and
+``shipwreck_training``, names no other distribution uses.
 
 Authority: ``STYLE.md`` (Where things live) and issue 13.
 """
@@ -7,14 +9,31 @@ Authority: ``STYLE.md`` (Where things live) and issue 13.
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-ABOVE = {"shipwreck_env": ("agents", "training"), "agents": ("training",)}
+FOLDER = {
+    "shipwreck_env": "shipwreck_env",
+    "shipwreck_agents": "agents",
+    "shipwreck_training": "training",
+}
+"""Import name -> folder of each package."""
+ABOVE = {
+    "shipwreck_env": ("shipwreck_agents", "shipwreck_training", "agents", "training"),
+    "shipwreck_agents": ("shipwreck_training", "agents", "training"),
+    "shipwreck_training": ("agents", "training"),
+}
+"""Names a package must not import: those above it, and the folders' bare names."""
 
 
 def imported_packages(path: Path) -> set[str]:
@@ -33,7 +52,7 @@ def imported_packages(path: Path) -> set[str]:
 def test_no_module_imports_a_package_above_it(package: str) -> None:
     offenders = {
         str(path.relative_to(ROOT)): sorted(imported_packages(path) & set(ABOVE[package]))
-        for path in sorted((ROOT / package).rglob("*.py"))
+        for path in sorted((ROOT / FOLDER[package]).rglob("*.py"))
     }
     assert {k: v for k, v in offenders.items() if v} == {}
 
@@ -46,7 +65,8 @@ def test_importing_every_core_module_loads_no_agents_or_training() -> None:
         "import shipwreck_env\n"
         "for m in pkgutil.walk_packages(shipwreck_env.__path__, 'shipwreck_env.'):\n"
         "    importlib.import_module(m.name)\n"
-        "bad = sorted(n for n in sys.modules if n.split('.')[0] in ('agents', 'training'))\n"
+        "top = ('agents', 'training', 'shipwreck_agents', 'shipwreck_training')\n"
+        "bad = sorted(n for n in sys.modules if n.split('.')[0] in top)\n"
         "print(bad)\n"
     )
     out = subprocess.run(
@@ -55,9 +75,51 @@ def test_importing_every_core_module_loads_no_agents_or_training() -> None:
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("package", ["agents", "training"])
-def test_top_level_names_resolve_to_this_repository(package: str) -> None:
-    """``agents`` and ``training`` are generic top-level names: if another installed
-    distribution's package of that name shadowed ours, this says so by name."""
+@pytest.mark.parametrize("package", ["shipwreck_agents", "shipwreck_training"])
+def test_import_names_resolve_to_the_folders(package: str) -> None:
     module = __import__(package)
-    assert Path(module.__file__).resolve().parent == ROOT / package, module.__file__
+    assert Path(module.__file__).resolve().parent == ROOT / FOLDER[package], module.__file__
+
+
+def test_the_install_lists_every_package_folder_under_its_import_name() -> None:
+    """``pyproject.toml`` lists the packages by hand (the folders are renamed on install):
+    every folder with an ``__init__.py`` is there, under its import name."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert config["package-dir"] == {"shipwreck_agents": "agents", "shipwreck_training": "training"}
+    found = set()
+    for name, folder in FOLDER.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            parts = init.parent.relative_to(ROOT / folder).parts
+            found.add(".".join((name, *parts)))
+    assert sorted(config["packages"]) == sorted(found)
+
+
+def test_other_packages_named_agents_and_training_do_not_collide(tmp_path: Path) -> None:
+    """Another distribution's ``agents`` and ``training`` (first on the path here) load
+    beside ours: the command line still works and each name keeps its own package."""
+    for name in ("agents", "training"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text("OTHER = True\n")
+    code = (
+        "import agents, training, shipwreck_agents.cli, shipwreck_training.fast.config\n"
+        "assert agents.OTHER and training.OTHER\n"
+        "raise SystemExit(shipwreck_agents.cli.main(['--version']))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert "shipwreck-arcana" in out.stdout
+
+
+def test_importing_a_folder_by_its_bare_name_says_what_to_import() -> None:
+    """From the repository root the folders are visible as ``agents`` and ``training``;
+    importing them so (which would load every module twice, under two names) is refused
+    with the name to use."""
+    for folder, name in (("agents", "shipwreck_agents"), ("training", "shipwreck_training")):
+        out = subprocess.run(
+            [sys.executable, "-c", f"import {folder}"], cwd=ROOT, capture_output=True, text=True
+        )
+        assert out.returncode != 0
+        assert f"import {name}" in out.stderr, out.stderr

@@ -1,4 +1,4 @@
-"""The ``shipwreck-arcana`` command (:mod:`agents.cli`): help without docstring markup,
+"""The ``shipwreck-arcana`` command (:mod:`shipwreck_agents.cli`): help without docstring markup,
 every option's help and default shown, ``--version``, ``bench --help`` showing the
 benchmark's own options, unknown arguments refused.
 
@@ -12,7 +12,7 @@ import re
 import pytest
 
 import shipwreck_env
-from agents.cli import build_parser, main
+from shipwreck_agents.cli import build_parser, main
 
 COMMANDS = ["main", "random", "evaluate"]
 

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from test_leaks import swapped
 
-from agents import convention_search as convention_module
-from agents.base import Team
-from agents.convention import ConventionPolicy, compute_convention
-from agents.evaluate import evaluate, play_game
-from agents.registry import make_policy
+from shipwreck_agents import convention_search as convention_module
+from shipwreck_agents.base import Team
+from shipwreck_agents.convention import ConventionPolicy, compute_convention
+from shipwreck_agents.evaluate import evaluate, play_game
+from shipwreck_agents.registry import make_policy
 from shipwreck_env.actions import NUM_ACTIONS, PASS
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step, step_inplace
@@ -254,8 +254,8 @@ def test_registry_builds_the_convention_team():
 
 
 def test_race_win_is_a_bounded_race_monotone_in_score_and_doom():
-    from agents.bayes import race_value
-    from agents.convention import race_win
+    from shipwreck_agents.bayes import race_value
+    from shipwreck_agents.convention import race_win
 
     for score in range(8):
         for doom in range(8):

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import shipwreck_env
-from agents.registry import make_policy
+from shipwreck_agents.registry import make_policy
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import IllegalActionError, new_game
 

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from agents.cli import main as cli_main
-from agents.evaluate import evaluate, wilson_interval, write_outputs
+from shipwreck_agents.cli import main as cli_main
+from shipwreck_agents.evaluate import evaluate, wilson_interval, write_outputs
 
 
 @pytest.mark.parametrize(
@@ -57,7 +57,7 @@ def untrained_model(tmp_path):
     from sb3_contrib import MaskablePPO
 
     import shipwreck_env  # noqa: F401  (registers the ids)
-    from training.callbacks import save_with_meta
+    from shipwreck_training.callbacks import save_with_meta
 
     env = gymnasium.make("ShipwreckArcana-Predict-v0", num_players=3, belief=True)
     model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [16]}, seed=0)

@@ -1,4 +1,4 @@
-"""The fast PPO trainer (training.fast): learning, resume, masks, seats, export."""
+"""The fast PPO trainer (shipwreck_training.fast): learning, resume, masks, seats, export."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("torchrl")
 
 from shipwreck_env.actions import NUM_ACTIONS  # noqa: E402
-from training.fast.config import from_dict, load_config  # noqa: E402
-from training.fast.network import ActorCritic, export_sb3  # noqa: E402
-from training.fast.ppo import Rollout, Trainer, advantages  # noqa: E402
-from training.fast.run import train  # noqa: E402
+from shipwreck_training.fast.config import from_dict, load_config  # noqa: E402
+from shipwreck_training.fast.network import ActorCritic, export_sb3  # noqa: E402
+from shipwreck_training.fast.ppo import Rollout, Trainer, advantages  # noqa: E402
+from shipwreck_training.fast.run import train  # noqa: E402
 
 
 def _config(**extra):
@@ -130,7 +130,7 @@ def test_advantages_do_not_cross_a_finished_game():
 
 
 def test_exported_model_plays_as_the_network_in_the_ppo_loader(tmp_path):
-    from agents.trained import load_policy
+    from shipwreck_agents.trained import load_policy
 
     trainer = Trainer(_config())
     export_sb3(trainer.model, tmp_path / "m.pth")
@@ -168,8 +168,8 @@ def test_bad_config_values_are_refused(bad):
 
 
 def test_imitation_copies_a_scripted_teacher():
-    from training.fast.config import ImitationSettings
-    from training.fast.imitation import imitate
+    from shipwreck_training.fast.config import ImitationSettings
+    from shipwreck_training.fast.imitation import imitate
 
     trainer = Trainer(_config())
     figures = imitate(trainer, ImitationSettings("random:0.9", "random:0.9", steps=512, epochs=30))
@@ -181,8 +181,8 @@ def test_imitation_copies_a_scripted_teacher():
 def test_a_checkpoint_exports_as_a_policy_with_its_role(tmp_path):
     import json
 
-    from agents.trained import load_policy
-    from training.fast.run import evaluate_checkpoint, export_checkpoint
+    from shipwreck_agents.trained import load_policy
+    from shipwreck_training.fast.run import evaluate_checkpoint, export_checkpoint
 
     train(_config(total_steps=256), tmp_path / "run")
     info = export_checkpoint(tmp_path / "run", tmp_path / "team.pth")

@@ -1,4 +1,4 @@
-"""A fast-trained team on the reference engine (agents.fast_team)."""
+"""A fast-trained team on the reference engine (shipwreck_agents.fast_team)."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ pytest.importorskip("torchrl")
 
 from test_belief import _brute_force  # noqa: E402
 
-from agents.fast_team import FastTeamPolicy, shared_policy  # noqa: E402
+from shipwreck_agents.fast_team import FastTeamPolicy, shared_policy  # noqa: E402
 from shipwreck_env.actions import ACTIONS, NUM_ACTIONS  # noqa: E402
 from shipwreck_env.config import GameConfig  # noqa: E402
 from shipwreck_env.engine import new_game, step_inplace  # noqa: E402
 from shipwreck_env.observation import ObservationLayout, encode  # noqa: E402
 from shipwreck_env.view import make_view  # noqa: E402
-from training.fast.network import ActorCritic, export_sb3  # noqa: E402
+from shipwreck_training.fast.network import ActorCritic, export_sb3  # noqa: E402
 
 
 def _exported(tmp_path, belief_kind: str) -> str:
@@ -62,7 +62,7 @@ def test_group_belief_on_the_reference_engine_equals_brute_force(tmp_path):
 
 def test_literal_models_keep_the_literal_block_and_one_object_per_file(tmp_path):
     path = _exported(tmp_path, "literal")
-    from agents.registry import make_policy
+    from shipwreck_agents.registry import make_policy
 
     assert shared_policy(path) is shared_policy(path) is make_policy(f"fast:{path}")
     policy = shared_policy(path)

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 import shipwreck_env  # noqa: F401 -- registers the ids
-from agents.evaluate import evaluate, game_seed, play_game
-from agents.registry import GROUP_SPECS, PLAY_SPECS, make_policy
+from shipwreck_agents.evaluate import evaluate, game_seed, play_game
+from shipwreck_agents.registry import GROUP_SPECS, PLAY_SPECS, make_policy
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import IllegalActionError, new_game, step_inplace
 from shipwreck_env.observation import ObservationLayout, encode

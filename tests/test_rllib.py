@@ -20,11 +20,11 @@ ray = pytest.importorskip(
     "ray", reason="ray[rllib] is installed only in .venv-rllib (./test.sh runs this file there)"
 )
 
-from agents.registry import make_policy  # noqa: E402
-from agents.rllib_policy import load_network  # noqa: E402
-from training.rllib_config import from_dict  # noqa: E402
-from training.rllib_env import ENV_NAME, ShipwreckMultiAgentEnv, env_creator  # noqa: E402
-from training.rllib_train import algorithm_config, main, train  # noqa: E402
+from shipwreck_agents.registry import make_policy  # noqa: E402
+from shipwreck_agents.rllib_policy import load_network  # noqa: E402
+from shipwreck_training.rllib_config import from_dict  # noqa: E402
+from shipwreck_training.rllib_env import ENV_NAME, ShipwreckMultiAgentEnv, env_creator  # noqa: E402
+from shipwreck_training.rllib_train import algorithm_config, main, train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = {
@@ -43,7 +43,7 @@ TINY = {
 def local_ray():
     # address="local": never join a `ray start` cluster that may run on the machine
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
-    from training.rllib_env import register
+    from shipwreck_training.rllib_env import register
 
     register()
     yield
@@ -130,7 +130,7 @@ def test_train_checkpoint_resume_and_evaluate(local_ray, tmp_path):
     if not main_python.exists():
         pytest.skip("no .venv beside .venv-rllib (scripts/setup.sh builds both)")
     code = (
-        "import sys, gymnasium; from agents.evaluate import evaluate; "
+        "import sys, gymnasium; from shipwreck_agents.evaluate import evaluate; "
         f"r = evaluate('rllib:{run}', 'rllib:{run}', difficulties=['easy'], games=3, "
         "progress=False); "
         "print(gymnasium.__version__, 'ray' in sys.modules, r['results']['easy']['games'])"

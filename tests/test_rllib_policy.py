@@ -15,14 +15,14 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("pydantic")
 
-from agents.evaluate import evaluate
-from agents.registry import make_policy
-from agents.rllib_policy import META_FILE, MaskedActorCritic, find_checkpoint
-from agents.trained import game_meta
+from shipwreck_agents.evaluate import evaluate
+from shipwreck_agents.registry import make_policy
+from shipwreck_agents.rllib_policy import META_FILE, MaskedActorCritic, find_checkpoint
+from shipwreck_agents.trained import game_meta
 from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.config import GameConfig
 from shipwreck_env.observation import ObservationLayout
-from training.rllib_config import from_dict, load_config
+from shipwreck_training.rllib_config import from_dict, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -129,7 +129,7 @@ def test_rllib_policy_refuses_another_game(tmp_path):
 def test_rllib_spec_names_what_is_wrong(tmp_path):
     with pytest.raises(ValueError, match="does not exist"):
         make_policy(f"rllib:{tmp_path / 'missing'}")
-    with pytest.raises(ValueError, match=r"is not a checkpoint of training\.rllib_train"):
+    with pytest.raises(ValueError, match=r"is not a checkpoint of shipwreck_training\.rllib_train"):
         find_checkpoint(tmp_path)
 
 
@@ -137,7 +137,7 @@ def test_rllib_policy_as_gymnasium_partner_and_play_teammates(tmp_path):
     import gymnasium as gym
 
     import shipwreck_env  # noqa: F401  (registers the Gymnasium ids)
-    from agents.play.table import make_team
+    from shipwreck_agents.play.table import make_team
 
     checkpoint, _ = _fake_checkpoint(tmp_path)
     team = make_team(f"rllib:{checkpoint}")
@@ -157,7 +157,7 @@ def test_rllib_policy_as_gymnasium_partner_and_play_teammates(tmp_path):
 
 def test_an_iteration_without_samples_counts_no_steps():
     """On a loaded machine RLlib can return an iteration without samples (NaN counts)."""
-    from training.rllib_train import _stat
+    from shipwreck_training.rllib_train import _stat
 
     result = {"env_runners": {"num_env_steps_sampled": float("nan"), "episode_return_mean": 2}}
     assert _stat(result, "env_runners", "num_env_steps_sampled") == 0.0

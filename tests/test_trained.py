@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.evaluate import evaluate
-from agents.registry import make_policy
+from shipwreck_agents.evaluate import evaluate
+from shipwreck_agents.registry import make_policy
 
 MODELS = Path(__file__).resolve().parent.parent / "results" / "models"
 SHIPPED = sorted(MODELS.glob("*.pth"))
@@ -23,7 +23,7 @@ def saved_model(tmp_path_factory):
     from sb3_contrib import MaskablePPO
 
     import shipwreck_env  # noqa: F401  (registers the ids)
-    from training.callbacks import save_with_meta
+    from shipwreck_training.callbacks import save_with_meta
 
     folder = tmp_path_factory.mktemp("model")
     env = gymnasium.make("ShipwreckArcana-Play-v0", num_players=3, belief=True)
@@ -76,7 +76,7 @@ def test_shipped_model_loads_and_plays_its_role(path):
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
 def test_shipped_metadata_is_complete(path: Path) -> None:
-    from agents.trained import GAME_KEYS
+    from shipwreck_agents.trained import GAME_KEYS
 
     meta = json.loads(path.with_suffix(".meta.json").read_text())
     for key in (*GAME_KEYS, "belief", "observation_layout", "package_version", "commit"):
@@ -102,7 +102,7 @@ def test_a_model_refuses_a_game_it_was_not_trained_for(option: str, value: objec
 
 
 def test_check_game_accepts_the_training_game_and_other_difficulties() -> None:
-    from agents.trained import check_game, game_meta
+    from shipwreck_agents.trained import check_game, game_meta
     from shipwreck_env.config import GameConfig
 
     meta = game_meta(GameConfig(num_players=3, card_sets="base"), belief=True)
@@ -111,7 +111,7 @@ def test_check_game_accepts_the_training_game_and_other_difficulties() -> None:
 
 
 def test_check_game_refuses_another_observation_layout() -> None:
-    from agents.trained import check_game, game_meta
+    from shipwreck_agents.trained import check_game, game_meta
     from shipwreck_env.config import GameConfig
 
     meta = {**game_meta(GameConfig(num_players=3), belief=True), "observation_layout": "0" * 16}

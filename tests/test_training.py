@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agents.evaluate import evaluate
-from agents.registry import make_policy
-from training.config import apply_overrides, from_dict, load_config
-from training.train import main as train_main
+from shipwreck_agents.evaluate import evaluate
+from shipwreck_agents.registry import make_policy
+from shipwreck_training.config import apply_overrides, from_dict, load_config
+from shipwreck_training.train import main as train_main
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 SMOKE = [
@@ -33,7 +33,7 @@ SMOKE = [
 SB3_CONFIGS = sorted(
     p for p in CONFIGS.glob("*.yaml") if not p.stem.startswith(("fast_", "rllib_"))
 )
-"""The configs of ``training.train`` (``fast_*`` ones are ``training/fast``'s own schema,
+"""The configs of ``shipwreck_training.train`` (``fast_*`` ones are ``training/fast``'s own schema,
 ``rllib_*`` ones ``training/rllib_config.py``'s: tests/test_rllib_policy.py)."""
 
 
@@ -173,7 +173,7 @@ def test_regime_trains_resumes_and_loads_into_the_evaluator(tmp_path, name, extr
         assert model.exists() and Path(str(model)[:-4] + ".meta.json").exists()
         meta = json.loads(Path(str(model)[:-4] + ".meta.json").read_text())
         for key in ("card_sets", "group_decision", "observation_layout", "package_version"):
-            assert key in meta, key  # what the model was trained on (agents.trained)
+            assert key in meta, key  # what the model was trained on (shipwreck_agents.trained)
     # resume with a larger budget: continues from the last checkpoint, keeps the clock
     clock = json.loads((run / "clock.json").read_text())["wall_seconds"]
     if name != "alternating":

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.policy_belief import (
+from shipwreck_agents.policy_belief import (
     PLAY_VALUE,
     hypothetical_observations,
     likelihood,
@@ -119,7 +119,7 @@ class PolicyBelief:
     """Per game: the turn's play likelihood, written into group observations.
 
     Args:
-        games: the run's :class:`~training.fast.games.Games`.
+        games: the run's :class:`~shipwreck_training.fast.games.Games`.
     """
 
     def __init__(self, games) -> None:

@@ -59,8 +59,8 @@ class _Section(BaseModel):
 
 
 def _check_policy_spec(spec: str) -> str:
-    """A policy spec must build (``agents.registry``)."""
-    from agents.registry import make_policy
+    """A policy spec must build (``shipwreck_agents.registry``)."""
+    from shipwreck_agents.registry import make_policy
 
     make_policy(spec)  # its ValueError names the spec and the allowed ones
     return spec
@@ -174,7 +174,7 @@ class TrainConfig(_Section):
     seed: Count = 0
     """Seeds the model, the environments and the evaluations."""
     partner: str = ""
-    """The fixed partner's policy spec (``agents.registry``) for ``play`` (a group
+    """The fixed partner's policy spec (``shipwreck_agents.registry``) for ``play`` (a group
     policy) and ``predict`` (a play policy); unused otherwise."""
     total_timesteps: PositiveInt = 1_000_000
     """Learner steps (per model and round in ``alternating``: the budget is split evenly

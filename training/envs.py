@@ -1,6 +1,6 @@
 """Environments for training: the Gymnasium roles with partners and mixed difficulty.
 
-Partners are given as policy specs (``agents.registry``) so that worker processes of a
+Partners are given as policy specs (``shipwreck_agents.registry``) so that worker processes of a
 ``SubprocVecEnv`` can build them; each environment gets its own seed.
 """
 
@@ -13,7 +13,7 @@ import numpy as np
 from sb3_contrib.common.wrappers import ActionMasker
 
 from shipwreck_env.gym_env import ShipwreckGymEnv
-from training.config import EnvSettings
+from shipwreck_training.config import EnvSettings
 
 __all__ = ["MixedDifficulty", "make_env_fn", "role_of"]
 
@@ -55,7 +55,7 @@ def make_env_fn(
     def make() -> gymnasium.Env:
         partner = None
         if partner_spec:
-            from agents.registry import make_policy
+            from shipwreck_agents.registry import make_policy
 
             partner = make_policy(partner_spec)
         env = ShipwreckGymEnv(

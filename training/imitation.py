@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.registry import make_policy
+from shipwreck_agents.registry import make_policy
 from shipwreck_env.engine import new_game, step_inplace
 from shipwreck_env.observation import encode
 from shipwreck_env.policy import Team, decide, observation_layouts
-from training.config import EnvSettings
+from shipwreck_training.config import EnvSettings
 
 __all__ = ["collect", "pretrain"]
 

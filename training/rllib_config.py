@@ -3,7 +3,7 @@
 Unknown keys and bad values are refused with a ``ValueError`` naming the dotted key,
 the value and what is allowed. Command-line overrides use dotted keys, as the other
 trainers: ``ppo.lr=1e-4 env_runners.num_env_runners=2``. YAML is read as
-``training.config.read_yaml`` reads it (``1e-4`` is a number).
+``shipwreck_training.config.read_yaml`` reads it (``1e-4`` is a number).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pydantic import (
 )
 
 from shipwreck_env.config import GameConfig
-from training.config import apply_overrides, read_yaml
+from shipwreck_training.config import apply_overrides, read_yaml
 
 __all__ = ["RLlibConfig", "from_dict", "load_config"]
 
@@ -67,7 +67,7 @@ class EnvSection(_Section):
         )
 
     def env_config(self) -> dict:
-        """RLlib's ``env_config`` (``training.rllib_env.env_creator``'s keys)."""
+        """RLlib's ``env_config`` (``shipwreck_training.rllib_env.env_creator``'s keys)."""
         data = self.model_dump()
         data["difficulties"] = list(data["difficulties"])
         if isinstance(data["card_sets"], tuple):
@@ -148,7 +148,7 @@ class PPOSection(_Section):
 
 
 class EvalSection(_Section):
-    """Self-play evaluation of the final checkpoint with ``agents.evaluate``."""
+    """Self-play evaluation of the final checkpoint with ``shipwreck_agents.evaluate``."""
 
     games: Count = 200
     """Games per difficulty (0: none)."""

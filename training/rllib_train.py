@@ -1,22 +1,22 @@
 """Multi-agent PPO on Ray RLlib (new API stack): one shared masked policy for every seat.
 
-    python -m training.rllib_train --config configs/rllib_selfplay.yaml \\
+    python -m shipwreck_training.rllib_train --config configs/rllib_selfplay.yaml \\
         [--address auto|HOST:PORT] [--num-env-runners N] [--iterations K] [key=value ...]
-    python -m training.rllib_train --resume results/runs/rllib/<run> [--iterations K]
+    python -m shipwreck_training.rllib_train --resume results/runs/rllib/<run> [--iterations K]
 
 Without ``--address`` (and without ``ray.address`` in the config) a local Ray starts
 with ``ray.num_cpus`` CPUs and no dashboard; with it, the run joins a running cluster
 (``ray start --head`` on one machine, ``ray start --address=HEAD:6379`` on the others;
 README, "Training on a Ray cluster"). The environment reaches the workers through Ray's
-registry (``training.rllib_env.register``); the RLModule is
-``training.rllib_module.ShipwreckRLModule`` (masking inside it); the seats map to
+registry (``shipwreck_training.rllib_env.register``); the RLModule is
+``shipwreck_training.rllib_module.ShipwreckRLModule`` (masking inside it); the seats map to
 modules by ``multi_agent.policy_mapping``.
 
 A run directory ``<output_dir>/<name>__<seed>__<time>/`` gets ``config.yaml``,
 ``command.txt``, ``progress.jsonl`` (one line per iteration: env steps, steps/s, mean
 episode return, seconds, load average), ``checkpoints/iter_NNNNNN/`` (RLlib's own
 algorithm checkpoint plus ``shipwreck_policy.json``), ``checkpoints/latest`` (the
-newest one's name) and, with ``eval.games``, ``eval.json`` (``agents.evaluate`` with
+newest one's name) and, with ``eval.games``, ``eval.json`` (``shipwreck_agents.evaluate`` with
 ``rllib:`` the last checkpoint in every seat). ``--resume`` restores the latest
 checkpoint (weights, optimiser, env runners' connector state) and trains on to
 ``iterations``.
@@ -38,10 +38,10 @@ from typing import Any
 import numpy as np
 import yaml
 
-from agents.rllib_policy import META_FILE
+from shipwreck_agents.rllib_policy import META_FILE
 from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.observation import ObservationLayout
-from training.rllib_config import RLlibConfig, load_config
+from shipwreck_training.rllib_config import RLlibConfig, load_config
 
 __all__ = [
     "SeatMapping",
@@ -81,8 +81,8 @@ def algorithm_config(cfg: RLlibConfig, iteration: int = 0):
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from training.rllib_env import ENV_NAME
-    from training.rllib_module import ShipwreckRLModule
+    from shipwreck_training.rllib_env import ENV_NAME
+    from shipwreck_training.rllib_module import ShipwreckRLModule
 
     ma, ppo, runners = cfg.multi_agent, cfg.ppo, cfg.env_runners
     specs = {
@@ -140,20 +140,20 @@ def _init_ray(cfg: RLlibConfig) -> None:
 
 
 def _policy_meta(cfg: RLlibConfig, iteration: int, env_steps: int) -> dict:
-    from agents.trained import game_meta
+    from shipwreck_agents.trained import game_meta
 
     game = cfg.env.game_config()
     layout = ObservationLayout.for_config(game, cfg.env.belief)
     return {
         "module": cfg.multi_agent.play_policy,
-        "role": "self",  # one module decides for every seat and role (agents.play: both)
+        "role": "self",  # one module decides for every seat and role (shipwreck_agents.play: both)
         "obs_dim": layout.size,
         "num_actions": NUM_ACTIONS,
         "hidden": list(cfg.ppo.hidden),
         "game": game_meta(game, cfg.env.belief),
         "iteration": iteration,
         "env_steps": env_steps,
-        "trainer": "training.rllib_train (ray[rllib] new API stack, PPO)",
+        "trainer": "shipwreck_training.rllib_train (ray[rllib] new API stack, PPO)",
     }
 
 
@@ -189,7 +189,7 @@ def train(cfg: RLlibConfig, run_dir: Path, log=print) -> dict:
     ``{"checkpoint", "iteration", "env_steps", "eval"}``."""
     import torch
 
-    from training.rllib_env import register
+    from shipwreck_training.rllib_env import register
 
     torch.set_num_threads(cfg.torch_threads)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -254,8 +254,8 @@ def train(cfg: RLlibConfig, run_dir: Path, log=print) -> dict:
 
 
 def evaluate_checkpoint(cfg: RLlibConfig, checkpoint: Path, games: int | None = None) -> dict:
-    """``agents.evaluate`` with the checkpoint's policy in every seat (``rllib:PATH``)."""
-    from agents.evaluate import evaluate
+    """``shipwreck_agents.evaluate`` with the checkpoint's policy in every seat (``rllib:PATH``)."""
+    from shipwreck_agents.evaluate import evaluate
 
     spec = f"rllib:{checkpoint}"
     env = cfg.env
@@ -276,7 +276,7 @@ def evaluate_checkpoint(cfg: RLlibConfig, checkpoint: Path, games: int | None = 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m training.rllib_train",
+        prog="python -m shipwreck_training.rllib_train",
         description="Multi-agent PPO on Ray RLlib: one shared masked policy for every seat.",
     )
     source = parser.add_mutually_exclusive_group(required=True)
@@ -322,7 +322,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     run_dir.mkdir(parents=True, exist_ok=True)
     with (run_dir / "command.txt").open("a") as f:
-        f.write(shlex.join([sys.executable, "-m", "training.rllib_train", *sys.argv[1:]]) + "\n")
+        f.write(
+            shlex.join([sys.executable, "-m", "shipwreck_training.rllib_train", *sys.argv[1:]])
+            + "\n"
+        )
     print(f"run directory {run_dir}")
     train(cfg, run_dir)
     return 0

@@ -1,7 +1,7 @@
 """Train the communicative-play and prediction policies with MaskablePPO.
 
-    python -m training.train --config configs/play.yaml [key=value ...]
-    python -m training.train --resume results/runs/<run>
+    python -m shipwreck_training.train --config configs/play.yaml [key=value ...]
+    python -m shipwreck_training.train --resume results/runs/<run>
 
 Regimes (``regime`` in the config): ``play`` learns the active player's decisions with a
 fixed group partner, ``predict`` the group's decisions with a fixed play partner,
@@ -28,7 +28,13 @@ from pathlib import Path
 
 import yaml
 
-from training.config import TrainConfig, apply_overrides, from_dict, load_config, read_yaml
+from shipwreck_training.config import (
+    TrainConfig,
+    apply_overrides,
+    from_dict,
+    load_config,
+    read_yaml,
+)
 
 __all__ = ["main", "new_run_dir", "train"]
 
@@ -44,7 +50,7 @@ def new_run_dir(cfg: TrainConfig, runs_dir: Path = RUNS_DIR) -> Path:
 
 
 def _meta(cfg: TrainConfig, role: str) -> dict:
-    from agents.trained import game_meta
+    from shipwreck_agents.trained import game_meta
 
     return {
         **game_meta(cfg.env.game_config(cfg.env.difficulties[0]), cfg.env.belief),
@@ -59,7 +65,7 @@ def _meta(cfg: TrainConfig, role: str) -> dict:
 def _vec_env(cfg: TrainConfig, role: str, partner: str | None, seed_base: int):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from training.envs import make_env_fn
+    from shipwreck_training.envs import make_env_fn
 
     fns = [make_env_fn(cfg.env, role, partner, seed_base + i) for i in range(cfg.n_envs)]
     if cfg.vec_env == "subproc" and cfg.n_envs > 1:
@@ -103,7 +109,7 @@ def _latest_checkpoint(directory: Path) -> Path | None:
 
 def _evaluator(cfg: TrainConfig, games: int):
     """``(play_spec, group_spec, steps) -> report`` with the run's game settings."""
-    from agents.evaluate import evaluate
+    from shipwreck_agents.evaluate import evaluate
 
     env = cfg.env
 
@@ -181,7 +187,7 @@ def _load_model(path: Path, venv, run_dir: Path):
 
 def _warm_start(cfg: TrainConfig, model, role: str, run_dir: Path) -> None:
     """Fit the fresh policy to a scripted team's choices (``imitation`` settings)."""
-    from training.imitation import collect, pretrain
+    from shipwreck_training.imitation import collect, pretrain
 
     imitation = cfg.imitation
     play, group = imitation.team.split("+")
@@ -201,8 +207,13 @@ def _warm_start(cfg: TrainConfig, model, role: str, run_dir: Path) -> None:
 
 
 def _train_single(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
-    from training.callbacks import CheckpointWithMeta, ProgressBar, WinRateEval, save_with_meta
-    from training.envs import role_of
+    from shipwreck_training.callbacks import (
+        CheckpointWithMeta,
+        ProgressBar,
+        WinRateEval,
+        save_with_meta,
+    )
+    from shipwreck_training.envs import role_of
 
     role = role_of(cfg.regime)
     partner = cfg.partner if cfg.regime in ("play", "predict") else None
@@ -257,7 +268,7 @@ def _logged_labels(run_dir: Path) -> set[str]:
 
 
 def _train_alternating(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
-    from training.callbacks import CheckpointWithMeta, ProgressBar, save_with_meta
+    from shipwreck_training.callbacks import CheckpointWithMeta, ProgressBar, save_with_meta
 
     rounds = cfg.alternating.rounds
     per_phase = max(1, cfg.total_timesteps // (2 * rounds))
@@ -366,7 +377,7 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict:
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point (``shipwreck-arcana-train``)."""
     parser = argparse.ArgumentParser(
-        prog="python -m training.train", description=__doc__.splitlines()[0]
+        prog="python -m shipwreck_training.train", description=__doc__.splitlines()[0]
     )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--config", help="a YAML file in configs/")
@@ -396,7 +407,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 [
                     sys.executable,
                     "-m",
-                    "training.train",
+                    "shipwreck_training.train",
                     *(argv if argv is not None else sys.argv[1:]),
                 ]
             )

@@ -80,8 +80,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from agents.play.table import PlayError, Table
-    from agents.play.terminal import play_terminal
+    from shipwreck_agents.play.table import PlayError, Table
+    from shipwreck_agents.play.terminal import play_terminal
     from shipwreck_env.config import GameConfig
 
     try:
@@ -105,7 +105,7 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from agents.play.replay_view import replay_terminal
+    from shipwreck_agents.play.replay_view import replay_terminal
 
     try:
         return replay_terminal(args.file, args.viewer, sys.stdin, sys.stdout, wait=not args.all)
@@ -115,7 +115,7 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     try:
-        from agents.web.app import serve
+        from shipwreck_agents.web.app import serve
     except ImportError as exc:
         raise SystemExit(
             f"shipwreck-arcana serve needs the play extra ({exc}); install it with "

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.play.replay import game_rng, make_record, result_of
-from agents.play.seat_view import view_data
+from shipwreck_agents.play.replay import game_rng, make_record, result_of
+from shipwreck_agents.play.seat_view import view_data
 from shipwreck_env import saving
 from shipwreck_env.actions import NUM_ACTIONS, describe
 from shipwreck_env.config import GameConfig
@@ -65,7 +65,7 @@ def make_team(spec: str) -> Team:
     Raises:
         ValueError: an unknown spec.
     """
-    from agents.registry import make_policy
+    from shipwreck_agents.registry import make_policy
 
     if "+" in spec:
         play, _, group = spec.partition("+")
@@ -120,7 +120,7 @@ class Table:
     def _check_team(self) -> None:
         """Ask the teammates once on a copy so a model that cannot play this game fails
         here, with its message, rather than mid-game."""
-        from agents.trained import check_game
+        from shipwreck_agents.trained import check_game
 
         for policy in (self.team.play, self.team.group):
             meta = getattr(policy, "meta", None)
@@ -200,7 +200,7 @@ class Table:
     # --- what a seat sees ----------------------------------------------------------------
 
     def seat_data(self, player: int, log_tail: int | None = None) -> dict:
-        """What ``player`` may know now, as data (:func:`~agents.play.seat_view.view_data`),
+        """What ``player`` may know now, as data (:func:`~shipwreck_agents.play.seat_view.view_data`),
         with the public log and -- when the group has something to conclude -- the
         teammates' model's posterior computed from this player's own view."""
         view = make_view(self.state, player)

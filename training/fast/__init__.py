@@ -1,1 +1,1 @@
-"""The fast trainer: PPO in torch on the batched engine (see :mod:`training.fast.ppo`)."""
+"""The fast trainer: PPO in torch on the batched engine (see :mod:`shipwreck_training.fast.ppo`)."""

@@ -1,5 +1,5 @@
-"""``python -m training.fast``: see :mod:`training.fast.run`."""
+"""``python -m shipwreck_training.fast``: see :mod:`shipwreck_training.fast.run`."""
 
-from training.fast.run import main
+from shipwreck_training.fast.run import main
 
 raise SystemExit(main())

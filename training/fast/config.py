@@ -40,7 +40,7 @@ active player's from ``partner``."""
 BELIEFS = ("none", "literal", "policy", "aux")
 """What the network sees of the kept fate: ``none`` (no belief block), ``literal`` (the
 environment's number-line x unseen block), ``policy`` (the block holds the posterior
-under the current play policy, :mod:`training.belief`), ``aux`` (literal block, plus an
+under the current play policy, :mod:`shipwreck_training.belief`), ``aux`` (literal block, plus an
 auxiliary head trained to predict the kept fate)."""
 
 

@@ -4,7 +4,7 @@
 every one is over; the network takes its most likely legal action (with the
 policy-conditioned belief when it was trained with it), a scripted partner the other
 role. The evaluation seeds are the config's ``eval.seed``, never a training seed. The
-reference evaluator (``agents.evaluate``) plays the exported ``.pth`` on the reference
+reference evaluator (``shipwreck_agents.evaluate``) plays the exported ``.pth`` on the reference
 engine instead, with its own seeds: its figures are the ones to compare with the
 scripted teams' table.
 """
@@ -14,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from agents.evaluate import wilson_interval
-from training.belief import PolicyBelief
-from training.fast.config import FastConfig
-from training.fast.games import Games, ScriptedRole, learner_decides
-from training.fast.network import ActorCritic
+from shipwreck_agents.evaluate import wilson_interval
+from shipwreck_training.belief import PolicyBelief
+from shipwreck_training.fast.config import FastConfig
+from shipwreck_training.fast.games import Games, ScriptedRole, learner_decides
+from shipwreck_training.fast.network import ActorCritic
 
 __all__ = ["evaluate_network"]
 

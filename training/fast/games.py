@@ -15,7 +15,7 @@ from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.observation import ObservationLayout, encode
 from shipwreck_env.vector.game import VectorGame
 from shipwreck_env.view import make_view
-from training.fast.config import GameSettings
+from shipwreck_training.fast.config import GameSettings
 
 __all__ = ["Games", "ScriptedRole", "learner_decides"]
 
@@ -114,13 +114,13 @@ class ScriptedRole:
     """A registry policy taking the decisions the learner does not take.
 
     Args:
-        spec: registry spec (``agents.registry``).
+        spec: registry spec (``shipwreck_agents.registry``).
         num_games: game places.
         seed: seeds the policy's generator.
     """
 
     def __init__(self, spec: str, num_games: int, seed: int) -> None:
-        from agents.registry import make_policy
+        from shipwreck_agents.registry import make_policy
 
         self.spec = spec
         self.policies = [make_policy(spec) for _ in range(num_games)]

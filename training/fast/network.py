@@ -101,7 +101,7 @@ class ActorCritic(nn.Module):
 
 def export_sb3(model: ActorCritic, path: str | Path) -> None:
     """Save ``model`` as an SB3 ``MaskableActorCriticPolicy`` file (``policy.save``),
-    which ``agents.trained.load_policy`` plays (the kept-fate head is left out)."""
+    which ``shipwreck_agents.trained.load_policy`` plays (the kept-fate head is left out)."""
     import gymnasium as gym
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 

@@ -1,11 +1,11 @@
 """Command line of the fast trainer: start, continue and finish a run.
 
-    python -m training.fast --config configs/fast_selfplay.yaml [key=value ...]
-    python -m training.fast --resume results/runs/fast/<run> [--stop-after STEPS]
-    python -m training.fast --export results/runs/fast/<run> --to results/models/<name>.pth
-    python -m training.fast --evaluate results/runs/fast/<run> [--games N]
+    python -m shipwreck_training.fast --config configs/fast_selfplay.yaml [key=value ...]
+    python -m shipwreck_training.fast --resume results/runs/fast/<run> [--stop-after STEPS]
+    python -m shipwreck_training.fast --export results/runs/fast/<run> --to results/models/<name>.pth
+    python -m shipwreck_training.fast --evaluate results/runs/fast/<run> [--games N]
 
-See :mod:`training.fast.ppo` for what a run writes.
+See :mod:`shipwreck_training.fast.ppo` for what a run writes.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ import yaml
 
 from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.observation import ObservationLayout
-from training.fast.config import FastConfig, apply_overrides, from_dict, load_config
-from training.fast.evaluate import evaluate_network
-from training.fast.network import ActorCritic, export_sb3
-from training.fast.ppo import Trainer
+from shipwreck_training.fast.config import FastConfig, apply_overrides, from_dict, load_config
+from shipwreck_training.fast.evaluate import evaluate_network
+from shipwreck_training.fast.network import ActorCritic, export_sb3
+from shipwreck_training.fast.ppo import Trainer
 
 __all__ = [
     "ROLES",
@@ -52,8 +52,8 @@ def spec_of(cfg: FastConfig, path: Path) -> str:
 
 def meta(cfg: FastConfig, spec: str) -> dict:
     """The ``.meta.json`` of a run's exported model (the game it learned, as
-    ``agents.trained.game_meta`` records it, then the fast trainer's own keys)."""
-    from agents.trained import game_meta
+    ``shipwreck_agents.trained.game_meta`` records it, then the fast trainer's own keys)."""
+    from shipwreck_agents.trained import game_meta
 
     return {
         **game_meta(cfg.env.game_config(cfg.env.difficulties[0]), cfg.env.belief_block),
@@ -66,7 +66,7 @@ def meta(cfg: FastConfig, spec: str) -> dict:
         "challenge_mode": False,
         "name": cfg.name,
         "seed": cfg.seed,
-        "trainer": "training.fast",
+        "trainer": "shipwreck_training.fast",
         "spec": spec,
     }
 
@@ -96,7 +96,7 @@ def train(cfg: FastConfig, run_dir: Path, resume: bool = False, stop_after: int 
     if resume:
         trainer.load_state_dict(torch.load(latest, weights_only=False))
     elif cfg.imitation.steps:
-        from training.fast.imitation import imitate
+        from shipwreck_training.fast.imitation import imitate
 
         record = imitate(trainer, cfg.imitation)
         trainer.write_json("imitation", record)
@@ -244,7 +244,9 @@ def main(argv: list[str] | None = None) -> int:
         cfg = load_config(args.config, args.overrides)
         run_dir = new_run_dir(cfg, Path(args.runs))
     with open(run_dir / "command.txt", "a") as fh:
-        fh.write(shlex.join([sys.executable, "-m", "training.fast", *sys.argv[1:]]) + "\n")
+        fh.write(
+            shlex.join([sys.executable, "-m", "shipwreck_training.fast", *sys.argv[1:]]) + "\n"
+        )
     print(f"run folder: {run_dir}", flush=True)
     train(cfg, run_dir, resume=bool(args.resume), stop_after=args.stop_after)
     return 0
