@@ -129,6 +129,46 @@ def _hours(seconds: float) -> str:
     return f"{seconds / 3600:.2f} h"
 
 
+def budget_groups(runs: list[dict]) -> list[dict]:
+    """Finished runs grouped by (config name, planned steps): the regimes and seeds
+    compared at one budget. Each group: its seeds, the final evaluation per difficulty
+    (mean and, with several seeds, the standard deviation across seeds), wall time and
+    median learner steps/s."""
+    groups: dict[tuple[str, int], list[dict]] = {}
+    for r in runs:
+        if r["finished"] and r["evals"]:
+            groups.setdefault((r["name"], r["total_steps"]), []).append(r)
+    out = []
+    for (name, budget), members in sorted(groups.items(), key=lambda kv: (-kv[0][1], kv[0][0])):
+        members = sorted(members, key=lambda r: r["seed"])
+        finals = [r["evals"][-1] for r in members]
+        row = {
+            "name": name,
+            "regime": members[0]["regime"],
+            "partner": members[0]["partner"],
+            "belief": members[0]["belief"],
+            "budget": budget,
+            "seeds": [r["seed"] for r in members],
+            "runs": [r["run"] for r in members],
+            "games": finals[0]["games"],
+            "wall_hours": [r["wall_seconds"] / 3600 for r in members],
+            "median_sps": [r["median_sps"] for r in members],
+            "imitation": bool(members[0]["imitation"]),
+        }
+        for d in DIFFS:
+            values = [f[d] for f in finals]
+            row[d] = statistics.mean(values)
+            row[d + "_sd"] = statistics.stdev(values) if len(values) > 1 else None
+            row[d + "_seeds"] = values
+        out.append(row)
+    return out
+
+
+def _mean_sd(row: dict, d: str) -> str:
+    sd = row[d + "_sd"]
+    return f"{row[d]:.3f}" + (f" ± {sd:.3f}" if sd is not None else "")
+
+
 def markdown(
     runs: list[dict],
     bench: list[dict],
@@ -180,7 +220,11 @@ def markdown(
         last = r["evals"][-1] if r["evals"] else {}
         cells = " | ".join(f"{last[d]:.3f}" if d in last else "-" for d in DIFFS)
         regime = r["regime"] + (f" ({r['partner']})" if r["partner"] else "")
-        status = "finished" if r["finished"] else f"in progress ({r['total_steps']:,} planned)"
+        status = (
+            "finished"
+            if r["finished"]
+            else f"unfinished ({r['total_steps']:,} planned; `--resume` continues it)"
+        )
         lines.append(
             f"| {r['run']} | {regime} | {r['belief']} | {r['steps']:,} | "
             f"{_hours(r['wall_seconds'])} | {r['median_sps']:,.0f} ({r['median_load1']:.1f}) | "
@@ -192,6 +236,30 @@ def markdown(
             f"| scripted: {t['team']} (reference engine, seed {t['seed']}) | - | - | - | - | - "
             f"| - | {cells} | {t['games']} | - |"
         )
+    groups = budget_groups(runs)
+    if groups:
+        lines += [
+            "",
+            "**Regimes and seeds at one budget** (finished runs grouped by config and planned "
+            "learner steps -- the learning rate anneals to zero at that budget; final greedy "
+            "evaluation on the batched engine, held-out seed; mean ± standard deviation "
+            "across seeds where there are several):",
+            "",
+            "| config | regime | belief | budget (steps) | seeds | easy | normal | hard | doomed "
+            "| games | wall time per run | median steps/s |",
+            "|---|---|---|---:|---|---|---|---|---|---:|---|---|",
+        ]
+        for g in groups:
+            regime = g["regime"] + (f" ({g['partner']})" if g["partner"] else "")
+            if g["imitation"]:
+                regime += ", after imitation"
+            cells = " | ".join(_mean_sd(g, d) for d in DIFFS)
+            walls = ", ".join(f"{h:.2f} h" for h in g["wall_hours"])
+            sps = ", ".join(f"{x:,.0f}" for x in g["median_sps"])
+            lines.append(
+                f"| {g['name']} | {regime} | {g['belief']} | {g['budget']:,} | "
+                f"{', '.join(map(str, g['seeds']))} | {cells} | {g['games']} | {walls} | {sps} |"
+            )
     if reference:
         lines += [
             "",
@@ -283,6 +351,7 @@ def main() -> int:
                 "bench": bench,
                 "scripted": teams,
                 "reference": reference,
+                "budget_groups": budget_groups(runs),
             },
             indent=2,
         )

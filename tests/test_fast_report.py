@@ -1,0 +1,66 @@
+"""The fast trainer's report (scripts/make_fast_training_report.py): runs are grouped by
+config and budget, and each group's figures are the mean and spread of its seeds."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+pytest.importorskip("matplotlib")
+
+
+def _report_module():
+    spec = importlib.util.spec_from_file_location(
+        "make_fast_training_report", ROOT / "scripts" / "make_fast_training_report.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _run(folder: Path, name: str, seed: int, budget: int, wins: float, finished: bool) -> None:
+    folder.mkdir(parents=True)
+    config = {
+        "name": name,
+        "regime": "selfplay",
+        "partner": "",
+        "seed": seed,
+        "total_steps": budget,
+        "num_games": 8,
+        "env": {"belief": "policy"},
+        "ppo": {"hidden": [8, 8], "epochs": 1},
+    }
+    (folder / "config.yaml").write_text(yaml.safe_dump(config))
+    progress = {"step": budget, "sps": 100.0 + seed, "wall": 3600.0, "load1": 1.0}
+    (folder / "progress.jsonl").write_text(json.dumps(progress) + "\n")
+    results = {d: {"win_rate": wins, "games": 10} for d in ("easy", "normal", "hard", "doomed")}
+    (folder / "eval.jsonl").write_text(
+        json.dumps({"step": budget, "wall": 3600.0, "results": results}) + "\n"
+    )
+    if finished:
+        (folder / "summary.json").write_text("{}")
+
+
+def test_runs_group_by_config_and_budget_with_the_spread_of_their_seeds(tmp_path: Path) -> None:
+    report = _report_module()
+    _run(tmp_path / "a__0", "a", 0, 1000, 0.5, True)
+    _run(tmp_path / "a__1", "a", 1, 1000, 0.7, True)
+    _run(tmp_path / "a__2", "a", 2, 2000, 0.9, True)  # another budget: its own group
+    _run(tmp_path / "a__3", "a", 3, 1000, 0.1, False)  # unfinished: not in a group
+    _run(tmp_path / "b__0", "b", 0, 1000, 0.2, True)
+    runs = [report.read_run(f) for f in sorted(tmp_path.iterdir())]
+    groups = {(g["name"], g["budget"]): g for g in report.budget_groups(runs)}
+    assert set(groups) == {("a", 1000), ("a", 2000), ("b", 1000)}
+    two = groups[("a", 1000)]
+    assert two["seeds"] == [0, 1]
+    assert two["hard"] == pytest.approx(0.6)
+    assert two["hard_sd"] == pytest.approx(0.1414213562)
+    assert groups[("b", 1000)]["hard_sd"] is None
+    section = report.markdown(runs, [], [], "cmd", "runs")
+    assert "| a | selfplay | policy | 1,000 | 0, 1 | 0.600 ± 0.141 |" in section
+    assert "unfinished (1,000 planned" in section
