@@ -25,7 +25,8 @@ Shipwreck Arcana: play, evaluate and benchmark the rules engine.
 
 Policy specs (--play, --group): random[:P], literal[:T], heuristic, bayes, convention,
 oracle (cheats: reads hidden fates), ppo:PATH (a trained model), rllib:PATH (an RLlib
-checkpoint of shipwreck_training.rllib_train).
+checkpoint of shipwreck_training.rllib_train), fast:PATH (a fast-trainer team, both roles,
+e.g. fast:results/models/fast_selfplay.pth).
 """
 
 

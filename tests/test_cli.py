@@ -7,12 +7,16 @@ Authority: the module docstring of ``agents/cli.py`` and issue 13.
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 
 import shipwreck_env
 from shipwreck_agents.cli import build_parser, main
+
+ROOT = Path(__file__).resolve().parent.parent
 
 COMMANDS = ["main", "random", "evaluate"]
 
@@ -71,3 +75,21 @@ def test_random_prints_a_table(capsys: pytest.CaptureFixture) -> None:
     assert main(["random", "--games", "2", "--players", "2"]) == 0
     out = capsys.readouterr().out
     assert "| difficulty | win rate |" in out and "| doomed |" in out
+
+
+def test_the_main_job_plays_the_shipped_learned_team(capsys: pytest.CaptureFixture) -> None:
+    """Issue 12: the shipped fast-trainer team loads in the main job (``./run.sh --play
+    fast:PATH --group fast:PATH``), the spec its ``.meta.json`` names."""
+    pytest.importorskip("torch")
+    model = ROOT / "results" / "models" / "fast_selfplay.pth"
+    meta = json.loads(model.with_suffix(".meta.json").read_text())
+    spec = meta["spec"]
+    assert spec == "fast:results/models/fast_selfplay.pth"
+    argv = ["main", "--play", spec, "--group", spec, "--games", "2", "--jobs", "1"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(ROOT)
+        assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert (
+        out.startswith("fast:fast_selfplay+fast:fast_selfplay: 3 players") and "| doomed |" in out
+    )
