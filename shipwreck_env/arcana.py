@@ -14,6 +14,10 @@ cards here change how a card fades, counts hours or costs doom:
   (:func:`imago_hours`; docs/rules.md, decision 20).
 * **The Blind Man** -- fading costs no doom (:data:`FADES_WITHOUT_DOOM`).
 
+The same texts on public facts alone -- :func:`fall_announcement` and
+:func:`fades_by_text_after` -- serve the agents' reasoning about a hypothetical first
+play (:mod:`shipwreck_env.public_record`).
+
 The cards that shape the play itself -- The Feast (play, draw, play again), The Wish (one
 more prediction), The Chalice (its tell) and The Thief (its steal) -- are the play's
 steps, in :mod:`shipwreck_env.plays`. Part of the rules engine (see
@@ -22,7 +26,7 @@ steps, in :mod:`shipwreck_env.plays`. Part of the rules engine (see
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from shipwreck_env.cards import CARD_INDEX
 from shipwreck_env.number_lines import constrain_kept, real_mask
@@ -37,6 +41,8 @@ __all__ = [
     "FALL",
     "IMAGO",
     "announce_fall",
+    "fades_by_text_after",
+    "fall_announcement",
     "fall_fades",
     "imago_hours",
     "note_play",
@@ -51,9 +57,14 @@ BLIND_MAN = CARD_INDEX["blind_man"]
 # --- The Ash ------------------------------------------------------------------------
 
 
+def _ash_notes(value: int) -> bool:
+    """Does a fate of ``value`` played while The Ash is in play make it fade (a 1 or 2)?"""
+    return value <= 2
+
+
 def note_play(s: State, value: int) -> None:
     """A fate of ``value`` was just played: The Ash, if in play, notes a 1 or 2."""
-    if value <= 2 and ASH in s.slots:
+    if _ash_notes(value) and ASH in s.slots:
         s.ash_trigger = True
 
 
@@ -66,7 +77,11 @@ def _ash_fades(s: State, slot: int) -> bool:
 
 def fall_fades(s: State, slot: int) -> bool:
     """Do the fates in front of The Fall (on ``slot``) reach twice the kept value?"""
-    return sum(s.table[slot]) >= 2 * s.fall_kept
+    return _fall_reached(s.table[slot], s.fall_kept)
+
+
+def _fall_reached(fates: Sequence[int], kept: int) -> bool:
+    return sum(fates) >= 2 * kept
 
 
 def _fall_fades_now(s: State, slot: int) -> bool:
@@ -90,7 +105,7 @@ def announce_fall(s: State) -> None:
 # --- The Imago ----------------------------------------------------------------------
 
 
-def imago_hours(fates: list[int], hours: int) -> int:
+def imago_hours(fates: Sequence[int], hours: int) -> int:
     """Hours in front of The Imago, from the ``hours`` its ``fates`` count elsewhere:
     each 7 counts 1 hour there, not 3."""
     return hours - 2 * fates.count(7)
@@ -108,3 +123,29 @@ FADES_WITHOUT_FATES: frozenset[int] = frozenset({ASH})
 """Cards that may fade with no fate in front of them."""
 FADES_WITHOUT_DOOM: frozenset[int] = frozenset({BLIND_MAN})
 """Cards whose fade costs no doom."""
+
+
+# --- the same texts on public facts: a hypothetical first play ----------------------
+
+
+def fall_announcement(
+    slots: Sequence[int], table: Sequence[Sequence[int]], kept: int
+) -> bool | None:
+    """The Fall's "fades this turn" with the fates ``table`` in front of the cards
+    ``slots`` when the plays end keeping ``kept`` (as conditions read it); ``None`` if
+    The Fall is not in play."""
+    if FALL not in slots:
+        return None
+    return _fall_reached(table[slots.index(FALL)], kept)
+
+
+def fades_by_text_after(card: int, played: int, fall: bool | None) -> bool | None:
+    """Does ``card`` fade by its own text when the turn ends after one play of
+    ``played`` (made while it was in play) and The Fall's announcement ``fall``?
+    ``None``: ``card`` fades by its hours instead (the cards of :data:`FADES_BY_TEXT`
+    answer, every other card does not)."""
+    if card == ASH:
+        return _ash_notes(played)
+    if card == FALL:
+        return bool(fall)
+    return None

@@ -8,6 +8,8 @@ is in :mod:`shipwreck_env.arcana`; what an attached power changes (Scions, Sands
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from shipwreck_env import powers
@@ -23,25 +25,54 @@ from shipwreck_env.cards import CARDS, fate_hours
 from shipwreck_env.state import Phase, State
 from shipwreck_env.turn_start import start_turn
 
-__all__ = ["CARD_MOONS", "IMAGO", "announce_fall", "end_turn", "game_over", "slot_hours"]
+__all__ = [
+    "CARD_MOONS",
+    "DOOM_PER_FADE",
+    "IMAGO",
+    "announce_fall",
+    "end_turn",
+    "fade_cost",
+    "fades_by_hours",
+    "fates_hours",
+    "game_over",
+    "slot_hours",
+]
 
 CARD_MOONS: list[int | None] = [card.moons for card in CARDS]
 HOURS_OF: list[int] = [0] + [fate_hours(v) for v in range(1, 8)]
 WIN_SCORE = 7
 LOSE_DOOM = 7
+DOOM_PER_FADE = 2
 
 
 def slot_hours(s: State, slot: int) -> int:
     """Hours in front of the card on ``slot`` (Scions: 1 per fate; Imago: a 7 is 1)."""
-    fates = s.table[slot]
-    if s.attached[slot] and powers.scions_attached(s, slot):
+    return fates_hours(s.slots[slot], s.attached[slot], s.table[slot])
+
+
+def fates_hours(card: int, attached: Sequence[int], fates: Sequence[int]) -> int:
+    """Hours that ``fates`` count in front of ``card`` with the cards ``attached`` to it."""
+    if attached and powers.scions_among(attached):
         return powers.scions_hours(fates)
     hours = 0
     for v in fates:
         hours += HOURS_OF[v]
-    if s.slots[slot] == IMAGO:
+    if card == IMAGO:
         hours = imago_hours(fates, hours)
     return hours
+
+
+def fades_by_hours(card: int, attached: Sequence[int], fates: Sequence[int]) -> bool:
+    """Do ``fates`` in front of ``card`` (with ``attached``) reach its moons? Always
+    False for a card without moons (it fades by its own text)."""
+    moons = CARD_MOONS[card]
+    return moons is not None and fates_hours(card, attached, fates) >= moons
+
+
+def fade_cost(card: int, amplified: bool) -> int:
+    """Doom that ``card`` fading costs without a correct prediction (``amplified``: Sands
+    sits on a card fading this turn)."""
+    return 0 if card in FADES_WITHOUT_DOOM else DOOM_PER_FADE + amplified
 
 
 # --- end of turn: score, fade, refill, next seat ----------------------------------
@@ -52,7 +83,7 @@ def _fades(s: State, slot: int) -> bool:
     by_text = FADES_BY_TEXT.get(card)
     if by_text is not None:
         return by_text(s, slot)
-    return slot_hours(s, slot) >= CARD_MOONS[card]
+    return fades_by_hours(card, s.attached[slot], s.table[slot])
 
 
 def end_turn(s: State, rng: np.random.Generator) -> None:
@@ -70,8 +101,7 @@ def end_turn(s: State, rng: np.random.Generator) -> None:
         if s.predictions:
             s.doom += 1
         for slot in fading:
-            if slots[slot] not in FADES_WITHOUT_DOOM:
-                s.doom += 2 + bonus
+            s.doom += fade_cost(slots[slot], bool(bonus))
     if fading:
         for slot in fading:
             _fade(s, slot)

@@ -7,6 +7,8 @@ Part of the rules engine (see :mod:`shipwreck_env.engine`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from shipwreck_env import powers
@@ -101,9 +103,7 @@ def _play(s: State, value: int, target: int, rng: np.random.Generator) -> None:
         s.old_fate = 0
     hand.remove(value)
     record_play(s, value, condition)
-    landed = target
-    if target == HOURS_TARGET:  # slides to the first card in play
-        landed = next((slot for slot in range(4) if s.slots[slot] >= 0), -1)
+    landed = landing_slot(s.slots, target)
     if landed >= 0:
         s.table[landed].append(value)
     else:  # no arcana card in play at all: the fate has nowhere to slide
@@ -122,6 +122,14 @@ def _play(s: State, value: int, target: int, rng: np.random.Generator) -> None:
     if card == WISH:
         s.preds_left += 1
     _finish_plays(s)
+
+
+def landing_slot(slots: Sequence[int], target: int) -> int:
+    """The slot a fate played on ``target`` ends in front of: an Hours play slides to the
+    first card in play (-1: no card in play)."""
+    if target != HOURS_TARGET:
+        return target
+    return next((slot for slot in range(4) if slots[slot] >= 0), -1)
 
 
 def _finish_plays(s: State) -> None:
@@ -168,8 +176,8 @@ def apply_steal(s: State, action: int, rng: np.random.Generator) -> None:
 
 def _after_steal(s: State) -> None:
     value, target, _ = s.plays[-1]
-    if target < HOURS_TARGET and s.slots[target] == CHALICE:
-        higher = s.kept_eff > value
+    higher = chalice_tell(s.slots[target] if target < HOURS_TARGET else -1, value, s.kept_eff)
+    if higher is not None:
         constrain_kept(s, real_mask(s, lambda e: (e > value) == higher))
         s.events.append(("chalice", higher))
     s.fall_kept = s.kept_eff
@@ -179,6 +187,13 @@ def _after_steal(s: State) -> None:
         s.decider = s.active_player
         return
     enter_reveal(s)
+
+
+def chalice_tell(card: int, value: int, kept: int) -> bool | None:
+    """The Chalice's tell "my kept fate is higher" after ``value`` was played directly on
+    ``card`` keeping ``kept`` (as conditions read it); ``None`` if ``card`` is not The
+    Chalice."""
+    return kept > value if card == CHALICE else None
 
 
 def apply_after_play(s: State, action: int, rng: np.random.Generator) -> None:

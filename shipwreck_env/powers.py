@@ -14,7 +14,7 @@ Questions are answered about the kept fate as conditions read it this turn (Shad
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from shipwreck_env.actions import ACTIONS, ActionSpec, find_action
@@ -28,9 +28,11 @@ __all__ = [
     "PowerRule",
     "has_power",
     "offered",
+    "sands_among",
     "sands_amplifies",
     "sands_attach",
     "sands_waits",
+    "scions_among",
     "scions_attached",
     "scions_hours",
     "take_power",
@@ -249,10 +251,15 @@ def _apply_scions(s: State, a: ActionSpec) -> None:
 def scions_attached(s: State, slot: int) -> bool:
     """Is Scions attached to the card on ``slot``? It stays until that card leaves play
     (the fade or Sparrows then sends it to the deck bottom with the card's fates)."""
-    return any(CARD_POWER[card] == SCIONS for card in s.attached[slot])
+    return scions_among(s.attached[slot])
 
 
-def scions_hours(fates: list[int]) -> int:
+def scions_among(attached: Sequence[int]) -> bool:
+    """Is Scions among the cards ``attached`` to one arcana card?"""
+    return any(CARD_POWER[card] == SCIONS for card in attached)
+
+
+def scions_hours(fates: Sequence[int]) -> int:
     """Hours in front of a card with Scions attached: 1 per fate, whatever its value."""
     return len(fates)
 
@@ -263,7 +270,12 @@ def scions_hours(fates: list[int]) -> int:
 def sands_amplifies(s: State, fading: list[int]) -> bool:
     """Does Sands sit on a card fading now? Then every fade this turn costs one more
     doom, and a correct prediction scores one more point."""
-    return any(CARD_POWER[card] == SANDS for slot in fading for card in s.attached[slot])
+    return sands_among(s.attached[slot] for slot in fading)
+
+
+def sands_among(attached: Iterable[Sequence[int]]) -> bool:
+    """Does Sands sit on one of the fading cards, given what is ``attached`` to each?"""
+    return any(CARD_POWER[card] == SANDS for cards in attached for card in cards)
 
 
 def sands_waits(s: State, slot: int, card: int) -> bool:

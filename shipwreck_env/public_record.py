@@ -18,19 +18,26 @@ random generator. This module answers them from the public start of the turn
   generator (a search can then never consume randomness by accident).
 
 Everything here is a pure function of public data and a hypothesis; it reads no
-``State.hands`` and must never import ``agents``. It covers the first play of a turn
-with no power used before it (no Shadows, Skies or Sparrows); later changes within the
-turn (The Thief, Sinners, Scions) are the caller's to apply.
+``State.hands`` and must never import ``agents``. It looks up no card itself: what a
+card's text or an attached power does is asked of the engine module that owns it
+(:mod:`~shipwreck_env.arcana`, :mod:`~shipwreck_env.plays`, :mod:`~shipwreck_env.fading`,
+:mod:`~shipwreck_env.powers`). It covers the first play of a turn with no power used
+before it (no Shadows, Skies or Sparrows); later changes within the turn (The Thief,
+Sinners, Scions) are the caller's to apply.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shipwreck_env.actions import ACTIONS, HOURS_TARGET
-from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES, POWER_INDEX, fate_hours
+from shipwreck_env.actions import HOURS_TARGET
+from shipwreck_env.arcana import fades_by_text_after, fall_announcement
+from shipwreck_env.cards import FATE_COPIES
 from shipwreck_env.engine import step_inplace
+from shipwreck_env.fading import fade_cost, fades_by_hours
 from shipwreck_env.number_lines import CARD_CONTEXT
+from shipwreck_env.plays import PLAY_ACTION, chalice_tell, landing_slot
+from shipwreck_env.powers import sands_among
 from shipwreck_env.rules import KEPT_MASKS
 from shipwreck_env.state import State
 from shipwreck_env.view import TurnStart
@@ -47,19 +54,6 @@ __all__ = [
     "step_without_draws",
     "turn_outcomes",
 ]
-
-_CHALICE = CARD_INDEX["chalice"]
-_FALL = CARD_INDEX["fall"]
-_ASH = CARD_INDEX["ash"]
-_IMAGO = CARD_INDEX["imago"]
-_BLIND_MAN = CARD_INDEX["blind_man"]
-_SCIONS_CARDS = frozenset(i for i, c in enumerate(CARDS) if c.power == "scions")
-_SANDS_CARDS = frozenset(i for i, c in enumerate(CARDS) if c.power == "sands")
-assert POWER_INDEX["scions"] >= 0 and POWER_INDEX["sands"] >= 0
-_PLAY = [[0] * 8 for _ in range(HOURS_TARGET + 1)]
-for _a in ACTIONS:
-    if _a.kind == "play":
-        _PLAY[_a.slot][_a.value] = _a.index
 
 
 @dataclass(frozen=True)
@@ -130,35 +124,30 @@ def hand_plays(
         if row is None:
             continue
         if row[a - 1] >> (b - 1) & 1:
-            out.append(_PLAY[slot][a])
+            out.append(PLAY_ACTION[slot][a])
         if b != a and row[b - 1] >> (a - 1) & 1:
-            out.append(_PLAY[slot][b])
+            out.append(PLAY_ACTION[slot][b])
     if not out:
-        out.append(_PLAY[HOURS_TARGET][min(a, b)])
+        out.append(PLAY_ACTION[HOURS_TARGET][min(a, b)])
         if a != b:
-            out.append(_PLAY[HOURS_TARGET][max(a, b)])
+            out.append(PLAY_ACTION[HOURS_TARGET][max(a, b)])
     return sorted(out)
 
 
-def _landing(start: TurnStart, target: int) -> int:
-    if target != HOURS_TARGET:
-        return target
-    return next((slot for slot, card in enumerate(start.slots) if card >= 0), -1)
+def _fates_after(start: TurnStart, slot: int, value: int, landed: int) -> tuple[int, ...]:
+    """The fates in front of ``slot`` after ``value`` landed on ``landed``."""
+    fates = start.table[slot]
+    return (*fates, value) if landed == slot else fates
 
 
 def play_outcome(start: TurnStart, value: int, target: int, kept: int) -> PlayOutcome:
     """The public outcome of playing ``value`` on ``target`` and keeping ``kept`` as the
     turn's first play on the turn-start table (no power before it)."""
-    landed = _landing(start, target)
-    chalice = None
-    if target != HOURS_TARGET and start.slots[target] == _CHALICE:
-        chalice = kept > value
-    fall = None
-    if _FALL in start.slots:
-        slot = start.slots.index(_FALL)
-        total = sum(start.table[slot]) + (value if landed == slot else 0)
-        fall = total >= 2 * kept
-    return PlayOutcome(value, target, landed, chalice, fall)
+    landed = landing_slot(start.slots, target)
+    card = start.slots[target] if target != HOURS_TARGET else -1
+    table = [_fates_after(start, slot, value, landed) for slot in range(len(start.slots))]
+    fall = fall_announcement(start.slots, table, kept)
+    return PlayOutcome(value, target, landed, chalice_tell(card, value, kept), fall)
 
 
 def turn_outcomes(events: tuple[tuple, ...] | list[tuple]) -> list[PlayOutcome]:
@@ -178,49 +167,36 @@ def turn_outcomes(events: tuple[tuple, ...] | list[tuple]) -> list[PlayOutcome]:
     return out
 
 
-def _hours(card: int, attached: tuple[int, ...], fates: list[int] | tuple[int, ...]) -> int:
-    if any(c in _SCIONS_CARDS for c in attached):
-        return len(fates)
-    hours = sum(fate_hours(v) for v in fates)
-    if card == _IMAGO:
-        hours -= 2 * list(fates).count(7)
-    return hours
-
-
 def fading_after(
     start: TurnStart, outcome: PlayOutcome, removed: tuple[int, int] | None = None
 ) -> list[int]:
     """Slots whose card fades if the turn ends right after ``outcome`` (hours at or over
-    moons; The Ash after a 1 or 2 was played; The Fall as announced), with the visible
-    fate ``removed`` = (slot, value) taken away (Sinners) if given."""
+    moons, or by the card's own text given the play and the announcements), with the
+    visible fate ``removed`` = (slot, value) taken away (Sinners) if given."""
     out = []
     for slot, card in enumerate(start.slots):
         if card < 0:
             continue
-        if card == _ASH:
-            if outcome.value <= 2:
+        by_text = fades_by_text_after(card, outcome.value, outcome.fall)
+        if by_text is not None:
+            if by_text:
                 out.append(slot)
             continue
-        if card == _FALL:
-            if outcome.fall:
-                out.append(slot)
-            continue
-        fates = start.table[slot] + ((outcome.value,) if outcome.landed == slot else ())
+        fates = _fates_after(start, slot, outcome.value, outcome.landed)
         if removed is not None and removed[0] == slot:
             rest = list(fates)
             rest.remove(removed[1])
             fates = tuple(rest)
-        moons = CARDS[card].moons
-        if moons is not None and _hours(card, start.attached[slot], fates) >= moons:
+        if fades_by_hours(card, start.attached[slot], fates):
             out.append(slot)
     return out
 
 
 def fade_doom(start: TurnStart, fading: list[int]) -> tuple[int, bool]:
-    """(doom the fades of ``fading`` cost without a correct prediction, amplified?): 2 per
-    card, The Blind Man 0, +1 per card when a card with Sands attached fades."""
-    amplified = any(c in _SANDS_CARDS for slot in fading for c in start.attached[slot])
-    doom = sum(0 if start.slots[slot] == _BLIND_MAN else 2 + amplified for slot in fading)
+    """(doom the fades of ``fading`` cost without a correct prediction, amplified?), as
+    the end of the turn counts it (:func:`shipwreck_env.fading.fade_cost`)."""
+    amplified = sands_among(start.attached[slot] for slot in fading)
+    doom = sum(fade_cost(start.slots[slot], amplified) for slot in fading)
     return doom, amplified
 
 

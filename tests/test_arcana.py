@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from shipwreck_env.arcana import FADES_BY_TEXT, fades_by_text_after
+from shipwreck_env.cards import CARDS
+
 ROOT = Path(__file__).resolve().parent.parent
 TURN_MODULES = [
     "engine",
@@ -41,3 +44,17 @@ def test_a_card_effect_lives_in_one_module_of_the_turn(card: str) -> None:
         if f'"{card}"' in (ROOT / "shipwreck_env" / f"{module}.py").read_text()
     ]
     assert naming == [HOME[card]]
+
+
+def test_the_public_record_looks_up_no_card_and_asks_the_engine_modules() -> None:
+    """It may read announcements (event kinds), never find a card or power by name."""
+    text = (ROOT / "shipwreck_env" / "public_record.py").read_text()
+    lookups = [name for name in ("CARD_INDEX", "POWER_INDEX", "CARDS", ".power ==") if name in text]
+    assert lookups == []
+
+
+def test_the_public_answer_on_fading_by_text_covers_the_cards_that_fade_by_text() -> None:
+    answering = [
+        card for card in range(len(CARDS)) if fades_by_text_after(card, 1, True) is not None
+    ]
+    assert sorted(answering) == sorted(FADES_BY_TEXT)
