@@ -4,11 +4,16 @@ tests folder on the path)."""
 from __future__ import annotations
 
 import itertools
+import json
+import pickle
+from pathlib import Path
 
 import numpy as np
 
-from shipwreck_env.config import DIFFICULTIES
+from shipwreck_env.actions import NUM_ACTIONS
+from shipwreck_env.config import DIFFICULTIES, GameConfig
 from shipwreck_env.engine import step
+from shipwreck_env.observation import ObservationLayout
 from shipwreck_env.rules import visible_mask
 from shipwreck_env.state import State
 
@@ -57,3 +62,36 @@ def run(s: State, *actions: int, seed: int = 0) -> State:
     for a in actions:
         s = step(s, a, rng)
     return s
+
+
+def fake_rllib_checkpoint(root: Path, belief: bool = True, players: int = 3) -> tuple[Path, object]:
+    """A checkpoint laid out as RLlib 2.60 writes one (the module's state a pickled dict
+    of numpy arrays under ``net.``), with the trainer's metadata (role ``self``): what
+    ``rllib:PATH`` loads, made without Ray. Returns (checkpoint folder, its network)."""
+    import torch
+
+    from shipwreck_agents.rllib_policy import META_FILE, MaskedActorCritic
+    from shipwreck_agents.trained import game_meta
+
+    config = GameConfig(num_players=players)
+    size = ObservationLayout.for_config(config, belief).size
+    torch.manual_seed(0)
+    net = MaskedActorCritic(size, NUM_ACTIONS, (16, 8))
+    checkpoint = root / "run" / "checkpoints" / "iter_000004"
+    module = checkpoint / "learner_group" / "learner" / "rl_module" / "shared"
+    module.mkdir(parents=True)
+    state = {f"net.{k}": v.numpy().copy() for k, v in net.state_dict().items()}
+    (module / "module_state.pkl").write_bytes(pickle.dumps(state))
+    meta = {
+        "module": "shared",
+        "role": "self",
+        "obs_dim": size,
+        "num_actions": NUM_ACTIONS,
+        "hidden": [16, 8],
+        "game": game_meta(config, belief),
+        "iteration": 4,
+        "env_steps": 1000,
+    }
+    (checkpoint / META_FILE).write_text(json.dumps(meta))
+    (root / "run" / "checkpoints" / "latest").write_text("iter_000004\n")
+    return checkpoint, net

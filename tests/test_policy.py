@@ -15,6 +15,7 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 import pytest
+from helpers import fake_rllib_checkpoint
 
 import shipwreck_env  # noqa: F401 -- registers the ids
 from shipwreck_agents.evaluate import evaluate, game_seed, play_game
@@ -116,20 +117,28 @@ def _role_env(spec: str) -> list[str]:
     return ids
 
 
+RLLIB = "rllib:"
+"""Stands for ``rllib:PATH`` of a checkpoint the test makes without Ray (role ``self``:
+it partners both envs)."""
 PARTNERS = [
     (env_id, spec)
     for spec in dict.fromkeys([*PLAY_SPECS, *GROUP_SPECS, *(f"ppo:{p}" for p in SHIPPED)])
     for env_id in _role_env(spec)
-]
+] + [(env_id, RLLIB) for env_id in ("ShipwreckArcana-Play-v0", "ShipwreckArcana-Predict-v0")]
 
 
 @pytest.mark.parametrize(
     ("env_id", "spec"), PARTNERS, ids=[f"{e}-{Path(s).name}" for e, s in PARTNERS]
 )
-def test_every_registered_policy_is_a_gymnasium_partner(env_id: str, spec: str) -> None:
+def test_every_registered_policy_is_a_gymnasium_partner(
+    env_id: str, spec: str, tmp_path: Path
+) -> None:
     """``gymnasium.make(id, partner=make_policy(spec))`` plays whole episodes (a model
     trained with the belief block partners an env without it; the oracle gets the
     state)."""
+    if spec == RLLIB:
+        pytest.importorskip("torch")
+        spec += str(fake_rllib_checkpoint(tmp_path, belief=True)[0])
     env = gymnasium.make(env_id, num_players=3, partner=make_policy(spec), max_turns=30)
     rng = np.random.default_rng(0)
     for seed in range(2):

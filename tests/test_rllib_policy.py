@@ -5,8 +5,6 @@ checkpoints with a real Ray."""
 
 from __future__ import annotations
 
-import json
-import pickle
 from pathlib import Path
 
 import numpy as np
@@ -15,13 +13,11 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("pydantic")
 
+from helpers import fake_rllib_checkpoint
+
 from shipwreck_agents.evaluate import evaluate
 from shipwreck_agents.registry import make_policy
-from shipwreck_agents.rllib_policy import META_FILE, MaskedActorCritic, find_checkpoint
-from shipwreck_agents.trained import game_meta
-from shipwreck_env.actions import NUM_ACTIONS
-from shipwreck_env.config import GameConfig
-from shipwreck_env.observation import ObservationLayout
+from shipwreck_agents.rllib_policy import find_checkpoint
 from shipwreck_training.rllib_config import from_dict, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,37 +63,8 @@ def test_bad_config_is_refused_by_name(data, message):
     assert str(caught.value).startswith(message)
 
 
-def _fake_checkpoint(root: Path, belief: bool = True, players: int = 3) -> tuple[Path, object]:
-    """A checkpoint laid out as RLlib 2.60 writes one (the module's state a pickled dict
-    of numpy arrays under ``net.``), with the trainer's metadata."""
-    import torch
-
-    config = GameConfig(num_players=players)
-    size = ObservationLayout.for_config(config, belief).size
-    torch.manual_seed(0)
-    net = MaskedActorCritic(size, NUM_ACTIONS, (16, 8))
-    checkpoint = root / "run" / "checkpoints" / "iter_000004"
-    module = checkpoint / "learner_group" / "learner" / "rl_module" / "shared"
-    module.mkdir(parents=True)
-    state = {f"net.{k}": v.numpy().copy() for k, v in net.state_dict().items()}
-    (module / "module_state.pkl").write_bytes(pickle.dumps(state))
-    meta = {
-        "module": "shared",
-        "role": "self",
-        "obs_dim": size,
-        "num_actions": NUM_ACTIONS,
-        "hidden": [16, 8],
-        "game": game_meta(config, belief),
-        "iteration": 4,
-        "env_steps": 1000,
-    }
-    (checkpoint / META_FILE).write_text(json.dumps(meta))
-    (root / "run" / "checkpoints" / "latest").write_text("iter_000004\n")
-    return checkpoint, net
-
-
 def test_rllib_spec_plays_games_without_ray(tmp_path):
-    checkpoint, net = _fake_checkpoint(tmp_path)
+    checkpoint, net = fake_rllib_checkpoint(tmp_path)
     for path in (
         checkpoint,
         tmp_path / "run",
@@ -114,7 +81,7 @@ def test_rllib_spec_plays_games_without_ray(tmp_path):
 
 
 def test_rllib_policy_refuses_another_game(tmp_path):
-    checkpoint, _ = _fake_checkpoint(tmp_path, players=3)
+    checkpoint, _ = fake_rllib_checkpoint(tmp_path, players=3)
     with pytest.raises(ValueError, match="num_players=3"):
         evaluate(
             f"rllib:{checkpoint}",
@@ -139,7 +106,7 @@ def test_rllib_policy_as_gymnasium_partner_and_play_teammates(tmp_path):
     import shipwreck_env  # noqa: F401  (registers the Gymnasium ids)
     from shipwreck_agents.play.table import make_team
 
-    checkpoint, _ = _fake_checkpoint(tmp_path)
+    checkpoint, _ = fake_rllib_checkpoint(tmp_path)
     team = make_team(f"rllib:{checkpoint}")
     assert team.play is team.group and team.play.name == "rllib:iter_000004"
     env = gym.make(
