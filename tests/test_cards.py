@@ -1,4 +1,5 @@
-"""Card data against the table of printed numbers (shared/rules/cards.md)."""
+"""Card data (``shipwreck_env/cards.py``) against the numbers printed on the cards: each
+card's set, moons and the faded power on its back."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 
 from shipwreck_env.cards import CARD_INDEX, CARDS, POWER_INDEX, POWERS, fate_hours
 
-# id: (set, moons, faded power on the back) -- copied from cards.md's table
+# id: (set, moons, faded power on the back) -- the printed numbers, kept apart from cards.py
 PRINTED = {
     "beast": ("base", 1, "sorrows"),
     "belltower": ("base", 2, "sinners"),

@@ -37,3 +37,22 @@ def test_docs_point_only_inside_the_repository():
                 resolved = (path.parent / target).resolve()
                 assert resolved.exists(), f"{path.name}: {target}"
                 assert ROOT in resolved.parents or resolved == ROOT, f"{path.name}: {target}"
+
+
+OUTSIDE = ("shared/rules", "rulings.md", "rulebook.txt", "cards.md")
+"""Names of the rule files outside the repository that a citation must not come back to
+(the rulebook is cited by title, our rulings by ``docs/rules.md``)."""
+
+
+def test_code_and_tests_point_only_inside_the_repository():
+    """Every .py of the tests, the package, agents/, training/ and scripts/ cites the
+    rules by the rulebook's title and ``docs/rules.md``, never by a file outside."""
+    folders = ("tests", "shipwreck_env", "agents", "training", "scripts")
+    paths = [p for folder in folders for p in sorted((ROOT / folder).rglob("*.py"))]
+    assert len(paths) > 50
+    for path in paths:
+        if path == Path(__file__).resolve():
+            continue  # this file names them to forbid them
+        text = path.read_text()
+        found = [name for name in OUTSIDE if name in text]
+        assert found == [], f"{path.relative_to(ROOT)} cites {found}"

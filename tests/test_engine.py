@@ -1,9 +1,11 @@
 """Tests of the rules engine (:mod:`shipwreck_env.engine`) against the rulebook.
 
-Authorities: ``shared/rules/shipwreck-arcana-rulebook.txt`` (Player Turn, Fading, Ending
-the Game, Strategy, 2-Player Challenge Mode, FAQ) and ``shared/rules/rulings.md`` (turn
-order steps 1-10, open points, number lines). Each test's docstring cites the section or
-ruling it checks. States are built with ``scenario.arrange`` and driven with ``step``.
+Authorities: the printed rulebook of Shipwreck Arcana (its sections Setup, Player Turn,
+Fading, Ending the Game, Strategy, 2-Player Challenge Mode and FAQ; "Setup N", "Turn step
+N" and "Fading step N" below are the numbered steps of Setup, Player Turn and Fading
+there) and ``docs/rules.md`` (One turn, steps 1-10; our decisions; Number lines). Each
+test's docstring cites the section or ruling it checks. States are built with
+``scenario.arrange`` and driven with ``step``.
 
 The faded powers of the base set have their own file, ``tests/test_powers.py``.
 """
@@ -52,7 +54,7 @@ def kinds(s) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------
-# Turn order, rulings.md steps 1-10
+# Turn order (rulebook, Player Turn; docs/rules.md, One turn)
 # ---------------------------------------------------------------------------------------
 
 
@@ -78,8 +80,8 @@ def test_step1_draw_only_one_fate_when_one_was_kept_from_the_previous_turn():
 
 
 def test_step2_pre_play_power_is_offered_to_the_active_player_before_the_play():
-    """rulings.md step 2 / open point 1: sparrows may be used before the play if no power
-    was used yet this turn."""
+    """docs/rules.md, One turn step 2 and decision 1: sparrows may be used before the play
+    if no power was used yet this turn."""
     s = arrange(NO_REVEAL, slots=SLOTS, hand=[1, 6], faded=["prophet"])
     legal = legal_actions(s)
     assert s.phase == Phase.PLAY and s.decider == 0
@@ -115,7 +117,8 @@ def test_step4_hours_play_slides_at_once_to_the_leftmost_arcana_card():
 
 
 def test_step4_chalice_tell_is_announced_right_after_the_play():
-    """rulings.md step 4: The Chalice's tell is an automatic public announcement."""
+    """docs/rules.md, One turn step 4: The Chalice's tell is an automatic public
+    announcement."""
     s = arrange(NO_REVEAL, slots=["chalice", "leviathan", "shore", "judge"], hand=[2, 5])
     s = run(s, play_action(2, 0))
     assert s.events[1:] == [("play", 2, 0, 0), ("chalice", True)]
@@ -123,7 +126,8 @@ def test_step4_chalice_tell_is_announced_right_after_the_play():
 
 
 def test_step5_after_play_powers_are_decided_by_the_active_player():
-    """rulings.md step 5: after the play the active player may use shells or sinners."""
+    """docs/rules.md, One turn step 5: after the play the active player may use shells or
+    sinners."""
     s = arrange(NO_REVEAL, slots=SLOTS, hand=[1, 6], faded=["key"], active=1)
     s = run(s, play_action(1, 0))
     assert s.phase == Phase.AFTER_PLAY
@@ -134,7 +138,8 @@ def test_step5_after_play_powers_are_decided_by_the_active_player():
 
 
 def test_step6_group_phase_one_group_power_then_predict_or_pass():
-    """rulings.md step 6: the group may use one group power, then predict or pass."""
+    """docs/rules.md, One turn step 7: the group may use one group power, then predict or
+    pass."""
     s = arrange(NO_REVEAL, slots=SLOTS, hand=[1, 6], faded=["dawn", "servant"])
     s = run(s, play_action(1, 0))
     assert s.phase == Phase.GROUP and s.decider == 1
@@ -176,8 +181,8 @@ def test_step7_no_prediction_keeps_the_fate_and_its_number_line():
 
 
 def test_step8_sails_comes_after_a_correct_prediction_and_before_fading():
-    """rulings.md step 8: Sails (only after a correct prediction) is used before fading;
-    Sails Q/A: a card that no longer reaches its duration does not fade."""
+    """docs/rules.md, One turn step 9: Sails (only after a correct prediction) is used
+    before fading; Sails Q/A: a card that no longer reaches its duration does not fade."""
     cfg = GameConfig(num_players=3, reveal=False, card_sets="all")
     s = arrange(
         cfg,
@@ -200,7 +205,7 @@ def test_step8_sails_comes_after_a_correct_prediction_and_before_fading():
 
 
 def test_step8_no_sails_phase_without_a_correct_prediction():
-    """rulings.md step 8: Sails only after a correct prediction."""
+    """docs/rules.md, One turn step 9: Sails only after a correct prediction."""
     cfg = GameConfig(num_players=3, reveal=False, card_sets="all")
     s = arrange(cfg, slots=SLOTS, hand=[1, 6], faded=["musicians", "dawn"])
     s = run(s, play_action(1, 0), predict_action(5))
@@ -270,7 +275,7 @@ def test_step10_lose_at_doom_seven():
 
 @pytest.mark.parametrize(("active", "following"), [(0, 1), (1, 2), (2, 0)])
 def test_step10_next_player_clockwise_becomes_active(active, following):
-    """Setup 5 / rulings.md step 10: play proceeds clockwise."""
+    """Setup 5 / docs/rules.md, One turn step 10: play proceeds clockwise."""
     s = arrange(NO_REVEAL, slots=SLOTS, hand=[1, 6], active=active)
     s = run(s, play_action(1, 0), PASS)
     assert s.active == following and s.decider == following
@@ -278,7 +283,7 @@ def test_step10_next_player_clockwise_becomes_active(active, following):
 
 
 # ---------------------------------------------------------------------------------------
-# Engine decisions on open points (the brief's list, rulings.md "Open points")
+# Engine decisions where the rules are open (docs/rules.md, "Our decisions ...")
 # ---------------------------------------------------------------------------------------
 
 
@@ -292,7 +297,8 @@ def test_one_faded_power_per_turn_across_phases():
 
 
 def test_same_power_on_several_faded_cards_takes_the_earliest_faded():
-    """Open point 2: the card that faded first is used; it goes to the deck bottom."""
+    """docs/rules.md, decision 2: the card that faded first is used; it goes to the deck
+    bottom."""
     s = arrange(NO_REVEAL, slots=SLOTS, hand=[1, 6], faded=["deep", "dawn"])
     s = run(s, play_action(1, 0), power_action("saints", value=3))
     assert s.faded == [card("dawn")]
@@ -300,8 +306,8 @@ def test_same_power_on_several_faded_cards_takes_the_earliest_faded():
 
 
 def test_equal_fates_with_one_carried_play_the_fresh_one():
-    """Open point 3: with two equal fates, one carried, the freshly drawn one is played
-    (Shells then answers "no")."""
+    """docs/rules.md, decision 3: with two equal fates, one carried, the freshly drawn one
+    is played (Shells then answers "no")."""
     s = arrange(
         NO_REVEAL,
         slots=["mirror", "leviathan", "shore", "judge"],
@@ -316,8 +322,8 @@ def test_equal_fates_with_one_carried_play_the_fresh_one():
 
 
 def test_missed_fate_returns_to_the_bag_unseen():
-    """Open point 5: a fate missed by a wrong prediction goes to the bag; its value is not
-    announced (event ("resolve", False))."""
+    """docs/rules.md, decision 5: a fate missed by a wrong prediction goes to the bag; its
+    value is not announced (event ("resolve", False))."""
     s = arrange(NO_REVEAL, slots=SLOTS, hand=[1, 6], doom=6)
     bag6 = s.bag[5]
     s = run(s, play_action(1, 0), predict_action(2))
@@ -336,7 +342,7 @@ def test_correct_prediction_event_resolve_true():
 
 
 def test_predictions_name_the_real_value_after_shadows():
-    """rulings.md open point: after shadows a prediction is correct only when it names
+    """docs/rules.md, decision 12: after shadows a prediction is correct only when it names
     the kept fate's real value."""
     cfg = GameConfig(num_players=3, reveal=False, card_sets=("base", "kickstarter"))
     s = arrange(
@@ -350,8 +356,8 @@ def test_predictions_name_the_real_value_after_shadows():
 
 
 def test_scions_card_goes_to_the_deck_bottom_when_its_card_fades():
-    """rulings.md: Scions stays attached until that card leaves play; then it goes to the
-    bottom of the deck. Its card counts 1 hour per fate."""
+    """docs/rules.md, decision 22: Scions stays attached until that card leaves play; then
+    it goes to the bottom of the deck. Its card counts 1 hour per fate."""
     cfg = GameConfig(num_players=3, reveal=False, card_sets="all")
     s = arrange(
         cfg, slots=SLOTS, table=[[7, 7], [], [], []], hand=[1, 6], attached={0: ["north_wind"]}
@@ -364,7 +370,7 @@ def test_scions_card_goes_to_the_deck_bottom_when_its_card_fades():
 
 
 def test_sands_attaches_to_the_card_that_takes_its_slot():
-    """rulings.md: Sands attaches to the card that takes its card's slot."""
+    """docs/rules.md, decision 22: Sands attaches to the card that takes its card's slot."""
     cfg = GameConfig(num_players=3, reveal=False, card_sets="all")
     s = arrange(
         cfg,
@@ -380,8 +386,8 @@ def test_sands_attaches_to_the_card_that_takes_its_slot():
 
 
 def test_sands_amplifies_doom_of_every_fade_that_turn():
-    """rulings.md: when the amplified card fades, every fade that turn costs +1 doom;
-    then sands goes to the bottom of the deck."""
+    """docs/rules.md, decision 22: when the amplified card fades, every fade that turn costs
+    +1 doom; then sands goes to the bottom of the deck."""
     cfg = GameConfig(num_players=3, reveal=False, card_sets="all", difficulty="easy")
     s = arrange(cfg, slots=SLOTS, table=[[5], [], [], []], hand=[1, 6], attached={0: ["fall"]})
     s = run(s, play_action(1, 0), PASS)
@@ -390,7 +396,8 @@ def test_sands_amplifies_doom_of_every_fade_that_turn():
 
 
 def test_sands_amplifies_a_correct_prediction_by_one_point():
-    """rulings.md step 7: correct -> score +1, +1 more if an amplified card fades."""
+    """docs/rules.md, One turn steps 8-9: correct -> score +1, +1 more if an amplified card
+    fades."""
     cfg = GameConfig(num_players=3, reveal=False, card_sets="all", difficulty="easy")
     s = arrange(cfg, slots=SLOTS, table=[[5], [], [], []], hand=[1, 6], attached={0: ["fall"]})
     s = run(s, play_action(1, 0), predict_action(6))
@@ -398,7 +405,8 @@ def test_sands_amplifies_a_correct_prediction_by_one_point():
 
 
 def test_sparrows_takes_the_cycled_cards_attachment_to_the_deck_bottom():
-    """rulings.md: a card removed by sparrows takes its attachment with it."""
+    """docs/rules.md, decision 8: a card removed by sparrows takes its attachment with
+    it."""
     cfg = GameConfig(num_players=3, reveal=False, card_sets="all")
     s = arrange(
         cfg,
@@ -413,20 +421,20 @@ def test_sparrows_takes_the_cycled_cards_attachment_to_the_deck_bottom():
     assert s.deck[-3:] == [card("midnight"), card("north_wind"), card("prophet")]
 
 
-# --- The Hours (open point 10) ----------------------------------------------------------
+# --- The Hours (docs/rules.md, Number lines) -------------------------------------------
 
 
 def test_hours_number_line_keeps_values_that_could_go_nowhere_else():
-    """Open point 10: after an Hours play the line is the kept values for which that hand
-    could go nowhere but The Hours."""
+    """docs/rules.md, Number lines: after an Hours play the line is the kept values for
+    which that hand could go nowhere but The Hours."""
     s = arrange(NO_REVEAL, slots=["midnight", "dawn", "leviathan", "huntress"], hand=[3, 3])
     s = run(s, play_action(3, HOURS_TARGET))
     assert s.lines[0] == mask(3)
 
 
 def test_hours_number_line_lists_every_blocked_kept_value():
-    """Open point 10 / Strategy: a player forced onto The Hours tells which hands could
-    go nowhere else."""
+    """docs/rules.md, Number lines / rulebook, Strategy: a player forced onto The Hours
+    tells which hands could go nowhere else."""
     s = arrange(NO_REVEAL, slots=["mirror", "leviathan", "huntress", "beast"], hand=[1, 7])
     assert legal_actions(s) == sorted([play_action(1, 4), play_action(7, 4)])
     s = run(s, play_action(1, HOURS_TARGET))
@@ -434,12 +442,12 @@ def test_hours_number_line_lists_every_blocked_kept_value():
     assert s.lines[0] == mask(4, 5, 6, 7)
 
 
-# --- Empty bag, empty deck (open points 11, 12) -----------------------------------------
+# --- Empty bag, empty deck (docs/rules.md, One turn step 1 and decision 23) --------------
 
 
 def test_empty_bag_returns_table_fates_before_a_draw():
-    """Open point 11: with an empty bag, every fate on the table returns to the bag (no
-    fade, no doom) before the draw; event ("table_to_bag", n)."""
+    """docs/rules.md, One turn step 1: with an empty bag, every fate on the table returns to
+    the bag (no fade, no doom) before the draw; event ("table_to_bag", n)."""
     s = arrange(NO_REVEAL, slots=SLOTS, table=[[], [3], [], []], hand=[1, 6])
     # set the rest of the tokens aside so that the bag is empty
     for i in range(7):
@@ -456,7 +464,8 @@ def test_empty_bag_returns_table_fates_before_a_draw():
 
 
 def test_empty_deck_leaves_the_faded_slot_empty():
-    """Open point 12: a slot that cannot be refilled stays empty (slots[i] == -1)."""
+    """docs/rules.md, decision 23: a slot that cannot be refilled stays empty (slots[i] ==
+    -1)."""
     s = arrange(NO_REVEAL, slots=SLOTS, table=[[5], [], [], []], hand=[1, 6])
     s.deck.clear()
     s = run(s, play_action(1, 0), PASS)
@@ -465,8 +474,8 @@ def test_empty_deck_leaves_the_faded_slot_empty():
 
 
 def test_empty_slot_cannot_be_played_on_and_hours_slides_to_leftmost_occupied_slot():
-    """Open point 12: an empty slot can't be played on; The Hours slides a fate to the
-    leftmost occupied arcana card."""
+    """docs/rules.md, decision 23: an empty slot can't be played on; The Hours slides a fate
+    to the leftmost occupied arcana card."""
     s = arrange(NO_REVEAL, slots=[None, "dawn", "leviathan", "huntress"], hand=[3, 3])
     s.deck.clear()
     assert legal_actions(s) == [play_action(3, HOURS_TARGET)]
@@ -476,8 +485,8 @@ def test_empty_slot_cannot_be_played_on_and_hours_slides_to_leftmost_occupied_sl
 
 
 def test_empty_slot_refills_at_a_later_end_of_turn():
-    """Open point 12: the empty slot refills at the end of a later turn once the deck has
-    a card (a used power goes to the deck bottom)."""
+    """docs/rules.md, decision 23: the empty slot refills at the end of a later turn once
+    the deck has a card (a used power goes to the deck bottom)."""
     s = arrange(
         NO_REVEAL, slots=[None, "midnight", "leviathan", "shore"], hand=[1, 6], faded=["dawn"]
     )
@@ -486,11 +495,11 @@ def test_empty_slot_refills_at_a_later_end_of_turn():
     assert s.slots[0] == card("dawn") and s.deck == []
 
 
-# --- max_turns (open point 13) ----------------------------------------------------------
+# --- max_turns (docs/rules.md, decision 18) --------------------------------------------
 
 
 def test_max_turns_ends_the_game_as_truncated_not_won():
-    """Open point 13: max_turns ends the game as truncated, not a win."""
+    """docs/rules.md, decision 18: max_turns ends the game as truncated, not a win."""
     cfg = GameConfig(num_players=3, reveal=False, max_turns=1)
     s = arrange(cfg, slots=SLOTS, hand=[1, 6], score=6, turn=1)
     s = run(s, play_action(1, 0), PASS)
@@ -499,12 +508,13 @@ def test_max_turns_ends_the_game_as_truncated_not_won():
 
 
 def test_max_turns_default_is_200():
-    """Open point 13: max_turns defaults to 200."""
+    """docs/rules.md, decision 18: max_turns defaults to 200."""
     assert GameConfig().max_turns == 200
 
 
 def test_random_game_ends_within_max_turns():
-    """Open point 13: a game driven by legal actions ends (won, lost or truncated)."""
+    """docs/rules.md, decision 18: a game driven by legal actions ends (won, lost or
+    truncated)."""
     cfg = GameConfig(num_players=3, max_turns=30)
     rng = np.random.default_rng(3)
     s = new_game(cfg, rng)
@@ -517,7 +527,7 @@ def test_random_game_ends_within_max_turns():
     assert s.won or s.truncated or s.doom >= 7
 
 
-# --- Number lines (open point 14, rulings.md "Number lines", Strategy) ---------------------
+# --- Number lines (docs/rules.md, Number lines; rulebook, Strategy) -----------------------
 
 
 def test_number_line_strategy_example_is_literal():
@@ -580,7 +590,7 @@ def test_number_line_kept_without_prediction_is_used_next_turn():
     assert s.old_fate == 6 and s.lines[0] == mask(2, 3, 4, 5, 6, 7)
 
 
-# --- Doom and score (open point 15) -------------------------------------------------------
+# --- Doom and score (docs/rules.md, One turn steps 8-10) ----------------------------------
 
 
 @pytest.mark.parametrize(
@@ -665,7 +675,7 @@ def test_game_has_five_cards_four_slots_and_a_deck():
     assert len(s.deck) == 16 and not set(s.deck) & set(s.slots)
 
 
-# --- Challenge mode (open point 16) -----------------------------------------------------
+# --- Challenge mode (rulebook, 2-Player Challenge Mode; docs/rules.md, decision 24) ------
 
 
 def test_challenge_mode_has_four_seats_with_their_own_hand_and_line():
@@ -705,7 +715,8 @@ def test_challenge_mode_hidden_fates_of_a_and_b_are_separate():
 
 
 def test_challenge_mode_leader_is_the_other_player():
-    """Open point 7 / 16: the leader is the first player clockwise: the other player."""
+    """docs/rules.md, decisions 7 and 24: the leader is the first player clockwise: the
+    other player."""
     cfg = GameConfig(num_players=2, challenge_mode=True, reveal=False)
     s = arrange(cfg, slots=SLOTS, hand=[1, 6], active=2)
     assert s.decider == 0
@@ -719,12 +730,13 @@ def test_challenge_mode_requires_two_players():
         GameConfig(num_players=3, challenge_mode=True)
 
 
-# --- Leader and vote (open point 7) -----------------------------------------------------
+# --- Leader and vote (docs/rules.md, One turn step 7 and decision 7) ---------------------
 
 
 @pytest.mark.parametrize(("active", "leader"), [(0, 1), (1, 2), (2, 0)])
 def test_leader_is_first_player_clockwise_from_the_active_player(active, leader):
-    """Open point 7: the leader (first player clockwise) decides in phase GROUP."""
+    """docs/rules.md, One turn step 7: the leader (first player clockwise) decides in phase
+    GROUP."""
     s = arrange(NO_REVEAL, slots=SLOTS, hand=[1, 6], active=active)
     s = run(s, play_action(1, 0))
     assert s.phase == Phase.GROUP and s.decider == leader
@@ -732,15 +744,16 @@ def test_leader_is_first_player_clockwise_from_the_active_player(active, leader)
 
 
 def test_leader_pass_makes_no_prediction():
-    """Open point 7 / Turn step 3: PASS means no prediction; the fate is kept."""
+    """docs/rules.md, One turn step 7 / Turn step 3: PASS means no prediction; the fate is
+    kept."""
     s = arrange(NO_REVEAL, slots=SLOTS, hand=[1, 6])
     s = run(s, play_action(1, 0), PASS)
     assert s.hands[0] == [6] and s.doom == 2 and s.score == 0
 
 
 def test_vote_mode_without_group_power_goes_straight_to_the_vote():
-    """Open point 7: in vote mode phase GROUP exists only if a group power is available;
-    then each non-active player clockwise from the leader votes."""
+    """docs/rules.md, decision 7: in vote mode phase GROUP exists only if a group power is
+    available; then each non-active player clockwise from the leader votes."""
     cfg = GameConfig(num_players=4, reveal=False, group_decision="vote")
     s = arrange(cfg, slots=SLOTS, hand=[1, 6], active=2)
     s = run(s, play_action(1, 0))
@@ -753,7 +766,7 @@ def test_vote_mode_without_group_power_goes_straight_to_the_vote():
 
 
 def test_vote_mode_strict_majority_makes_the_prediction():
-    """Open point 7: a value with a strict majority of votes is predicted."""
+    """docs/rules.md, decision 7: a value with a strict majority of votes is predicted."""
     cfg = GameConfig(num_players=4, reveal=False, group_decision="vote")
     s = arrange(cfg, slots=SLOTS, hand=[1, 6], score=6)
     s = run(s, play_action(1, 0), predict_action(6), predict_action(3), predict_action(6))
@@ -763,7 +776,7 @@ def test_vote_mode_strict_majority_makes_the_prediction():
 
 
 def test_vote_mode_without_majority_makes_no_prediction():
-    """Open point 7: otherwise no prediction."""
+    """docs/rules.md, decision 7: otherwise no prediction."""
     cfg = GameConfig(num_players=3, reveal=False, group_decision="vote")
     s = arrange(cfg, slots=SLOTS, hand=[1, 6])
     s = run(s, play_action(1, 0), predict_action(6), predict_action(3))
@@ -771,7 +784,8 @@ def test_vote_mode_without_majority_makes_no_prediction():
 
 
 def test_vote_mode_half_of_the_votes_is_not_a_majority():
-    """Open point 7: a strict majority is needed (one of two votes is not enough)."""
+    """docs/rules.md, decision 7: a strict majority is needed (one of two votes is not
+    enough)."""
     cfg = GameConfig(num_players=3, reveal=False, group_decision="vote")
     s = arrange(cfg, slots=SLOTS, hand=[1, 6])
     s = run(s, play_action(1, 0), predict_action(6), PASS)
@@ -779,8 +793,8 @@ def test_vote_mode_half_of_the_votes_is_not_a_majority():
 
 
 def test_vote_mode_leader_alone_decides_a_group_power_then_the_vote():
-    """Open point 7: with a group power available the leader chooses a power or PASS in
-    phase GROUP, then phase VOTE."""
+    """docs/rules.md, decision 7: with a group power available the leader chooses a power or
+    PASS in phase GROUP, then phase VOTE."""
     cfg = GameConfig(num_players=3, reveal=False, group_decision="vote")
     s = arrange(cfg, slots=SLOTS, hand=[1, 6], faded=["servant"])
     s = run(s, play_action(1, 0))
@@ -793,19 +807,19 @@ def test_vote_mode_leader_alone_decides_a_group_power_then_the_vote():
 
 
 def test_vote_mode_group_pass_still_votes():
-    """Open point 7: the leader passing on powers leads to the vote."""
+    """docs/rules.md, decision 7: the leader passing on powers leads to the vote."""
     cfg = GameConfig(num_players=3, reveal=False, group_decision="vote")
     s = arrange(cfg, slots=SLOTS, hand=[1, 6], faded=["servant"])
     s = run(s, play_action(1, 0), PASS)
     assert s.phase == Phase.VOTE and s.decider == 1
 
 
-# --- Reveal (open point 6, rulebook FAQ) ------------------------------------------------
+# --- Reveal (docs/rules.md, decision 6; rulebook, FAQ) ----------------------------------
 
 
 def test_reveal_asks_seats_holding_fates_clockwise_from_the_active_seat():
-    """Open point 6: every non-active seat holding a fate, clockwise from the active seat,
-    decides REVEAL or PASS at the start of the group phase."""
+    """docs/rules.md, decision 6: every non-active seat holding a fate, clockwise from the
+    active seat, decides REVEAL or PASS at the start of the group phase."""
     cfg = GameConfig(num_players=4)
     s = arrange(cfg, slots=SLOTS, hand=[1, 6], active=1, held={0: 3, 3: 5})
     s = run(s, play_action(1, 0))
@@ -840,7 +854,8 @@ def test_reveal_pass_keeps_the_fate():
 
 
 def test_reveal_off_skips_the_reveal_phase():
-    """rulings.md: the reveal option can be switched off in the configuration."""
+    """docs/rules.md, One turn step 6: the reveal option can be switched off in the
+    configuration."""
     cfg = GameConfig(num_players=3, reveal=False)
     s = arrange(cfg, slots=SLOTS, hand=[1, 6], held={2: 3})
     s = run(s, play_action(1, 0))
@@ -848,12 +863,12 @@ def test_reveal_off_skips_the_reveal_phase():
 
 
 def test_reveal_default_is_on():
-    """Open point 6: reveal=True by default."""
+    """docs/rules.md, decision 6: reveal=True by default."""
     assert GameConfig().reveal is True
 
 
 def test_reveal_is_not_offered_to_seats_without_a_fate():
-    """Open point 6: only seats holding a fate are asked."""
+    """docs/rules.md, decision 6: only seats holding a fate are asked."""
     cfg = GameConfig(num_players=3)
     s = arrange(cfg, slots=SLOTS, hand=[1, 6])
     s = run(s, play_action(1, 0))
@@ -861,7 +876,7 @@ def test_reveal_is_not_offered_to_seats_without_a_fate():
 
 
 def test_reveal_in_challenge_mode_skips_the_active_players_other_seat():
-    """Open point 6/16: only seats of non-active players are asked."""
+    """docs/rules.md, decisions 6 and 24: only seats of non-active players are asked."""
     cfg = GameConfig(num_players=2, challenge_mode=True)
     s = arrange(cfg, slots=SLOTS, hand=[1, 6], active=0, held={1: 2, 2: 4, 3: 5})
     s = run(s, play_action(1, 0))
@@ -872,11 +887,12 @@ def test_reveal_in_challenge_mode_skips_the_active_players_other_seat():
     assert s.events[-1] == ("reveal", 3, 5) and s.hands[2] == [4]
 
 
-# --- Illegal actions and the API (open point 17) ------------------------------------------
+# --- Illegal actions and the API (shipwreck_env/engine.py: step, step_inplace) -----------
 
 
 def test_illegal_action_raises_and_names_the_action_and_the_legal_ones():
-    """Open point 17: IllegalActionError names the action and the legal ones."""
+    """Engine API (``shipwreck_env/engine.py``): IllegalActionError names the action and the
+    legal ones."""
     s = arrange(NO_REVEAL, slots=["midnight", "dawn", "mirror", "leviathan"], hand=[2, 6])
     before = s.copy()
     bad = play_action(6, 0)
@@ -890,7 +906,8 @@ def test_illegal_action_raises_and_names_the_action_and_the_legal_ones():
 
 
 def test_illegal_action_in_place_leaves_the_state_unchanged():
-    """Open point 17: the state is unchanged after an illegal action (step_inplace)."""
+    """Engine API (``shipwreck_env/engine.py``): the state is unchanged after an illegal
+    action (step_inplace)."""
     s = arrange(NO_REVEAL, slots=SLOTS, hand=[1, 6])
     before = s.copy()
     with pytest.raises(IllegalActionError):
@@ -981,8 +998,8 @@ def test_hours_slide_can_make_the_leftmost_card_fade():
 
 
 def test_vote_mode_sorrows_gives_a_second_vote_after_a_wrong_prediction():
-    """Open point 7 + rulings.md step 6: after a wrong prediction with Sorrows the group
-    predicts again -- in vote mode by a new vote."""
+    """docs/rules.md, decision 7 and One turn step 7: after a wrong prediction with Sorrows
+    the group predicts again -- in vote mode by a new vote."""
     cfg = GameConfig(num_players=3, reveal=False, group_decision="vote")
     s = arrange(cfg, slots=SLOTS, hand=[1, 6], faded=["beast"])
     s = run(s, play_action(1, 0), power_action("sorrows"))

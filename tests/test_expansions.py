@@ -1,10 +1,10 @@
 """Engine tests of the expansion arcana cards and faded powers, against the rulebook.
 
-The authority is ``shared/rules/shipwreck-arcana-rulebook.txt``: "Kickstarter arcana
-cards", "Gen Con promo arcana cards", "Stars Below arcana cards", "Kickstarter faded
-powers", "Stars Below faded powers", The Hours' Q/A about Shadows, and the engine's
-documented decisions (``shared/rules/rulings.md``). Every Q/A answer of those entries
-has a test named after its question.
+The authority is the printed rulebook of Shipwreck Arcana: "Kickstarter arcana cards",
+"Gen Con promo arcana cards", "Stars Below arcana cards", "Kickstarter faded powers",
+"Stars Below faded powers", The Hours' Q/A about Shadows, and the engine's documented
+decisions (``docs/rules.md``). Every Q/A answer of those entries has a test named
+after its question.
 
 Each scenario is built with :func:`shipwreck_env.scenario.arrange` and driven with
 :func:`shipwreck_env.engine.step`. After every step the helper :func:`act` checks the
@@ -190,15 +190,17 @@ MOONS = {
 
 @pytest.mark.parametrize("card", sorted(BACKS))
 def test_expansion_card_has_its_printed_faded_power(card):
-    """cards.md: the faded power printed on the back of each expansion card."""
+    """The faded power printed on the back of each expansion card (the card data,
+    ``shipwreck_env/cards.py``)."""
     assert CARDS[C[card]].power == BACKS[card]
 
 
 @pytest.mark.parametrize("card", sorted(MOONS))
 def test_expansion_card_fades_when_its_hours_reach_its_moons(card):
     """Fading: "An arcana card will fade when the number of hours in front of it ... is
-    greater than or equal to its duration"; cards.md gives the moons. Skies moves the
-    last hour onto the card; it fades for 2 doom and its power becomes available."""
+    greater than or equal to its duration"; ``shipwreck_env/cards.py`` gives the moons.
+    Skies moves the last hour onto the card; it fades for 2 doom and its power becomes
+    available."""
     skies_card = "lantern" if card == "feast" else "feast"
     s = setup(
         [card, "blind_man", "chalice", "dawn"],
@@ -289,8 +291,8 @@ def test_feast_play_draws_a_fate_and_the_player_plays_again():
 
 
 def test_feast_with_a_carried_fate_keeps_the_number_line_true():
-    """Number lines (rulings.md): when the fate carried from the last turn goes on The
-    Feast, the kept fate is the one drawn there; the line must still hold it."""
+    """Number lines (docs/rules.md, Number lines): when the fate carried from the last turn
+    goes on The Feast, the kept fate is the one drawn there; the line must still hold it."""
     s = setup(["feast", "dawn", "shore", "deep"], (2, 6), carried=2, lines={0: mask(2, 3)})
     s = feast_play(s, play_action(2, 0), drawn=4)
     s = act(s, play_action(6, 1))
@@ -1071,9 +1073,8 @@ def test_shadows_treats_a_four_as_a_five_for_the_mirror():
 @pytest.mark.parametrize(("prediction", "score", "doom"), [(4, 1, 0), (5, 0, 3)])
 def test_shadows_does_the_group_guess_the_original_or_the_modified_value(prediction, score, doom):
     """Shadows Q/A "Does the group guess the original value of the hidden fate, or the
-    modified value?" -- engine decision (rulings.md "Predictions name the real value"):
-    "After shadows, a prediction is correct only when it names the kept fate's real
-    value."""
+    modified value?" -- engine decision (docs/rules.md, decision 12): after Shadows a
+    prediction is correct only when it names the kept fate's real value."""
     s = setup(["mirror", "shore", "deep", "dawn"], (4, 5), faded=["fortune"])
     s = act(s, power_action("shadows"), play_action(5, 0), predict_action(prediction))
     assert last(s, "predict") == [("predict", prediction, prediction == 4)]
@@ -1544,8 +1545,8 @@ def test_scions_fates_moved_off_regain_their_hours():
 
 
 def test_scions_goes_to_the_deck_bottom_when_its_card_leaves_play():
-    """Engine (rulings.md): "Scions stays attached to its card until that card leaves
-    play; then the scions card goes to the bottom of the deck"."""
+    """Engine (docs/rules.md, decision 22): Scions stays attached to its card until that
+    card leaves play; then the Scions card goes to the bottom of the deck."""
     s = setup(["beast", "imago", "dawn", "shore"], (1, 2), attached={0: ["north_wind"]})
     s = finish(act(s, play_action(1, 0)))
     assert C["beast"] in s.faded

@@ -1,9 +1,10 @@
-"""Tests of the nine base faded powers against the rulebook's "Faded Power Reference".
+"""Tests of the nine base faded powers against the "Faded Power Reference" of the printed
+rulebook of Shipwreck Arcana.
 
 Saints, Secrets, Shells, Sinners, Songs, Sorrows, Sparrows, Spires and Swords: who may
 use each one, when, with which arguments (their Q/A), what it does, and what its answer
-does to the active seat's number line (``shared/rules/rulings.md``, Number lines and
-open points). Each test's docstring cites the power's entry or the ruling it checks.
+does to the active seat's number line (``docs/rules.md``, One turn, Number lines and
+our decisions). Each test's docstring cites the power's entry or the ruling it checks.
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ def test_only_one_power_per_turn_in_the_group_phase():
 
 
 def test_only_one_power_per_turn_after_play_power_blocks_group_powers():
-    """Faded Card Powers: one power per turn, whoever uses it (rulings.md)."""
+    """Faded Card Powers: one power per turn, whoever uses it (docs/rules.md, One turn,
+    step 2)."""
     s = arrange(CFG, slots=SLOTS, hand=[1, 6], faded=["key", "dawn"])
     s = run(s, play_action(1, 0), power_action("shells"))
     assert s.phase == Phase.GROUP
@@ -142,7 +144,8 @@ def test_group_powers_are_offered_only_to_the_leader_in_the_group_phase(faded, p
 
 
 def test_saints_x_is_one_to_six():
-    """Open point 9: Saints' X is 1..6 (the only values a fate can have are 1-7)."""
+    """docs/rules.md, decision 9: Saints' X is 1..6 (the only values a fate can have are
+    1-7)."""
     s = group_state(6, ["dawn"])
     assert power_actions(s) == SAINTS
 
@@ -251,8 +254,8 @@ def test_shells_is_offered_to_the_active_player_after_the_play_only():
 
 def test_shells_yes_when_the_played_fate_was_carried():
     """Shells: say whether the fate played was one held during the previous turn.
-    Open point 4: 'yes' -> the kept fate was drawn this turn: the line is the play's
-    condition set."""
+    docs/rules.md, Number lines: 'yes' -> the kept fate was drawn this turn: the line is the
+    play's condition set."""
     s = arrange(CFG, slots=SLOTS, hand=[5, 6], carried=5, lines={0: mask(5, 6)}, faded=["key"])
     s = run(s, play_action(5, 0))
     assert s.lines[0] == mask(6, 7)
@@ -263,8 +266,8 @@ def test_shells_yes_when_the_played_fate_was_carried():
 
 def test_shells_no_when_the_played_fate_was_drawn_this_turn():
     """Shells: 'I did not have this 2 last turn' -> the hidden fate is the old one and the
-    old deductions still apply. Open point 4: the line is the carried fate's previous
-    line intersected with the condition set."""
+    old deductions still apply. docs/rules.md, Number lines: the line is the carried fate's
+    previous line intersected with the condition set."""
     s = arrange(CFG, slots=SLOTS, hand=[6, 5], carried=6, lines={0: mask(5, 6)}, faded=["key"])
     s = run(s, play_action(5, 0))
     assert s.lines[0] == mask(6, 7)  # 5 might have been the old fate
@@ -274,7 +277,7 @@ def test_shells_no_when_the_played_fate_was_drawn_this_turn():
 
 
 def test_shells_no_when_no_fate_was_carried():
-    """Open point (rulings.md): with no held fate Shells answers 'no'."""
+    """docs/rules.md, decision 21: with no held fate Shells answers 'no'."""
     s = arrange(CFG, slots=SLOTS, hand=[1, 6], faded=["key"])
     s = run(s, play_action(1, 0), power_action("shells"))
     assert s.events[-1] == ("power", "shells", 1, False)
@@ -282,7 +285,8 @@ def test_shells_no_when_no_fate_was_carried():
 
 
 def test_shells_equal_fates_one_carried_answers_no():
-    """Open point 3: with two equal fates, one carried, the fresh one is played: 'no'."""
+    """docs/rules.md, decision 3: with two equal fates, one carried, the fresh one is
+    played: 'no'."""
     s = arrange(
         CFG, slots=["mirror", "leviathan", "shore", "judge"], hand=[4, 4], carried=4, faded=["key"]
     )
@@ -396,8 +400,8 @@ def test_sinners_is_not_offered_to_the_group():
 
 
 def test_sorrows_gives_one_extra_prediction_after_a_wrong_one():
-    """Sorrows: the group may make an extra prediction this turn (rulings.md step 6: only
-    after a wrong one); the wrong value leaves the number line."""
+    """Sorrows: the group may make an extra prediction this turn (docs/rules.md, One turn
+    step 7: only after a wrong one); the wrong value leaves the number line."""
     s = group_state(6, ["beast"])
     s = run(s, power_action("sorrows"))
     assert s.phase == Phase.GROUP and s.decider == 1
@@ -475,7 +479,7 @@ def test_sparrows_is_offered_only_for_cards_with_no_fates():
 
 def test_sparrows_brings_in_the_top_card_and_sends_both_to_the_deck_bottom():
     """Sparrows: place the card on the bottom of the deck and replace it with the top card
-    of the deck; open point 8: then the sparrows card."""
+    of the deck; docs/rules.md, decision 8: then the sparrows card."""
     s = arrange(CFG, slots=SLOTS, hand=[1, 6], faded=["prophet"], deck=["dawn", "key"])
     n = len(s.deck)
     s = run(s, power_action("sparrows", slot=1))
@@ -488,7 +492,7 @@ def test_sparrows_brings_in_the_top_card_and_sends_both_to_the_deck_bottom():
 
 
 def test_sparrows_needs_a_non_empty_deck():
-    """Open point 8: Sparrows needs a non-empty deck."""
+    """docs/rules.md, decision 8: Sparrows needs a non-empty deck."""
     s = arrange(CFG, slots=SLOTS, hand=[1, 6], faded=["prophet"])
     s.deck.clear()
     assert power_actions(s) == []
@@ -521,8 +525,8 @@ def test_sparrows_new_card_changes_where_the_fate_may_go():
 
 
 def test_sparrows_takes_the_earliest_faded_of_two_cards():
-    """Open point 2: with two faded sparrows cards the earlier one is used, the other
-    stays; no second power this turn."""
+    """docs/rules.md, decision 2: with two faded sparrows cards the earlier one is used, the
+    other stays; no second power this turn."""
     s = arrange(CFG, slots=SLOTS, hand=[1, 6], faded=["rider", "prophet"])
     s = run(s, power_action("sparrows", slot=0))
     assert s.faded == [card("prophet")]

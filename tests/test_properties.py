@@ -3,7 +3,7 @@
 Games are played by choosing among ``legal_actions`` with a seeded numpy Generator (the
 "choice" generator); a second seeded Generator is the game's own rng. Two policies:
 
-* ``uniform`` -- every legal action equally likely (the brief's random legal game);
+* ``uniform`` -- every legal action equally likely (a random legal game);
 * ``informed`` -- uniform, except that in the group phases it often uses a power,
   predicts the real hidden fate or passes. Uniform games end after ~3 turns by doom;
   this policy makes long games that reach scoring, fading, powers, Sails and wins.
@@ -14,8 +14,9 @@ challenge mode, reveal on/off and card sets "base" and "all". Every step is chec
 own test so that one engine bug does not hide the others. A quick sweep always runs;
 the big one is marked ``slow``.
 
-Authorities: ``shared/rules/rulings.md`` (turn order, resolve, fade, end check),
-the rulebook (fading, ending, The Hours, FAQ) and the engine's documented API.
+Authorities: ``docs/rules.md`` (One turn: turn order, resolve, fade, end check), the
+printed rulebook of Shipwreck Arcana (Fading, Ending the Game, The Hours, FAQ) and the
+engine's documented API.
 """
 
 from __future__ import annotations

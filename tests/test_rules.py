@@ -1,8 +1,8 @@
 """Tests of :mod:`shipwreck_env.rules` against the rulebook.
 
-The authority is ``shared/rules/shipwreck-arcana-rulebook.txt``: the "Arcana Card
-Reference" (every card's text, worked examples and Q/A) and the Shadows entry of the
-"Faded Power Reference". Each test names its card and cites that card's entry.
+The authority is the printed rulebook of Shipwreck Arcana: its "Arcana Card Reference"
+(every card's text, worked examples and Q/A) and the Shadows entry of its "Faded Power
+Reference". Each test names its card and cites that card's entry.
 
 Layout:
 
