@@ -124,7 +124,13 @@ PARTNERS = [
     (env_id, spec)
     for spec in dict.fromkeys([*PLAY_SPECS, *GROUP_SPECS, *(f"ppo:{p}" for p in SHIPPED)])
     for env_id in _role_env(spec)
-] + [(env_id, RLLIB) for env_id in ("ShipwreckArcana-Play-v0", "ShipwreckArcana-Predict-v0")]
+] + [
+    (env_id, spec)
+    for spec in (RLLIB, "fast:results/models/fast_selfplay.pth")
+    for env_id in ("ShipwreckArcana-Play-v0", "ShipwreckArcana-Predict-v0")
+]
+"""Every registry spec, the shipped SB3 models, an RLlib checkpoint and the shipped
+fast-trainer team (role ``self``: both envs)."""
 
 
 @pytest.mark.parametrize(
@@ -139,6 +145,9 @@ def test_every_registered_policy_is_a_gymnasium_partner(
     if spec == RLLIB:
         pytest.importorskip("torch")
         spec += str(fake_rllib_checkpoint(tmp_path, belief=True)[0])
+    if spec.startswith("fast:"):
+        pytest.importorskip("torch")
+        spec = "fast:" + str(MODELS / Path(spec).name)
     env = gymnasium.make(env_id, num_players=3, partner=make_policy(spec), max_turns=30)
     rng = np.random.default_rng(0)
     for seed in range(2):
