@@ -20,10 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from shipwreck_env.actions import HOURS_TARGET
-from shipwreck_env.arcana import IMAGO
 from shipwreck_env.cards import CARDS, NUM_CARDS, NUM_POWERS, POWER_INDEX, POWERS
 from shipwreck_env.config import GameConfig
-from shipwreck_env.fading import CARD_MOONS
+from shipwreck_env.fading import CARD_MOONS, fates_hours
 from shipwreck_env.powers import CARD_POWER
 from shipwreck_env.rules import mask_values
 from shipwreck_env.state import PHASES, State
@@ -239,7 +238,6 @@ def _compile_encoder(layout: ObservationLayout):
     BELIEF = o.get("belief", -1)
     events = _event_encoder(o, S)
     zeros = bytes(size)
-    hours_of = [0, 1, 1, 1, 2, 2, 2, 3]
     card_power = CARD_POWER
     moons_of = [c or 0 for c in CARD_MOONS]
     # Per 7-bit number line mask: its 7 bytes (1 for each value still possible).
@@ -315,17 +313,12 @@ def _compile_encoder(layout: ObservationLayout):
                 b[MOONS + slot] = moons_of[card]
                 if fates:
                     fbase = FATES + 7 * slot - 1
-                    hours = 0
                     for v in fates:
                         b[fbase + v] += 1
                         unseen[v - 1] -= 1
-                        hours += hours_of[v]
-                    if attached[slot] and _marks_attached(b, attached[slot], slot):
-                        hours = len(fates)  # Scions: one hour per fate
-                    elif card == IMAGO:
-                        hours -= 2 * fates.count(7)  # a 7 on The Imago counts 1 hour, not 3
-                    b[HOURS + slot] = count32[hours]
-            if attached[slot] and not fates:  # attachments on cards with no fates still show
+                    # the hours rule (Scions, The Imago) has one home: fading.fates_hours
+                    b[HOURS + slot] = count32[fates_hours(card, attached[slot], fates)]
+            if attached[slot]:
                 _marks_attached(b, attached[slot], slot)
             card_at += EMPTY + 1
         deck = s.deck
@@ -333,17 +326,14 @@ def _compile_encoder(layout: ObservationLayout):
         for card in s.faded:
             b[FADED + card_power[card]] += 1
 
-    def _marks_attached(b: bytearray, cards: list[int], slot: int) -> bool:
-        """Mark Scions / Sands attached to ``slot``; True if Scions is among them."""
-        scions = False
+    def _marks_attached(b: bytearray, cards: list[int], slot: int) -> None:
+        """Mark Scions / Sands attached to ``slot``."""
         for att in cards:
             power = card_power[att]
             if power == _SCIONS:
                 b[SCIONS_AT + slot] += 1
-                scions = True
             elif power == _SANDS:
                 b[SANDS_AT + slot] += 1
-        return scions
 
     def _encode_turn(s: State, observer: int, b: bytearray) -> None:
         """This turn's plays, powers, announcements, predictions and votes (public)."""

@@ -26,6 +26,7 @@ from shipwreck_env.cards import CARD_INDEX, CARDS, NUM_CARDS, NUM_POWERS, POWER_
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace
 from shipwreck_env.observation import ObservationLayout, decode, encode, to_text, unseen_counts
+from shipwreck_env.scenario import arrange
 from shipwreck_env.state import PHASES, Phase, State
 from shipwreck_env.view import AgentView, make_view
 
@@ -437,3 +438,21 @@ def test_unseen_counts_from_the_observer() -> None:
                 table = [v for fates in s.table for v in fates]
                 want = 3 - counts(mine) - counts(table) - np.array(s.exiled) - np.array(s.bag_known)
                 assert unseen_counts(s, p) == want.astype(int).tolist()
+
+
+def test_hours_follow_scions_and_the_imago() -> None:
+    """The hours field counts as the rules do (``fading.fates_hours``): with Scions
+    attached each fate is one hour; on The Imago a 7 counts 1 hour, not 3 (docs/rules.md
+    decision 20 and rulebook, "Faded Card Powers")."""
+    config = GameConfig(num_players=3, card_sets="all")
+    s = arrange(
+        config,
+        slots=["leviathan", "imago", "shore", "iron"],
+        hand=[2, 3],
+        table=[[1, 4], [7], [1, 4], []],
+        attached={0: ["north_wind"]},
+    )
+    layout = ObservationLayout.for_config(config, False)
+    fields = decode(encode(s, 1, layout), layout)
+    assert fields["slot_hours"].tolist() == [2, 1, 3, 0]
+    assert fields["slot_scions"].tolist() == [1, 0, 0, 0]
