@@ -299,7 +299,7 @@ def plot(runs: list[dict], teams: list[dict], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 4, figsize=(16, 4), sharey=True)
+    fig, axes = plt.subplots(1, 4, figsize=(16, 5), sharey=True)
     for ax, d in zip(axes, DIFFS, strict=True):
         for r in runs:
             if r["evals"]:
@@ -309,14 +309,15 @@ def plot(runs: list[dict], teams: list[dict], path: Path) -> None:
                     marker="o",
                     label=r["run"],
                 )
-        for t in teams:
-            ax.axhline(t[d], linestyle="--", color="grey", label=f"scripted {t['team']}")
+        for t, style in zip(teams, ("--", ":", "-."), strict=False):
+            ax.axhline(t[d], linestyle=style, color="grey", label=f"scripted {t['team']}")
         ax.set_title(d)
         ax.set_xlabel("wall-clock hours")
     axes[0].set_ylabel("greedy win rate")
     axes[0].set_ylim(0, 1)
-    axes[-1].legend(fontsize=7)
-    fig.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=4)
+    fig.tight_layout(rect=(0, 0.16, 1, 1))
     fig.savefig(path, dpi=90)
 
 
