@@ -190,6 +190,35 @@ def plot(reports: dict, path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
+def _measure(
+    label: str,
+    play: str,
+    group: str,
+    players: int,
+    games: int,
+    args: argparse.Namespace,
+    **options: object,
+) -> dict:
+    """Evaluate one team on every difficulty (seed and jobs from ``args``) and print a
+    line of its win rates after ``label``."""
+    report = evaluate(
+        play,
+        group,
+        players=players,
+        games=games,
+        seed=args.seed,
+        jobs=args.jobs,
+        progress=True,
+        **options,
+    )
+    print(
+        f"{label} {report['team']}: "
+        + ", ".join(f"{d} {x['win_rate']:.3f}" for d, x in report["results"].items()),
+        flush=True,
+    )
+    return report
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2000)
@@ -209,41 +238,19 @@ def main() -> int:
     start = time.time()
     reports: dict[int, list[dict]] = {}
     for players in PLAYERS:
-        reports[players] = []
-        for play, group in TEAMS:
-            report = evaluate(
-                play,
-                group,
-                players=players,
-                games=args.games,
-                seed=args.seed,
-                jobs=args.jobs,
-                progress=True,
-            )
-            reports[players].append(report)
-            print(
-                f"{players} players {report['team']}: "
-                + ", ".join(f"{d} {x['win_rate']:.3f}" for d, x in report["results"].items()),
-                flush=True,
-            )
-    others = []
-    for label, play, group, players, options in OTHER_CELLS:
-        report = evaluate(
-            play,
-            group,
-            players=players,
-            games=args.other_games,
-            seed=args.seed,
-            jobs=args.jobs,
-            progress=True,
-            **options,
-        )
-        others.append({"label": label, "players": players, "options": options, "report": report})
-        print(
-            f"{label} {report['team']}: "
-            + ", ".join(f"{d} {x['win_rate']:.3f}" for d, x in report["results"].items()),
-            flush=True,
-        )
+        reports[players] = [
+            _measure(f"{players} players", play, group, players, args.games, args)
+            for play, group in TEAMS
+        ]
+    others = [
+        {
+            "label": label,
+            "players": players,
+            "options": options,
+            "report": _measure(label, play, group, players, args.other_games, args, **options),
+        }
+        for label, play, group, players, options in OTHER_CELLS
+    ]
     seconds = time.time() - start
     out = ROOT / "results"
     (out / "baselines.json").write_text(
