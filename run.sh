@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Set up (first run only) and run the main job: play games at every difficulty and
-# print the table of results.
+# Set up .venv (first run only; not the RLlib environment nor the browser, which only the
+# tests use) and run the main job: play games at every difficulty and print the table.
 set -euo pipefail
 cd "$(dirname "$0")"
-scripts/setup.sh
+scripts/setup.sh --main
 exec .venv/bin/shipwreck-arcana main "$@"

@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
-# Create .venv (if missing) and install the project with its training, test and play extras,
-# and Debian's chromium (the browser tests drive it through Playwright) where it is missing.
+# Set up what a command needs, once (later runs only check):
+#   scripts/setup.sh --main   .venv only: the project with its train, dev, play and docs extras
+#                             (what ./run.sh, the main job, needs)
+#   scripts/setup.sh          also .venv-rllib (RLlib's own environment) and Debian's chromium
+#                             (the browser tests drive it through Playwright): what ./test.sh needs
 # torch==2.13.0 goes first: it is the CPU build on these machines, and the project's
 # own torch range accepts it, so pip never fetches a multi-GB CUDA build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+case "${1:-}" in
+    --main) ONLY_MAIN=1 ;;
+    "") ONLY_MAIN=0 ;;
+    *) echo "setup.sh: unknown option '$1'; allowed: --main (only .venv) or nothing (everything)" >&2; exit 2 ;;
+esac
 PYTHON=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
@@ -13,9 +21,12 @@ stamp=.venv/.installed-$(cat pyproject.toml | sha256sum | cut -c1-16)
 if [ ! -f "$stamp" ]; then
     .venv/bin/python -m pip install --quiet --upgrade pip
     .venv/bin/python -m pip install --quiet torch==2.13.0
-    .venv/bin/python -m pip install --quiet -e ".[train,dev,play]"
+    .venv/bin/python -m pip install --quiet -e ".[train,dev,play,docs]"
     rm -f .venv/.installed-*
     touch "$stamp"
+fi
+if [ "$ONLY_MAIN" = 1 ]; then
+    exit 0
 fi
 # RLlib (the distributed extra) gets its own virtualenv, .venv-rllib: ray[rllib] 2.60 pins
 # gymnasium==1.2.2 and .venv runs 1.4 (README, "Training on a Ray cluster"). torch==2.13.0

@@ -3,12 +3,14 @@
     python scripts/update_readme.py          # rewrite in place
     python scripts/update_readme.py --check  # exit 1 if anything is out of date
 
-README sections between ``<!-- BEGIN:name -->`` and ``<!-- END:name -->`` come from:
-``observation`` (the observation layout, 3 players), ``actions`` (the action blocks),
-``bench`` (results/bench.json), ``baselines`` (results/baselines.md), ``training``
-(results/training.md). ``docs/actions.md`` lists all 259 actions and
-``docs/observation.md`` the layout for every player count. Nothing here is typed by
-hand: a section whose source file is missing says so.
+Sections between ``<!-- BEGIN:name -->`` and ``<!-- END:name -->``, in README.md or any
+page under docs/ (each section must appear somewhere), come from: ``observation`` (the
+observation layout, 3 players), ``actions`` (the action blocks), ``bench``
+(results/bench.json), ``headline`` (the 3-player win rates of the scripted and the shipped
+learned teams, from results/baselines.json and results/fast_reference_eval.json),
+``baselines`` (results/baselines.md), ``training`` (results/training.md).
+``docs/actions.md`` lists all 259 actions and ``docs/observation.md`` the layout for every
+player count. Nothing here is typed by hand: a section whose source file is missing says so.
 """
 
 from __future__ import annotations
@@ -72,12 +74,46 @@ def _file_section(name: str, how: str) -> str:
     return text
 
 
+def _headline() -> str:
+    """3 players, base cards, leader mode: win rate per difficulty of the strongest teams."""
+    rows = []
+    base = ROOT / "results" / "baselines.json"
+    if base.exists():
+        data = json.loads(base.read_text())
+        for report in data["reports"]["3"]:
+            if report["team"] in ("heuristic+bayes", "convention+convention"):
+                rows.append((report, f"`{data['command']}`"))
+    learned = ROOT / "results" / "fast_reference_eval.json"
+    if learned.exists():
+        report = json.loads(learned.read_text())
+        rows.append(
+            (
+                report,
+                f"reference evaluator, seed {report['seed']} (`results/training.md`, fast trainer)",
+            )
+        )
+    if not rows:
+        return "_Not measured yet: run `python scripts/make_baselines.py`._"
+    difficulties = ("easy", "normal", "hard", "doomed")
+    lines = [
+        "| team | " + " | ".join(difficulties) + " | games per cell | measured by |",
+        "|---|" + "---:|" * len(difficulties) + "---:|---|",
+    ]
+    for report, how in rows:
+        rates = [f"{report['results'][d]['win_rate']:.3f}" for d in difficulties]
+        lines.append(
+            f"| {report['team']} | " + " | ".join(rates) + f" | {report['games']} | {how} |"
+        )
+    return "\n".join(lines)
+
+
 def sections() -> dict[str, str]:
     """Every generated README section by name."""
     return {
         "observation": ObservationLayout(3).markdown(),
         "actions": _action_blocks(),
         "bench": _bench(),
+        "headline": _headline(),
         "baselines": _file_section("baselines.md", "python scripts/make_baselines.py"),
         "training": _file_section("training.md", "python scripts/make_training_report.py"),
     }
@@ -116,21 +152,41 @@ def docs() -> dict[Path, str]:
     }
 
 
-def render_readme(text: str) -> str:
-    """``text`` with every generated section replaced."""
+def render_sections(text: str) -> tuple[str, set[str]]:
+    """``text`` with every generated section it marks replaced, and the names found."""
+    found = set()
     for name, body in sections().items():
         pattern = re.compile(rf"(<!-- BEGIN:{name} -->\n)(?:.*?\n)?(<!-- END:{name} -->)", re.S)
-        if not pattern.search(text):
-            raise SystemExit(f"README.md has no section markers for {name!r}")
-        text = pattern.sub(lambda m, body=body: m.group(1) + body + "\n" + m.group(2), text)
-    return text
+        if pattern.search(text):
+            found.add(name)
+            text = pattern.sub(lambda m, body=body: m.group(1) + body + "\n" + m.group(2), text)
+    return text, found
+
+
+def rendered_pages() -> dict[Path, str]:
+    """README.md and every docs/ page with their generated sections replaced, and the
+    generated docs files; every section must be marked in at least one page."""
+    generated = docs()
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    out: dict[Path, str] = {}
+    found: set[str] = set()
+    for path in pages:
+        if path in generated:
+            continue
+        text, names = render_sections(path.read_text())
+        out[path] = text
+        found |= names
+    missing = sorted(set(sections()) - found)
+    if missing:
+        raise SystemExit(f"no page of README.md or docs/ has section markers for {missing}")
+    return {**out, **generated}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only report stale files")
     args = parser.parse_args()
-    targets = {ROOT / "README.md": render_readme((ROOT / "README.md").read_text()), **docs()}
+    targets = rendered_pages()
     stale = [p for p, text in targets.items() if not p.exists() or p.read_text() != text]
     if args.check:
         for path in stale:

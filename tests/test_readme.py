@@ -1,11 +1,11 @@
-"""Every code block of the README runs as written.
+"""Every code block of the README and of the documentation pages (docs/) runs as written.
 
 Each Python block runs alone in a fresh interpreter from the repository root (so a
 block that forgets an import fails); blocks that train a model are ``slow``. Each shell
 block's commands name programs, modules and files that exist, and their ``--help`` works
 (running them for real takes hours: the full test suite, training runs).
 
-Authority: README.md and issue 13.
+Authority: README.md and issues 13 and 23.
 """
 
 from __future__ import annotations
@@ -20,10 +20,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text()
-BLOCKS = re.findall(r"^```(\w+)\n(.*?)^```", README, re.MULTILINE | re.DOTALL)
-PYTHON = [(i, code) for i, (lang, code) in enumerate(BLOCKS) if lang == "python"]
-SHELL = [(i, code) for i, (lang, code) in enumerate(BLOCKS) if lang in ("bash", "sh")]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+BLOCKS = [
+    (f"{page.stem}-{i}", lang, code)
+    for page in PAGES
+    for i, (lang, code) in enumerate(
+        re.findall(r"^```(\w+)\n(.*?)^```", page.read_text(), re.MULTILINE | re.DOTALL)
+    )
+]
+PYTHON = [(name, code) for name, lang, code in BLOCKS if lang == "python"]
+SHELL = [(name, code) for name, lang, code in BLOCKS if lang in ("bash", "sh")]
 
 
 def _first_line(code: str) -> str:
@@ -37,8 +43,8 @@ def test_the_readme_has_code_blocks() -> None:
 @pytest.mark.parametrize(
     "code",
     [
-        pytest.param(code, id=f"block{i}", marks=[pytest.mark.slow] if ".learn(" in code else [])
-        for i, code in PYTHON
+        pytest.param(code, id=name, marks=[pytest.mark.slow] if ".learn(" in code else [])
+        for name, code in PYTHON
     ],
 )
 def test_python_block_runs_alone(code: str) -> None:
@@ -77,7 +83,7 @@ def _help_argv(argv: list[str]) -> list[str] | None:
     return [argv[0], "--help"]
 
 
-@pytest.mark.parametrize("code", [code for _, code in SHELL], ids=[f"block{i}" for i, _ in SHELL])
+@pytest.mark.parametrize("code", [code for _, code in SHELL], ids=[name for name, _ in SHELL])
 def test_shell_block_names_what_exists(code: str) -> None:
     for argv in _commands(code):
         assert (ROOT / argv[0]).exists(), argv[0]
