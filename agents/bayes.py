@@ -36,6 +36,7 @@ from shipwreck_agents.heuristic import HeuristicPlayer
 from shipwreck_agents.knowledge import doom_of_fades, fading_slots, literal_posterior, mask_to_array
 from shipwreck_env.actions import ACTIONS, PASS, predict_action
 from shipwreck_env.engine import legal_actions, step_inplace
+from shipwreck_env.questions import QUESTIONS, yes_values
 from shipwreck_env.scenario import ForcedDraws, hypothetical_turn_start
 from shipwreck_env.state import State
 from shipwreck_env.view import AgentView, make_view
@@ -330,23 +331,15 @@ def _pool_now(view: AgentView) -> list[int]:
 
 def _question(view: AgentView, spec) -> np.ndarray | None:
     """Values (real, index v - 1) for which the power's answer would be yes."""
-    eff = np.arange(1, 8) + (1 if view.shadows else 0)
-    if spec.power == "saints":
-        return eff > spec.value
-    sets = {
-        "secrets": (1, 2, 3),
-        "songs": (1, 4, 7),
-        "spires": (3, 4, 5),
-        "swords": (5, 6, 7),
-        "scythes": (2, 6),
-    }
-    if spec.power in sets:
-        return np.isin(eff, sets[spec.power])
-    if spec.power == "storms":
-        return eff == spec.value
-    if spec.power == "shackles" and view.plays:
-        return np.abs(eff - view.plays[-1][0]) <= 2
-    return None
+    if spec.power not in QUESTIONS:
+        return None
+    if spec.power == "shackles":
+        if not view.plays:
+            return None
+        arg = view.plays[-1][0]
+    else:
+        arg = spec.value
+    return np.isin(np.arange(1, 8), yes_values(spec.power, arg, view.shadows))
 
 
 def _cheapest_cost(legal: tuple[int, ...]) -> int:

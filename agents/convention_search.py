@@ -29,6 +29,7 @@ from shipwreck_env.public_record import (
     onlooker_pool,
     play_outcome,
 )
+from shipwreck_env.questions import QUESTION_SETS, yes_values
 from shipwreck_env.view import TurnStart
 
 __all__ = ["Convention", "compute_convention", "group_questions", "public_hands", "race_win"]
@@ -120,15 +121,6 @@ def public_hands(
     return out
 
 
-_QUESTION_SETS = {
-    "secrets": (1, 2, 3),
-    "songs": (1, 4, 7),
-    "spires": (3, 4, 5),
-    "swords": (5, 6, 7),
-    "scythes": (2, 6),
-}
-
-
 def group_questions(start: TurnStart, played: int, visible: tuple[int, ...]) -> list[tuple]:
     """The yes-sets (kept-value indexes ``v - 1``) of every question power the group may
     use after ``played`` on the turn-start table, plus ``("sorrows",)`` if Sorrows is
@@ -146,14 +138,14 @@ def group_questions(start: TurnStart, played: int, visible: tuple[int, ...]) -> 
     for power in dict.fromkeys(powers):
         if power == "saints":
             for x in range(1, 7):
-                add(range(x + 1, 8))
-        elif power in _QUESTION_SETS and (power != "scythes" or len(powers) > 1):
-            add(_QUESTION_SETS[power])
+                add(yes_values("saints", x))
+        elif power in QUESTION_SETS and (power != "scythes" or len(powers) > 1):
+            add(yes_values(power, None))
         elif power == "shackles":
-            add(range(played - 2, played + 3))
+            add(yes_values("shackles", played))
         elif power == "storms":
             for v in sorted(set(visible)):
-                add((v,))
+                add(yes_values("storms", v))
     if "sorrows" in powers:
         out.append(("sorrows",))
     return out

@@ -54,31 +54,46 @@ def _slot_of(s: State, card: int) -> int:
     return slots.index(card) if card in slots else -1  # no exception: usually absent
 
 
-def play_legal(s: State) -> list[int]:
-    a, b = s.hands[s.active]
+def first_plays(rows: Sequence[Sequence[int] | None], a: int, b: int) -> list[int]:
+    """The legal plays (ascending action numbers) of a hand (``a``, ``b``) given, per
+    slot, the row of kept-value masks its card allows (``row[played - 1]``, bit
+    ``kept - 1``; None where nothing can be played): a fate may go in front of a card
+    whose row allows it with the other fate kept, and only when no card allows either,
+    on The Hours. The one rule of the first play, read by the engine and the public
+    record alike."""
     out: list[int] = []
-    vis_mask, vis_sum4 = visible_summary(s)
-    # slot_kept_row inlined (the hottest loop): the key each card's condition reads
-    keys = (0, vis_mask, vis_sum4)
-    masks_now = 1 if s.shadows else 0
-    slots, table, feast_done = s.slots, s.table, s.feast_done
-    for slot in range(4):
-        card = slots[slot]
-        if card < 0 or (card == FEAST and feast_done):
-            continue
-        kind = CARD_CONTEXT[card]
-        key = keys[kind] if kind < 3 else max(table[slot], default=0)
-        row = KEPT_MASKS[card][masks_now][key]
-        if row[a - 1] >> (b - 1) & 1:
-            out.append(PLAY_ACTION[slot][a])
-        if b != a and row[b - 1] >> (a - 1) & 1:
-            out.append(PLAY_ACTION[slot][b])
+    a1, b1 = a - 1, b - 1
+    # PLAY_ACTION[4], The Hours, has no row: zip stops before it
+    for row, actions in zip(rows, PLAY_ACTION, strict=False):
+        if row is not None:
+            if row[a1] >> b1 & 1:
+                out.append(actions[a])
+            if b != a and row[b1] >> a1 & 1:
+                out.append(actions[b])
     if not out:
         out.append(PLAY_ACTION[HOURS_TARGET][min(a, b)])
         if a != b:
             out.append(PLAY_ACTION[HOURS_TARGET][max(a, b)])
     out.sort()
     return out
+
+
+def play_legal(s: State) -> list[int]:
+    a, b = s.hands[s.active]
+    vis_mask, vis_sum4 = visible_summary(s)
+    # slot_kept_row inlined (the hottest loop): the key each card's condition reads
+    keys = (0, vis_mask, vis_sum4)
+    masks_now = 1 if s.shadows else 0
+    slots, table, feast_done = s.slots, s.table, s.feast_done
+    rows: list[list[int] | None] = [None, None, None, None]
+    for slot in range(4):
+        card = slots[slot]
+        if card < 0 or (card == FEAST and feast_done):
+            continue
+        kind = CARD_CONTEXT[card]
+        key = keys[kind] if kind < 3 else max(table[slot], default=0)
+        rows[slot] = KEPT_MASKS[card][masks_now][key]
+    return first_plays(rows, a, b)
 
 
 def apply_play_phase(s: State, action: int, rng: np.random.Generator) -> None:

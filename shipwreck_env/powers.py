@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from shipwreck_env.actions import ACTIONS, ActionSpec, find_action
 from shipwreck_env.cards import CARDS, POWER_INDEX, POWERS
 from shipwreck_env.number_lines import constrain_kept, real_mask
+from shipwreck_env.questions import holds
 from shipwreck_env.state import Phase, State
 
 __all__ = [
@@ -156,36 +157,31 @@ def _sails_legal(s: State) -> list[int]:
 
 # --- effects --------------------------------------------------------------------------
 
-_GROUP_SETS: dict[str, frozenset[int]] = {
-    "secrets": frozenset({1, 2, 3}),
-    "songs": frozenset({1, 4, 7}),
-    "spires": frozenset({3, 4, 5}),
-    "swords": frozenset({5, 6, 7}),
-}
+
+def _ask(s: State, power: str, arg: int | None, shown: object = None) -> None:
+    """Answer question ``power`` (:mod:`shipwreck_env.questions`) about the kept fate."""
+    _answer(s, power, shown, lambda kept: holds(power, arg, kept))
 
 
 def _apply_set_question(s: State, a: ActionSpec) -> None:
     _use(s, P[a.power])
-    group = _GROUP_SETS[a.power]
-    _answer(s, a.power, None, lambda e: e in group)
+    _ask(s, a.power, None)
 
 
 def _apply_saints(s: State, a: ActionSpec) -> None:
     _use(s, P["saints"])
-    x = a.value
-    _answer(s, "saints", x, lambda e: e > x)
+    _ask(s, "saints", a.value, a.value)
 
 
 def _apply_storms(s: State, a: ActionSpec) -> None:
     _use(s, P["storms"])
-    v = a.value
-    _answer(s, "storms", v, lambda e: e == v)
+    _ask(s, "storms", a.value, a.value)
 
 
 def _apply_shackles(s: State, a: ActionSpec) -> None:
     _use(s, P["shackles"])
     played = s.plays[-1][0]  # the Feast's first play is ignored (rulebook, Shackles Q/A)
-    _answer(s, "shackles", played, lambda e: abs(e - played) <= 2)
+    _ask(s, "shackles", played, played)
 
 
 def _apply_sorrows(s: State, a: ActionSpec) -> None:
@@ -387,7 +383,7 @@ def apply_cost(s: State, action: int) -> None:
 
 def answer_scythes(s: State) -> None:
     """Scythes, once paid: is the kept fate 2 or 6?"""
-    _answer(s, "scythes", None, lambda e: e in (2, 6))
+    _ask(s, "scythes", None)
 
 
 _COST_ACTION: list[int] = [find_action("cost", power.id) for power in POWERS]

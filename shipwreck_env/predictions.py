@@ -13,33 +13,20 @@ from shipwreck_env.actions import ACTIONS, PASS, REVEAL
 from shipwreck_env.arcana import announce_fall
 from shipwreck_env.fading import end_turn
 from shipwreck_env.number_lines import constrain_kept
+from shipwreck_env.seating import leader, others_after, voters
 from shipwreck_env.state import ALL_VALUES, Phase, State
 
 
 def enter_reveal(s: State) -> None:
     if s.config.reveal:
         hands = s.hands
-        queue = s.queue = [seat for seat in _others_after(s) if hands[seat]]
+        order = others_after(len(hands), s.config.num_players, s.active)
+        queue = s.queue = [seat for seat in order if hands[seat]]
         if queue:
             s.phase = Phase.REVEAL
             s.decider = queue[0] % s.config.num_players  # s.owner(queue[0])
             return
     _enter_group(s)
-
-
-_ORDERS: dict[int, list[int]] = {}
-
-
-def _others_after(s: State) -> list[int]:
-    """Seats of the other players, clockwise from the active seat (cached)."""
-    seats, players, active = len(s.hands), s.config.num_players, s.active
-    key = (seats * 8 + players) * 16 + active  # one int: cheaper to hash than a tuple
-    order = _ORDERS.get(key)
-    if order is None:
-        me = active % players
-        order = [(active + i) % seats for i in range(1, seats)]
-        order = _ORDERS[key] = [seat for seat in order if seat % players != me]
-    return order
 
 
 def apply_reveal(s: State, action: int, rng: np.random.Generator) -> None:
@@ -63,7 +50,7 @@ def _enter_group(s: State) -> None:
     if s.config.group_decision == "leader" or powers.any_offered(s, Phase.GROUP):
         s.phase = Phase.GROUP
         n = s.config.num_players
-        s.decider = (s.active % n + 1) % n  # s.leader
+        s.decider = leader(n, s.active % n)
     else:
         _enter_vote(s)
 
@@ -86,9 +73,7 @@ def apply_group(s: State, action: int, rng: np.random.Generator) -> None:
 
 
 def _enter_vote(s: State) -> None:
-    n = s.config.num_players
-    me = s.active_player
-    s.queue = [(me + i) % n for i in range(1, n)]
+    s.queue = list(voters(s.config.num_players, s.active_player))
     s.votes = []
     s.phase = Phase.VOTE
     s.decider = s.queue[0]

@@ -36,7 +36,7 @@ from shipwreck_env.cards import FATE_COPIES
 from shipwreck_env.engine import step_inplace
 from shipwreck_env.fading import fade_cost, fades_by_hours
 from shipwreck_env.number_lines import CARD_CONTEXT
-from shipwreck_env.plays import PLAY_ACTION, chalice_tell, landing_slot
+from shipwreck_env.plays import chalice_tell, first_plays, landing_slot
 from shipwreck_env.powers import sands_among
 from shipwreck_env.rules import KEPT_MASKS
 from shipwreck_env.state import State
@@ -118,20 +118,7 @@ def hand_plays(
     turn-start table, with no power used before the play. ``rows`` (from
     :func:`kept_rows`) saves recomputing the table's rows for many hands."""
     rows = kept_rows(start) if rows is None else rows
-    a, b = hand
-    out = []
-    for slot, row in enumerate(rows):
-        if row is None:
-            continue
-        if row[a - 1] >> (b - 1) & 1:
-            out.append(PLAY_ACTION[slot][a])
-        if b != a and row[b - 1] >> (a - 1) & 1:
-            out.append(PLAY_ACTION[slot][b])
-    if not out:
-        out.append(PLAY_ACTION[HOURS_TARGET][min(a, b)])
-        if a != b:
-            out.append(PLAY_ACTION[HOURS_TARGET][max(a, b)])
-    return sorted(out)
+    return first_plays(rows, *hand)
 
 
 def _fates_after(start: TurnStart, slot: int, value: int, landed: int) -> tuple[int, ...]:

@@ -15,6 +15,7 @@ modules it calls.
 
 from __future__ import annotations
 
+from shipwreck_env import seating
 from shipwreck_env.config import GameConfig
 
 __all__ = ["ALL_VALUES", "PHASES", "Phase", "State"]
@@ -355,4 +356,4 @@ class State:
     @property
     def leader(self) -> int:
         """The first player clockwise from the active player: decides for the group."""
-        return (self.active_player + 1) % self.config.num_players
+        return seating.leader(self.config.num_players, self.active_player)
