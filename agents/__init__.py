@@ -1,4 +1,5 @@
-"""Scripted teams, trained-model loaders, the evaluator and the command line.
+"""Scripted teams, trained-model loaders, the evaluator and replay records (the command
+line and the game table are ``shipwreck_apps``, one floor up).
 
 This folder is installed as the package ``shipwreck_agents`` (``pyproject.toml``,
 ``[tool.setuptools.package-dir]``): import ``shipwreck_agents``, never ``agents``, a name

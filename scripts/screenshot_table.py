@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the tests' server and browser helpers
 
 from web_helpers import launch_chromium, running_server  # noqa: E402
 
-from shipwreck_agents.web.app import create_app  # noqa: E402
+from shipwreck_apps.web.app import create_app  # noqa: E402
 
 OUT = ROOT / "docs" / "images" / "table.png"
 

@@ -1,5 +1,5 @@
 """Package boundaries: the core (``shipwreck_env``) imports nothing from the agents or the
-training; imports point down (training -> agents -> shipwreck_env). The folders
+training; imports point down (apps -> training -> agents -> shipwreck_env). The folders
 ``agents/`` and ``training/`` are installed as ``shipwreck_agents`` and
 ``shipwreck_training``, names no other distribution uses.
 
@@ -26,26 +26,34 @@ FOLDER = {
     "shipwreck_env": "shipwreck_env",
     "shipwreck_agents": "agents",
     "shipwreck_training": "training",
+    "shipwreck_apps": "apps",
 }
 """Import name -> folder of each package."""
+_APPS = ("shipwreck_apps", "apps")
 ABOVE = {
-    "shipwreck_env": ("shipwreck_agents", "shipwreck_training", "agents", "training"),
-    "shipwreck_agents": ("shipwreck_training", "agents", "training"),
-    "shipwreck_training": ("agents", "training"),
+    "shipwreck_env": ("shipwreck_agents", "shipwreck_training", "agents", "training", *_APPS),
+    "shipwreck_agents": ("shipwreck_training", "agents", "training", *_APPS),
+    "shipwreck_training": ("agents", "training", *_APPS),
+    "shipwreck_apps": ("agents", "training", "apps"),
 }
 """Names a package must not import: those above it, and the folders' bare names."""
 
 
-def imported_packages(path: Path) -> set[str]:
-    """Top-level names of every module ``path`` imports, at any depth (lazy imports in
+def imported_modules(path: Path) -> set[str]:
+    """Full names of every module ``path`` imports, at any depth (lazy imports in
     functions included)."""
     names = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
+            names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module.split(".")[0])
+            names.add(node.module)
     return names
+
+
+def imported_packages(path: Path) -> set[str]:
+    """Top-level names of every module ``path`` imports."""
+    return {name.split(".")[0] for name in imported_modules(path)}
 
 
 @pytest.mark.parametrize("package", list(ABOVE))
@@ -65,7 +73,7 @@ def test_importing_every_core_module_loads_no_agents_or_training() -> None:
         "import shipwreck_env\n"
         "for m in pkgutil.walk_packages(shipwreck_env.__path__, 'shipwreck_env.'):\n"
         "    importlib.import_module(m.name)\n"
-        "top = ('agents', 'training', 'shipwreck_agents', 'shipwreck_training')\n"
+        "top = ('agents', 'training', 'shipwreck_agents', 'shipwreck_training', 'apps', 'shipwreck_apps')\n"
         "bad = sorted(n for n in sys.modules if n.split('.')[0] in top)\n"
         "print(bad)\n"
     )
@@ -85,7 +93,11 @@ def test_the_install_lists_every_package_folder_under_its_import_name() -> None:
     """``pyproject.toml`` lists the packages by hand (the folders are renamed on install):
     every folder with an ``__init__.py`` is there, under its import name."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    assert config["package-dir"] == {"shipwreck_agents": "agents", "shipwreck_training": "training"}
+    assert config["package-dir"] == {
+        "shipwreck_agents": "agents",
+        "shipwreck_training": "training",
+        "shipwreck_apps": "apps",
+    }
     found = set()
     for name, folder in FOLDER.items():
         for init in (ROOT / folder).rglob("__init__.py"):
@@ -101,9 +113,9 @@ def test_other_packages_named_agents_and_training_do_not_collide(tmp_path: Path)
         (tmp_path / name).mkdir()
         (tmp_path / name / "__init__.py").write_text("OTHER = True\n")
     code = (
-        "import agents, training, shipwreck_agents.cli, shipwreck_training.fast.config\n"
+        "import agents, training, shipwreck_apps.cli, shipwreck_training.fast.config\n"
         "assert agents.OTHER and training.OTHER\n"
-        "raise SystemExit(shipwreck_agents.cli.main(['--version']))\n"
+        "raise SystemExit(shipwreck_apps.cli.main(['--version']))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     out = subprocess.run(
@@ -117,7 +129,11 @@ def test_importing_a_folder_by_its_bare_name_says_what_to_import() -> None:
     """From the repository root the folders are visible as ``agents`` and ``training``;
     importing them so (which would load every module twice, under two names) is refused
     with the name to use."""
-    for folder, name in (("agents", "shipwreck_agents"), ("training", "shipwreck_training")):
+    for folder, name in (
+        ("agents", "shipwreck_agents"),
+        ("training", "shipwreck_training"),
+        ("apps", "shipwreck_apps"),
+    ):
         out = subprocess.run(
             [sys.executable, "-c", f"import {folder}"], cwd=ROOT, capture_output=True, text=True
         )

@@ -1,4 +1,4 @@
-"""The ``shipwreck-arcana`` command (:mod:`shipwreck_agents.cli`): help without docstring markup,
+"""The ``shipwreck-arcana`` command (:mod:`shipwreck_apps.cli`): help without docstring markup,
 every option's help and default shown, ``--version``, ``bench --help`` showing the
 benchmark's own options, unknown arguments refused.
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import shipwreck_env
-from shipwreck_agents.cli import build_parser, main
+from shipwreck_apps.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -93,3 +93,23 @@ def test_the_main_job_plays_the_shipped_learned_team(capsys: pytest.CaptureFixtu
     assert (
         out.startswith("fast:fast_selfplay+fast:fast_selfplay: 3 players") and "| doomed |" in out
     )
+
+
+def test_the_apps_import_one_way() -> None:
+    """Inside ``shipwreck_apps`` imports point one way, cli -> commands -> web -> play:
+    the table and terminal never import the web app or the command line (issue 22,
+    finding 11: ``play.commands`` imported ``web``, which imported ``play``)."""
+    from test_boundaries import imported_modules
+
+    apps = ROOT / "apps"
+    rank = {"play": 0, "web": 1, "commands": 2, "cli": 3, "__main__": 4}
+    offenders = []
+    for path in sorted(apps.rglob("*.py")):
+        part = path.relative_to(apps).parts[0].removesuffix(".py")
+        if part == "__init__":
+            continue
+        for name in imported_modules(path):
+            parts = name.split(".")
+            if parts[0] == "shipwreck_apps" and len(parts) > 1 and rank[parts[1]] > rank[part]:
+                offenders.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert offenders == []

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from shipwreck_agents.cli import main as cli_main
 from shipwreck_agents.evaluate import evaluate, wilson_interval, write_outputs
+from shipwreck_apps.cli import main as cli_main
 
 
 @pytest.mark.parametrize(

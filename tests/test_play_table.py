@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from shipwreck_agents.play.table import PlayError, Table, make_team
+from shipwreck_apps.play.table import PlayError, Table, make_team
 from shipwreck_env.config import GameConfig
 from shipwreck_env.render import describe_event
 

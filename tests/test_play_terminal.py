@@ -12,17 +12,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shipwreck_agents.play.table import PlayError, Table
-from shipwreck_agents.play.terminal import play_terminal
+from shipwreck_apps.play.table import PlayError, Table
+from shipwreck_apps.play.terminal import play_terminal
 from shipwreck_env.config import GameConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_play(args: list[str], lines: list[str]) -> subprocess.CompletedProcess:
-    """``shipwreck-arcana play ARGS`` (as ``python -m shipwreck_agents``) fed ``lines``."""
+    """``shipwreck-arcana play ARGS`` (as ``python -m shipwreck_apps``) fed ``lines``."""
     return subprocess.run(
-        [sys.executable, "-m", "shipwreck_agents", "play", *args],
+        [sys.executable, "-m", "shipwreck_apps", "play", *args],
         input="".join(line + "\n" for line in lines),
         capture_output=True,
         text=True,
@@ -142,7 +142,7 @@ def test_the_screen_is_the_same_in_every_twin_state(options: dict) -> None:
     below its top card does (twin states): it holds nothing hidden from them."""
     from web_helpers import twins
 
-    from shipwreck_agents.play.seat_view import screen_text, view_data
+    from shipwreck_apps.play.seat_view import screen_text, view_data
     from shipwreck_env.engine import legal_actions, new_game, step_inplace
     from shipwreck_env.view import make_view
 

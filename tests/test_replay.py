@@ -14,11 +14,11 @@ import pytest
 from web_helpers import launch_chromium, running_server, twins
 
 from shipwreck_agents.evaluate import evaluate
-from shipwreck_agents.play.replay import ReplayError, load_record, replay_states
-from shipwreck_agents.play.replay_view import Replay
-from shipwreck_agents.play.seat_view import view_data
-from shipwreck_agents.play.table import Table
-from shipwreck_agents.web.app import create_app
+from shipwreck_agents.records import ReplayError, load_record, replay_states
+from shipwreck_apps.play.replay_view import Replay
+from shipwreck_apps.play.seat_view import view_data
+from shipwreck_apps.play.table import Table
+from shipwreck_apps.web.app import create_app
 from shipwreck_env.config import GameConfig
 from shipwreck_env.view import make_view
 
@@ -46,7 +46,7 @@ def records(tmp_path_factory) -> Path:
 
 def run_cli(*args: str, text_in: str = "") -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "shipwreck_agents", *args],
+        [sys.executable, "-m", "shipwreck_apps", *args],
         input=text_in,
         capture_output=True,
         text=True,

@@ -104,7 +104,7 @@ def test_rllib_policy_as_gymnasium_partner_and_play_teammates(tmp_path):
     import gymnasium as gym
 
     import shipwreck_env  # noqa: F401  (registers the Gymnasium ids)
-    from shipwreck_agents.play.table import make_team
+    from shipwreck_apps.play.table import make_team
 
     checkpoint, _ = fake_rllib_checkpoint(tmp_path)
     team = make_team(f"rllib:{checkpoint}")

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 from web_helpers import launch_chromium, running_server, twins
 
-from shipwreck_agents.play.replay_view import Replay
-from shipwreck_agents.play.seat_view import view_data
-from shipwreck_agents.play.table import Table
-from shipwreck_agents.web.app import LOG_TAIL, create_app
+from shipwreck_apps.play.replay_view import Replay
+from shipwreck_apps.play.seat_view import view_data
+from shipwreck_apps.play.table import Table
+from shipwreck_apps.web.app import LOG_TAIL, create_app
 from shipwreck_env.config import GameConfig
 from shipwreck_env.view import make_view
 
@@ -406,7 +406,7 @@ def test_static_pages_carry_no_game_data(app_client) -> None:
 def test_the_no_leak_check_catches_a_leaky_server(app_client, monkeypatch) -> None:
     """A server whose views also carried the deck order or the other hands fails the
     check used above."""
-    import shipwreck_agents.play.table as table_module
+    import shipwreck_apps.play.table as table_module
 
     app, client = app_client
     honest = table_module.view_data

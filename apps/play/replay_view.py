@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 from typing import TextIO
 
-from shipwreck_agents.play.replay import ReplayError, load_record, replay_states
-from shipwreck_agents.play.seat_view import omniscient_data, screen_text, view_data
-from shipwreck_agents.play.table import SAVE_FORMAT, log_entry
+from shipwreck_agents.records import ReplayError, load_record, replay_states
+from shipwreck_apps.play.seat_view import omniscient_data, screen_text, view_data
+from shipwreck_apps.play.table import SAVE_FORMAT, log_entry
 from shipwreck_env.view import make_view
 
 __all__ = ["Replay", "parse_viewer", "replay_terminal"]

@@ -4,7 +4,7 @@ replays.
 Each game lives under an unguessable id; each person's seat has its own secret key,
 carried in the fragment of their link (``/play/GAME/SEAT#key=KEY``: a fragment never
 reaches the server's logs) and sent back in the ``X-Seat-Key`` header. A request gets
-exactly its own seat's view (:meth:`shipwreck_agents.play.table.Table.seat_data`) and may act only
+exactly its own seat's view (:meth:`shipwreck_apps.play.table.Table.seat_data`) and may act only
 for that seat. The API::
 
     POST /api/games                          {players, difficulty, card_sets,
@@ -41,9 +41,9 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from shipwreck_agents.play.replay import ReplayError, write_record
-from shipwreck_agents.play.replay_view import Replay, parse_viewer
-from shipwreck_agents.play.table import PlayError, Table
+from shipwreck_agents.records import ReplayError, write_record
+from shipwreck_apps.play.replay_view import Replay, parse_viewer
+from shipwreck_apps.play.table import PlayError, Table
 from shipwreck_env.config import GameConfig
 
 __all__ = ["MAX_GAMES", "Game", "create_app", "serve"]

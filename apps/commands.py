@@ -80,8 +80,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from shipwreck_agents.play.table import PlayError, Table
-    from shipwreck_agents.play.terminal import play_terminal
+    from shipwreck_apps.play.table import PlayError, Table
+    from shipwreck_apps.play.terminal import play_terminal
     from shipwreck_env.config import GameConfig
 
     try:
@@ -105,7 +105,7 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from shipwreck_agents.play.replay_view import replay_terminal
+    from shipwreck_apps.play.replay_view import replay_terminal
 
     try:
         return replay_terminal(args.file, args.viewer, sys.stdin, sys.stdout, wait=not args.all)
@@ -115,7 +115,7 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     try:
-        from shipwreck_agents.web.app import serve
+        from shipwreck_apps.web.app import serve
     except ImportError as exc:
         raise SystemExit(
             f"shipwreck-arcana serve needs the play extra ({exc}); install it with "

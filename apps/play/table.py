@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from shipwreck_agents.play.replay import game_rng, make_record, result_of
-from shipwreck_agents.play.seat_view import view_data
+from shipwreck_agents.records import game_rng, make_record, result_of
+from shipwreck_apps.play.seat_view import view_data
 from shipwreck_env import saving
 from shipwreck_env.actions import NUM_ACTIONS, describe
 from shipwreck_env.config import GameConfig
@@ -200,7 +200,7 @@ class Table:
     # --- what a seat sees ----------------------------------------------------------------
 
     def seat_data(self, player: int, log_tail: int | None = None) -> dict:
-        """What ``player`` may know now, as data (:func:`~shipwreck_agents.play.seat_view.view_data`),
+        """What ``player`` may know now, as data (:func:`~shipwreck_apps.play.seat_view.view_data`),
         with the public log and -- when the group has something to conclude -- the
         teammates' model's posterior computed from this player's own view."""
         view = make_view(self.state, player)

@@ -1,5 +1,8 @@
 """Replay records: a game as its configuration, seed and actions, and the states they give.
 
+The evaluator writes them (``evaluate --record DIR``) and the apps (``shipwreck_apps``)
+write and show them; this module sits below both and imports neither.
+
 A record is JSON::
 
     {"format": "shipwreck-arcana-replay", "version": 1,

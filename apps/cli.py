@@ -1,8 +1,8 @@
-"""The ``shipwreck-arcana`` command (``python -m shipwreck_agents`` does the same).
+"""The ``shipwreck-arcana`` command (``python -m shipwreck_apps`` does the same).
 
-It lives in ``shipwreck_agents`` (the folder ``agents/``) because it runs teams of
-policies: its imports point down, to the agents and the core ``shipwreck_env``, which
-imports nothing from here.
+It lives on the top floor, ``shipwreck_apps`` (the folder ``apps/``): it runs teams of
+policies and the game table, so its imports point down, to the agents and the core
+``shipwreck_env``, and nothing imports it.
 """
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,  # --help goes to the benchmark's own parser
     )
     bench.add_argument("bench_args", nargs=argparse.REMAINDER)
-    from shipwreck_agents.play.commands import add_commands
+    from shipwreck_apps.commands import add_commands
 
     add_commands(sub, _HelpFormatter)  # play, replay, serve
     return parser
@@ -186,7 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.command == "evaluate":
         return _evaluate(args)
     elif args.command in ("play", "replay", "serve"):
-        from shipwreck_agents.play.commands import run
+        from shipwreck_apps.commands import run
 
         return run(args)
     elif args.command == "bench":

@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from shipwreck_agents.play.seat_view import screen_text
-from shipwreck_agents.play.table import PlayError, Table, teammates_label
+from shipwreck_apps.play.seat_view import screen_text
+from shipwreck_apps.play.table import PlayError, Table, teammates_label
 
 __all__ = ["HELP", "play_terminal"]
 
