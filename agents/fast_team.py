@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from shipwreck_agents.actor_critic import load_sb3
 from shipwreck_agents.base import Policy
 from shipwreck_agents.policy_belief import likelihood
 from shipwreck_agents.trained import GameCheck, read_meta
@@ -33,25 +34,6 @@ from shipwreck_env.view import AgentView
 __all__ = ["FastTeamPolicy", "shared_policy"]
 
 _NUM_PLAYS = sum(a.kind == "play" for a in ACTIONS)
-_MASKED = -1e9  # as shipwreck_training.fast.network: exp() of it is exactly 0 in float32
-
-
-class _Network:
-    """The exported SB3 policy's masked logits (the layout ``shipwreck_training.fast`` exports)."""
-
-    def __init__(self, sb3) -> None:
-        self.sb3 = sb3
-        self.obs_dim = sb3.observation_space.shape[0]
-
-    @torch.no_grad()
-    def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        features = self.sb3.mlp_extractor.forward_actor(obs)
-        return self.sb3.action_net(features).masked_fill(~mask, _MASKED)
-
-    def greedy(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        return self.logits(obs, mask).argmax(-1)
-
-
 _SHARED: dict[str, FastTeamPolicy] = {}
 
 
@@ -74,11 +56,7 @@ class FastTeamPolicy(Policy):
     belief = True
 
     def __init__(self, path: str) -> None:
-        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-        if not Path(path).exists():
-            raise ValueError(f"model file {path!r} does not exist")
-        self.model = _Network(MaskableActorCriticPolicy.load(path, device="cpu"))
+        self.model = load_sb3(path)  # ValueError naming a missing file
         self.meta = read_meta(path)
         self.belief_kind = self.meta.get("belief_kind", "literal")
         self.name = f"fast:{Path(path).stem}"

@@ -9,7 +9,7 @@
 | ``convention`` / ``convention:A`` | the convention team: one public code per turn (agents/convention.py) | both |
 | ``oracle`` | CHEATS: the group sees the hidden fate | group |
 | ``ppo:PATH`` | a trained Stable-Baselines3 model | as trained |
-| ``rllib:PATH`` | an RLlib checkpoint of ``shipwreck_training.rllib_train`` (``agents/rllib_policy.py``) | as trained |
+| ``rllib:PATH`` | an RLlib checkpoint of ``shipwreck_training.rllib`` (``agents/rllib_policy.py``) | as trained |
 | ``fast:PATH`` | a ``shipwreck_training.fast`` team, one object for both roles (``agents/fast_team.py``) | both |
 
 Specs are strings so that worker processes can rebuild the same policies.

@@ -1,11 +1,13 @@
 """RLlib checkpoints as policies (``rllib:PATH`` in ``shipwreck_agents.registry``), without Ray.
 
-``shipwreck_training.rllib_train`` trains :class:`MaskedActorCritic` inside an RLlib RLModule
-(``shipwreck_training.rllib_module``) and writes, in every algorithm checkpoint directory, a
+``shipwreck_training.rllib`` trains :class:`~shipwreck_agents.actor_critic.ActorCritic` inside
+an RLlib RLModule (``shipwreck_training.rllib.module``) and writes, in every algorithm checkpoint directory, a
 ``shipwreck_policy.json`` naming the module to play and the game it learned
 (:func:`shipwreck_agents.trained.game_meta`). The module's weights are RLlib's own file
 ``learner_group/learner/rl_module/<module>/module_state.pkl`` -- a pickled dict of numpy
-arrays -- so this loader needs only numpy and torch: the project's main environment
+arrays (names under ``net.``; checkpoints written before the shared network used the
+names :data:`~shipwreck_agents.actor_critic.RLLIB_LEGACY_NAMES` maps) -- so this loader
+needs only numpy and torch: the project's main environment
 (gymnasium 1.4, no Ray) plays a checkpoint trained in ``.venv-rllib``.
 
 ``PATH`` is a checkpoint directory (``.../checkpoints/iter_000002``), a run directory
@@ -22,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from torch import nn
 
+from shipwreck_agents.actor_critic import MASKED, RLLIB_LEGACY_NAMES, ActorCritic, rename
 from shipwreck_agents.trained import GameCheck
 from shipwreck_env.policy import Policy
 from shipwreck_env.state import State
@@ -38,47 +40,11 @@ __all__ = [
     "load_rllib_policy",
 ]
 
-MASKED = -1e9
-"""Logit of an illegal action: its probability is exactly 0 in float32 (no NaN)."""
 META_FILE = "shipwreck_policy.json"
 """Written by the trainer in every checkpoint: module id, network sizes, game metadata."""
 
-
-def _mlp(width: int, hidden: tuple[int, ...]) -> nn.Sequential:
-    layers: list[nn.Module] = []
-    for out in hidden:
-        layers += [nn.Linear(width, out), nn.Tanh()]
-        width = out
-    return nn.Sequential(*layers)
-
-
-class MaskedActorCritic(nn.Module):
-    """The network: separate tanh MLPs for the policy and the value, one linear head
-    each; :meth:`logits` puts :data:`MASKED` on illegal actions."""
-
-    def __init__(self, obs_dim: int, num_actions: int, hidden: tuple[int, ...]) -> None:
-        super().__init__()
-        self.obs_dim, self.num_actions, self.hidden = obs_dim, num_actions, tuple(hidden)
-        self.pi = _mlp(obs_dim, self.hidden)
-        self.vf = _mlp(obs_dim, self.hidden)
-        self.pi_head = nn.Linear(self.hidden[-1], num_actions)
-        self.vf_head = nn.Linear(self.hidden[-1], 1)
-        for module in [*self.pi.modules(), *self.vf.modules()]:  # CleanRL initialisation
-            if isinstance(module, nn.Linear):
-                nn.init.orthogonal_(module.weight, np.sqrt(2))
-                nn.init.zeros_(module.bias)
-        nn.init.orthogonal_(self.pi_head.weight, 0.01)
-        nn.init.zeros_(self.pi_head.bias)
-        nn.init.orthogonal_(self.vf_head.weight, 1.0)
-        nn.init.zeros_(self.vf_head.bias)
-
-    def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """Action logits with :data:`MASKED` where ``mask`` is 0 (or False)."""
-        return self.pi_head(self.pi(obs)).masked_fill(mask == 0, MASKED)
-
-    def value(self, obs: torch.Tensor) -> torch.Tensor:
-        """State values, shape ``[batch]``."""
-        return self.vf_head(self.vf(obs)).squeeze(-1)
+MaskedActorCritic = ActorCritic
+"""The network's name here before it moved to :mod:`shipwreck_agents.actor_critic`."""
 
 
 def find_checkpoint(path: str | Path) -> tuple[Path, dict]:
@@ -86,7 +52,7 @@ def find_checkpoint(path: str | Path) -> tuple[Path, dict]:
     above a module directory) and its :data:`META_FILE` contents.
 
     Raises:
-        ValueError: nothing there is a checkpoint of ``shipwreck_training.rllib_train``.
+        ValueError: nothing there is a checkpoint of ``shipwreck_training.rllib``.
     """
     path = Path(path)
     if not path.exists():
@@ -100,7 +66,7 @@ def find_checkpoint(path: str | Path) -> tuple[Path, dict]:
         if (parent / META_FILE).is_file():
             return parent, json.loads((parent / META_FILE).read_text())
     raise ValueError(
-        f"{str(path)!r} is not a checkpoint of shipwreck_training.rllib_train (no {META_FILE} there "
+        f"{str(path)!r} is not a checkpoint of shipwreck_training.rllib (no {META_FILE} there "
         "or above, and no checkpoints/latest); allowed: a checkpoint, run or module directory"
     )
 
@@ -111,7 +77,7 @@ def _module_dir(path: Path, checkpoint: Path, module: str) -> Path:
     return checkpoint / "learner_group" / "learner" / "rl_module" / module
 
 
-def load_network(path: str | Path):
+def load_network(path: str | Path) -> tuple[ActorCritic, dict]:
     """(network in eval mode, metadata) of the checkpoint or module at ``path``."""
     checkpoint, meta = find_checkpoint(path)
     module_dir = _module_dir(Path(path), checkpoint, meta["module"])
@@ -126,7 +92,9 @@ def load_network(path: str | Path):
         for k, v in state.items()
         if k.startswith(prefix)
     }
-    net = MaskedActorCritic(meta["obs_dim"], meta["num_actions"], tuple(meta["hidden"]))
+    if not any(k.startswith("mlp_extractor.") for k in weights):
+        weights = rename(weights, RLLIB_LEGACY_NAMES)
+    net = ActorCritic(meta["obs_dim"], meta["num_actions"], tuple(meta["hidden"]))
     net.load_state_dict(weights)
     net.eval()
     return net, meta
@@ -172,7 +140,7 @@ class RLlibPolicy(Policy):
 
 
 def load_rllib_policy(path: str, deterministic: bool = True) -> RLlibPolicy:
-    """The policy of an RLlib checkpoint of ``shipwreck_training.rllib_train`` (see the module
+    """The policy of an RLlib checkpoint of ``shipwreck_training.rllib`` (see the module
     docstring for what ``path`` may be)."""
     net, meta = load_network(path)
     checkpoint, _ = find_checkpoint(path)

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-DEFAULT = ["configs/fast_selfplay.yaml", "configs/fast_selfplay_literal.yaml"]
+DEFAULT = ["configs/fast/selfplay.yaml", "configs/fast/selfplay_literal.yaml"]
 
 
 def measure(path: str, updates: int, overrides: list[str]) -> dict:

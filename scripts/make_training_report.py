@@ -29,7 +29,7 @@ from shipwreck_agents.evaluate import evaluate, wilson_interval  # noqa: E402
 from shipwreck_env.config import DIFFICULTIES  # noqa: E402
 
 REGIMES = ("play", "predict", "selfplay", "selfplay_long", "selfplay_bc", "alternating")
-"""Config names (``name`` in configs/*.yaml), in the order shown."""
+"""Config names (``name`` in configs/sb3/*.yaml), in the order shown."""
 
 
 def latest_runs(runs_dir: Path) -> dict[str, dict[int, Path]]:

@@ -8,7 +8,7 @@ PY=${PY:-.venv/bin/python}
 LOGS=${LOGS:-/tmp/train_logs}
 mkdir -p "$LOGS"
 run() {  # config seed
-    "$PY" -m shipwreck_training.train --config "configs/$1.yaml" "seed=$2" vec_env=dummy \
+    "$PY" -m shipwreck_training.sb3 --config "configs/sb3/$1.yaml" "seed=$2" vec_env=dummy \
         > "$LOGS/$1_$2.log" 2>&1
 }
 worker_a() {

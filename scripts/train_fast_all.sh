@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Train every fast config (configs/fast_*.yaml) with seeds 0, 1, 2, one run at a time
+# Train every fast config (configs/fast/*.yaml) with seeds 0, 1, 2, one run at a time
 # (a run fills both cores), then rebuild the fast trainer's report. Runs land in
 # results/runs/fast/; logs in $LOGS (default /tmp/train_fast_logs). A run that stops can
 # be continued with: python -m shipwreck_training.fast --resume results/runs/fast/<run>
@@ -7,12 +7,12 @@ set -eu
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
 LOGS=${LOGS:-/tmp/train_fast_logs}
-CONFIGS=${CONFIGS:-"fast_selfplay fast_selfplay_literal fast_selfplay_aux fast_imitation fast_play fast_predict"}
+CONFIGS=${CONFIGS:-"selfplay selfplay_literal selfplay_aux imitation play predict"}
 mkdir -p "$LOGS"
 for config in $CONFIGS; do
     for seed in 0 1 2; do
-        "$PY" -m shipwreck_training.fast --config "configs/$config.yaml" "seed=$seed" \
-            > "$LOGS/${config}_$seed.log" 2>&1
+        "$PY" -m shipwreck_training.fast --config "configs/fast/$config.yaml" "seed=$seed" \
+            > "$LOGS/fast_${config}_$seed.log" 2>&1
     done
 done
 "$PY" scripts/make_fast_training_report.py

@@ -1,4 +1,4 @@
-"""The policy-conditioned belief (shipwreck_training.belief) against a brute-force posterior."""
+"""The policy-conditioned belief (shipwreck_training.common.belief) against a brute-force posterior."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("torchrl")
 
+from shipwreck_agents.actor_critic import ActorCritic  # noqa: E402
 from shipwreck_env.actions import ACTIONS, NUM_ACTIONS  # noqa: E402
 from shipwreck_env.observation import encode  # noqa: E402
 from shipwreck_env.state import Phase  # noqa: E402
 from shipwreck_env.view import make_view  # noqa: E402
-from shipwreck_training.belief import PolicyBelief, hypothetical_inputs  # noqa: E402
-from shipwreck_training.fast.config import GameSettings  # noqa: E402
-from shipwreck_training.fast.games import Games  # noqa: E402
-from shipwreck_training.fast.network import ActorCritic  # noqa: E402
+from shipwreck_training.common.belief import PolicyBelief, hypothetical_inputs  # noqa: E402
+from shipwreck_training.common.config import GameSettings  # noqa: E402
+from shipwreck_training.common.games import Games  # noqa: E402
 
 
 def _setup(seed: int, games: int = 32):

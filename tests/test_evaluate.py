@@ -57,7 +57,7 @@ def untrained_model(tmp_path):
     from sb3_contrib import MaskablePPO
 
     import shipwreck_env  # noqa: F401  (registers the ids)
-    from shipwreck_training.callbacks import save_with_meta
+    from shipwreck_training.sb3.callbacks import save_with_meta
 
     env = gymnasium.make("ShipwreckArcana-Predict-v0", num_players=3, belief=True)
     model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [16]}, seed=0)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("torchrl")
 
+from shipwreck_agents.actor_critic import ActorCritic, export_sb3  # noqa: E402
 from shipwreck_env.actions import NUM_ACTIONS  # noqa: E402
 from shipwreck_training.fast.config import from_dict, load_config  # noqa: E402
-from shipwreck_training.fast.network import ActorCritic, export_sb3  # noqa: E402
 from shipwreck_training.fast.ppo import Rollout, Trainer, advantages  # noqa: E402
 from shipwreck_training.fast.run import train  # noqa: E402
 
@@ -145,7 +147,7 @@ def test_exported_model_plays_as_the_network_in_the_ppo_loader(tmp_path):
 def test_shipped_configs_load():
     from pathlib import Path
 
-    paths = sorted(Path(__file__).resolve().parent.parent.glob("configs/fast_*.yaml"))
+    paths = sorted(Path(__file__).resolve().parent.parent.glob("configs/fast/*.yaml"))
     assert paths
     for path in paths:
         load_config(path)
@@ -172,7 +174,9 @@ def test_imitation_copies_a_scripted_teacher():
     from shipwreck_training.fast.imitation import imitate
 
     trainer = Trainer(_config())
-    figures = imitate(trainer, ImitationSettings("random:0.9", "random:0.9", steps=512, epochs=30))
+    figures = imitate(
+        trainer, ImitationSettings(play="random:0.9", group="random:0.9", steps=512, epochs=30)
+    )
     assert figures["decisions"] == 512
     # random:0.9 passes whenever it may: the copy learns to pass there too
     assert figures["agreement"] > 0.6
@@ -191,3 +195,45 @@ def test_a_checkpoint_exports_as_a_policy_with_its_role(tmp_path):
     assert load_policy(str(tmp_path / "team.pth")).belief
     record = evaluate_checkpoint(tmp_path / "run", games=3)
     assert record["step"] == 256 and record["results"]["doomed"]["games"] == 3
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["ppo.learnig_rate=1e-4"], "ppo.learnig_rate is not a known key; allowed: ["),
+        (["ppo.epochs=0"], "ppo.epochs 0 is not allowed; allowed: input should be greater than 0"),
+        (
+            ["regime=play", "partner=fast:missing.pth"],
+            "partner: model file 'missing.pth' does not exist",
+        ),
+        (["env.belief=magic"], "env.belief 'magic' is not allowed"),
+    ],
+)
+def test_command_reports_bad_input_in_one_line_and_writes_nothing(tmp_path, capsys, args, message):
+    from shipwreck_training.fast.run import main
+
+    runs = tmp_path / "runs"
+    config = str(Path(__file__).resolve().parent.parent / "configs" / "fast" / "selfplay.yaml")
+    assert main(["--config", config, "--runs", str(runs), *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {message}") and err.count("\n") == 1
+    assert not runs.exists()
+
+
+def test_command_refuses_a_missing_config_file(tmp_path, capsys):
+    from shipwreck_training.fast.run import main
+
+    assert main(["--config", str(tmp_path / "nope.yaml"), "--runs", str(tmp_path)]) == 2
+    assert "nope.yaml' does not exist" in capsys.readouterr().err
+
+
+def test_overrides_are_yaml_scalars():
+    path = Path(__file__).resolve().parent.parent / "configs" / "fast" / "selfplay.yaml"
+    cfg = load_config(
+        path, ["ppo.learning_rate=1e-4", "ppo.anneal_lr=false", "env.difficulties=[easy]"]
+    )
+    assert (cfg.ppo.learning_rate, cfg.ppo.anneal_lr, cfg.env.difficulties) == (
+        1e-4,
+        False,
+        ("easy",),
+    )

@@ -13,13 +13,13 @@ pytest.importorskip("torchrl")
 
 from test_belief import _brute_force  # noqa: E402
 
+from shipwreck_agents.actor_critic import ActorCritic, export_sb3  # noqa: E402
 from shipwreck_agents.fast_team import FastTeamPolicy, shared_policy  # noqa: E402
 from shipwreck_env.actions import ACTIONS, NUM_ACTIONS  # noqa: E402
 from shipwreck_env.config import GameConfig  # noqa: E402
 from shipwreck_env.engine import new_game, step_inplace  # noqa: E402
 from shipwreck_env.observation import ObservationLayout, encode  # noqa: E402
 from shipwreck_env.view import make_view  # noqa: E402
-from shipwreck_training.fast.network import ActorCritic, export_sb3  # noqa: E402
 
 
 def _exported(tmp_path, belief_kind: str) -> str:

@@ -73,7 +73,7 @@ def _help_argv(argv: list[str]) -> list[str] | None:
     set-up scripts, which run the main job or the whole suite)."""
     if argv[0].endswith(".sh"):
         return None
-    if argv[1:3] == ["-m", "shipwreck_training.train"]:
+    if argv[1] == "-m" and argv[2] in ("shipwreck_training.sb3", "shipwreck_training.fast"):
         for flag, value in itertools.pairwise(argv):
             if flag == "--config":
                 assert (ROOT / value).exists(), value

@@ -22,9 +22,9 @@ ray = pytest.importorskip(
 
 from shipwreck_agents.registry import make_policy  # noqa: E402
 from shipwreck_agents.rllib_policy import load_network  # noqa: E402
-from shipwreck_training.rllib_config import from_dict  # noqa: E402
-from shipwreck_training.rllib_env import ENV_NAME, ShipwreckMultiAgentEnv, env_creator  # noqa: E402
-from shipwreck_training.rllib_train import algorithm_config, main, train  # noqa: E402
+from shipwreck_training.rllib.config import env_config, from_dict  # noqa: E402
+from shipwreck_training.rllib.env import ENV_NAME, ShipwreckMultiAgentEnv, env_creator  # noqa: E402
+from shipwreck_training.rllib.train import algorithm_config, main, train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = {
@@ -43,7 +43,7 @@ TINY = {
 def local_ray():
     # address="local": never join a `ray start` cluster that may run on the machine
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
-    from shipwreck_training.rllib_env import register
+    from shipwreck_training.rllib.env import register
 
     register()
     yield
@@ -173,7 +173,7 @@ def test_module_puts_all_probability_on_legal_actions(local_ray):
         module = algo.get_module("shared")
     finally:
         algo.stop()
-    env = env_creator(_config().env.env_config())
+    env = env_creator(env_config(_config()))
     obs, _ = env.reset(seed=1)
     (agent,) = obs
     batch = {Columns.OBS: {k: torch.as_tensor(np.stack([v, v])) for k, v in obs[agent].items()}}

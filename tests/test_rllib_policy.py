@@ -18,19 +18,19 @@ from helpers import fake_rllib_checkpoint
 from shipwreck_agents.evaluate import evaluate
 from shipwreck_agents.registry import make_policy
 from shipwreck_agents.rllib_policy import find_checkpoint
-from shipwreck_training.rllib_config import from_dict, load_config
+from shipwreck_training.rllib.config import env_config, from_dict, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_shipped_config_is_valid():
-    cfg = load_config(ROOT / "configs" / "rllib_selfplay.yaml")
+    cfg = load_config(ROOT / "configs" / "rllib" / "selfplay.yaml")
     assert cfg.multi_agent.policies == ("shared",)
     assert cfg.multi_agent.policy_mapping == {"default": "shared"}
-    assert cfg.env.env_config()["difficulties"] == ["easy", "normal", "hard", "doomed"]
+    assert env_config(cfg)["difficulties"] == ["easy", "normal", "hard", "doomed"]
     assert cfg.ray.address is None
     over = load_config(
-        ROOT / "configs" / "rllib_selfplay.yaml",
+        ROOT / "configs" / "rllib" / "selfplay.yaml",
         ["ray.address=auto", "env_runners.num_env_runners=4", "ppo.lr=1e-4"],
     )
     assert (over.ray.address, over.env_runners.num_env_runners, over.ppo.lr) == ("auto", 4, 1e-4)
@@ -96,7 +96,7 @@ def test_rllib_policy_refuses_another_game(tmp_path):
 def test_rllib_spec_names_what_is_wrong(tmp_path):
     with pytest.raises(ValueError, match="does not exist"):
         make_policy(f"rllib:{tmp_path / 'missing'}")
-    with pytest.raises(ValueError, match=r"is not a checkpoint of shipwreck_training\.rllib_train"):
+    with pytest.raises(ValueError, match=r"is not a checkpoint of shipwreck_training\.rllib "):
         find_checkpoint(tmp_path)
 
 
@@ -124,9 +124,25 @@ def test_rllib_policy_as_gymnasium_partner_and_play_teammates(tmp_path):
 
 def test_an_iteration_without_samples_counts_no_steps():
     """On a loaded machine RLlib can return an iteration without samples (NaN counts)."""
-    from shipwreck_training.rllib_train import _stat
+    from shipwreck_training.rllib.train import _stat
 
     result = {"env_runners": {"num_env_steps_sampled": float("nan"), "episode_return_mean": 2}}
     assert _stat(result, "env_runners", "num_env_steps_sampled") == 0.0
     assert _stat(result, "env_runners", "episode_return_mean") == 2.0
     assert _stat(result, "env_runners", "missing", default=-1.0) == -1.0
+
+
+def test_command_reports_a_bad_key_in_one_line(tmp_path, capsys):
+    from shipwreck_training.rllib.train import main
+
+    config = str(ROOT / "configs" / "rllib" / "selfplay.yaml")
+    code = main(
+        ["--config", config, "--output-dir", str(tmp_path / "runs"), "ppo.learning_rate=1e-4"]
+    )
+    assert code == 2
+    err = capsys.readouterr().err
+    assert (
+        err.startswith("error: ppo.learning_rate is not a known key; allowed: [")
+        and err.count("\n") == 1
+    )
+    assert not (tmp_path / "runs").exists()

@@ -23,7 +23,7 @@ def saved_model(tmp_path_factory):
     from sb3_contrib import MaskablePPO
 
     import shipwreck_env  # noqa: F401  (registers the ids)
-    from shipwreck_training.callbacks import save_with_meta
+    from shipwreck_training.sb3.callbacks import save_with_meta
 
     folder = tmp_path_factory.mktemp("model")
     env = gymnasium.make("ShipwreckArcana-Play-v0", num_players=3, belief=True)
@@ -51,9 +51,9 @@ def test_missing_model_file_is_a_clear_error(tmp_path):
 
 def test_models_are_shipped_for_every_training_config():
     configs = Path(__file__).resolve().parent.parent / "configs"
-    # rllib_* configs train RLlib checkpoints (rllib:PATH), not shipped .pth models;
-    # fast_* configs (training/fast) ship a model once trained: so far fast_selfplay
-    names = {p.stem for p in configs.glob("*.yaml") if not p.stem.startswith(("rllib_", "fast_"))}
+    # configs/rllib/ train RLlib checkpoints (rllib:PATH), not shipped .pth models;
+    # configs/fast/ ship a model once trained: so far fast_selfplay
+    names = {p.stem for p in (configs / "sb3").glob("*.yaml")}
     names |= {"fast_selfplay"}
     names -= {"alternating"}
     names |= {"alternating_play", "alternating_predict"}
@@ -117,3 +117,38 @@ def test_check_game_refuses_another_observation_layout() -> None:
     meta = {**game_meta(GameConfig(num_players=3), belief=True), "observation_layout": "0" * 16}
     with pytest.raises(ValueError, match="observation layout 0000000000000000"):
         check_game(meta, GameConfig(num_players=3))
+
+
+def _game_inputs(belief: bool, seed: int = 0) -> tuple:
+    """Observations and legal masks of 64 games after a few random decisions each."""
+    import numpy as np
+
+    from shipwreck_env.vector import VectorGame
+
+    games = VectorGame(64, seed, belief=belief, num_players=3)
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    for _ in range(6):
+        mask = games.legal_mask()
+        obs.append(games.observe().copy())
+        masks.append(mask.copy())
+        games.step(np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
+    return np.concatenate(obs), np.concatenate(masks)
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
+def test_shipped_model_acts_the_same_through_the_shared_network(path):
+    """The shared network (shipwreck_agents.actor_critic) rebuilt from a shipped file picks
+    exactly the action SB3's own policy picks, on real game states."""
+    import torch
+
+    from shipwreck_agents.actor_critic import load_sb3
+    from shipwreck_agents.trained import load_policy
+
+    sb3 = load_policy(str(path))
+    net = load_sb3(path)
+    obs, masks = _game_inputs(sb3.belief)
+    expected, _ = sb3.policy.predict(obs, action_masks=masks, deterministic=True)
+    got = net.greedy(torch.from_numpy(obs), torch.from_numpy(masks)).numpy()
+    assert (got == expected).all()
+    assert masks[range(len(got)), got].all()

@@ -10,10 +10,11 @@ import yaml
 
 from shipwreck_agents.evaluate import evaluate
 from shipwreck_agents.registry import make_policy
-from shipwreck_training.config import apply_overrides, from_dict, load_config
-from shipwreck_training.train import main as train_main
+from shipwreck_training.common.config import apply_overrides
+from shipwreck_training.sb3.config import from_dict, load_config
+from shipwreck_training.sb3.train import main as train_main
 
-CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "sb3"
 SMOKE = [
     "total_timesteps=256",
     "n_envs=2",
@@ -30,11 +31,9 @@ SMOKE = [
 ]
 
 
-SB3_CONFIGS = sorted(
-    p for p in CONFIGS.glob("*.yaml") if not p.stem.startswith(("fast_", "rllib_"))
-)
-"""The configs of ``shipwreck_training.train`` (``fast_*`` ones are ``training/fast``'s own schema,
-``rllib_*`` ones ``training/rllib_config.py``'s: tests/test_rllib_policy.py)."""
+SB3_CONFIGS = sorted(CONFIGS.glob("*.yaml"))
+"""The configs of ``shipwreck_training.sb3`` (configs/fast/ and configs/rllib/ are tested in
+tests/test_fast_ppo.py and tests/test_rllib_policy.py)."""
 
 
 @pytest.mark.parametrize("path", SB3_CONFIGS, ids=lambda p: p.stem)
@@ -127,7 +126,7 @@ def test_train_command_reports_a_bad_config(tmp_path, capsys):
 
 def test_train_console_script_points_at_the_entry_point():
     tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
-    pyproject = tomllib.loads((CONFIGS.parent / "pyproject.toml").read_text())
+    pyproject = tomllib.loads((CONFIGS.parent.parent / "pyproject.toml").read_text())
     target = pyproject["project"]["scripts"]["shipwreck-arcana-train"]
     module, _, name = target.partition(":")
     assert __import__(module, fromlist=[name]).__dict__[name] is train_main
@@ -213,3 +212,26 @@ def test_alternating_resume_retrains_only_the_missing_phase_and_logs_each_round_
     assert [entry["label"] for entry in resumed] == ["round 0", "round 1"]
     assert resumed[0] == json.loads(log[0])
     assert resumed[1]["steps"] == json.loads((run / "summary.json").read_text())["steps"]
+
+
+def test_old_command_is_a_deprecated_alias(tmp_path, capsys):
+    from shipwreck_training.train import main as old_main
+
+    assert (
+        old_main(["--config", str(CONFIGS / "play.yaml"), "--runs-dir", str(tmp_path), "n_envs=-2"])
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert "deprecated; use python -m shipwreck_training.sb3" in err and "n_envs -2" in err
+    assert not list(tmp_path.iterdir())
+
+
+def test_bad_yaml_is_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nregime: [selfplay\n")
+    assert train_main(["--config", str(bad), "--runs-dir", str(tmp_path / "runs")]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err.startswith(f"error: config file {str(bad)!r} is not YAML at line")
+        and err.count("\n") == 1
+    )

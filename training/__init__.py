@@ -1,4 +1,11 @@
-"""Training: the Stable-Baselines3 trainer, the fast trainer (``fast``) and RLlib.
+"""Training: three trainers side by side on one common floor.
+
+``common`` (config base, game section, run folders, metadata, evaluation glue, the
+batched games and the policy-conditioned belief), then one package per trainer, each
+keeping only its algorithm: ``sb3`` (Stable-Baselines3 MaskablePPO), ``fast`` (PPO in
+torch on the batched engine) and ``rllib`` (Ray RLlib). Run one with
+``python -m shipwreck_training.<trainer> --config configs/<trainer>/<name>.yaml``. The
+network they train is ``shipwreck_agents.actor_critic``.
 
 This folder is installed as the package ``shipwreck_training`` (``pyproject.toml``,
 ``[tool.setuptools.package-dir]``): import ``shipwreck_training``, never ``training``, a

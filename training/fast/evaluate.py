@@ -14,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from shipwreck_agents.actor_critic import ActorCritic
 from shipwreck_agents.evaluate import wilson_interval
-from shipwreck_training.belief import PolicyBelief
+from shipwreck_training.common.belief import PolicyBelief
+from shipwreck_training.common.games import Games, ScriptedRole, learner_decides
 from shipwreck_training.fast.config import FastConfig
-from shipwreck_training.fast.games import Games, ScriptedRole, learner_decides
-from shipwreck_training.fast.network import ActorCritic
 
 __all__ = ["evaluate_network"]
 

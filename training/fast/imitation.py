@@ -15,8 +15,8 @@ import time
 import numpy as np
 import torch
 
+from shipwreck_training.common.games import Games, ScriptedRole, learner_decides
 from shipwreck_training.fast.config import ImitationSettings
-from shipwreck_training.fast.games import Games, ScriptedRole, learner_decides
 
 __all__ = ["imitate", "record_teacher"]
 

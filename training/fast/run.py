@@ -1,6 +1,6 @@
 """Command line of the fast trainer: start, continue and finish a run.
 
-    python -m shipwreck_training.fast --config configs/fast_selfplay.yaml [key=value ...]
+    python -m shipwreck_training.fast --config configs/fast/selfplay.yaml [key=value ...]
     python -m shipwreck_training.fast --resume results/runs/fast/<run> [--stop-after STEPS]
     python -m shipwreck_training.fast --export results/runs/fast/<run> --to results/models/<name>.pth
     python -m shipwreck_training.fast --evaluate results/runs/fast/<run> [--games N]
@@ -13,8 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
-import sys
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -22,11 +20,13 @@ from pathlib import Path
 import torch
 import yaml
 
+from shipwreck_agents.actor_critic import ActorCritic, export_sb3
 from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.observation import ObservationLayout
-from shipwreck_training.fast.config import FastConfig, apply_overrides, from_dict, load_config
+from shipwreck_training.common.config import read_yaml
+from shipwreck_training.common.run import fail, model_meta, record_command, start
+from shipwreck_training.fast.config import FastConfig, from_dict
 from shipwreck_training.fast.evaluate import evaluate_network
-from shipwreck_training.fast.network import ActorCritic, export_sb3
 from shipwreck_training.fast.ppo import Trainer
 
 __all__ = [
@@ -51,24 +51,18 @@ def spec_of(cfg: FastConfig, path: Path) -> str:
 
 
 def meta(cfg: FastConfig, spec: str) -> dict:
-    """The ``.meta.json`` of a run's exported model (the game it learned, as
-    ``shipwreck_agents.trained.game_meta`` records it, then the fast trainer's own keys)."""
-    from shipwreck_agents.trained import game_meta
-
-    return {
-        **game_meta(cfg.env.game_config(cfg.env.difficulties[0]), cfg.env.belief_block),
-        "belief": cfg.env.belief_block,
-        "belief_kind": cfg.env.belief,
-        "role": ROLES[cfg.regime],
-        "regime": cfg.regime,
-        "partner": cfg.partner,
-        "num_players": cfg.env.num_players,
-        "challenge_mode": False,
-        "name": cfg.name,
-        "seed": cfg.seed,
-        "trainer": "shipwreck_training.fast",
-        "spec": spec,
-    }
+    """The ``.meta.json`` of a run's exported model (the game it learned,
+    :func:`shipwreck_training.common.run.model_meta`, then the fast trainer's own keys)."""
+    return model_meta(
+        cfg.env,
+        role=ROLES[cfg.regime],
+        regime=cfg.regime,
+        partner=cfg.partner,
+        name=cfg.name,
+        seed=cfg.seed,
+        trainer="shipwreck_training.fast",
+        spec=spec,
+    )
 
 
 def _episode_figures(episodes: list[tuple[str, bool, int, int]]) -> dict[str, float]:
@@ -166,11 +160,9 @@ def _finish(trainer: Trainer, writer) -> None:
 
 
 def _checkpoint_model(run_dir: Path) -> tuple[FastConfig, ActorCritic, dict]:
-    cfg = from_dict(yaml.safe_load((run_dir / "config.yaml").read_text()))
+    cfg = from_dict(read_yaml((run_dir / "config.yaml").read_text()))
     state = torch.load(run_dir / "checkpoints" / "latest.pt", weights_only=False)
-    layout = ObservationLayout.for_config(
-        cfg.env.game_config(cfg.env.difficulties[0]), belief=cfg.env.belief_block
-    )
+    layout = ObservationLayout.for_config(cfg.env.game_config(), belief=cfg.env.belief_block)
     model = ActorCritic(layout.size, NUM_ACTIONS, cfg.ppo.hidden, cfg.env.belief == "aux")
     model.load_state_dict(state["model"])
     return cfg, model, state
@@ -207,16 +199,9 @@ def export_checkpoint(run_dir: Path, target: Path) -> dict:
     return info
 
 
-def new_run_dir(cfg: FastConfig, runs_dir: Path = RUNS_DIR) -> Path:
-    """``<runs_dir>/<name>__<seed>__<YYYYmmdd-HHMMSS>`` (created)."""
-    path = Path(runs_dir) / f"{cfg.name}__{cfg.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
-    path.mkdir(parents=True, exist_ok=False)
-    return path
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="PPO on the batched engine")
-    parser.add_argument("--config", help="YAML config (configs/fast_*.yaml)")
+    parser.add_argument("--config", help="YAML config (configs/fast/*.yaml)")
     parser.add_argument("--resume", help="run folder to continue from its checkpoint")
     parser.add_argument("--runs", default=str(RUNS_DIR), help="folder of new runs")
     parser.add_argument("--stop-after", type=int, default=0, help="stop after N steps")
@@ -236,17 +221,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if bool(args.config) == bool(args.resume):
         parser.error("give exactly one of --config, --resume, --export and --evaluate")
-    if args.resume:
-        run_dir = Path(args.resume)
-        data = yaml.safe_load((run_dir / "config.yaml").read_text())
-        cfg = from_dict(apply_overrides(data, args.overrides))
-    else:
-        cfg = load_config(args.config, args.overrides)
-        run_dir = new_run_dir(cfg, Path(args.runs))
-    with open(run_dir / "command.txt", "a") as fh:
-        fh.write(
-            shlex.join([sys.executable, "-m", "shipwreck_training.fast", *sys.argv[1:]]) + "\n"
-        )
+    try:
+        cfg, run_dir = start(FastConfig, args.config, args.resume, args.overrides, args.runs)
+    except ValueError as exc:
+        return fail(str(exc))
+    record_command(run_dir, "shipwreck_training.fast", argv)
     print(f"run folder: {run_dir}", flush=True)
     train(cfg, run_dir, resume=bool(args.resume), stop_after=args.stop_after)
     return 0

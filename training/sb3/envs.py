@@ -13,7 +13,7 @@ import numpy as np
 from sb3_contrib.common.wrappers import ActionMasker
 
 from shipwreck_env.gym_env import ShipwreckGymEnv
-from shipwreck_training.config import EnvSettings
+from shipwreck_training.common.config import GameSettings
 
 __all__ = ["MixedDifficulty", "make_env_fn", "role_of"]
 
@@ -26,9 +26,9 @@ def role_of(regime: str) -> str:
 
 
 class MixedDifficulty(gymnasium.Wrapper):
-    """Draw the difficulty of each episode uniformly from a list (seeded by ``reset``)."""
+    """Each episode at the difficulty the settings' mix draws (seeded by ``reset``)."""
 
-    def __init__(self, env: ShipwreckGymEnv, settings: EnvSettings) -> None:
+    def __init__(self, env: ShipwreckGymEnv, settings: GameSettings) -> None:
         super().__init__(env)
         self.settings = settings
         self._rng = np.random.default_rng()
@@ -36,9 +36,7 @@ class MixedDifficulty(gymnasium.Wrapper):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         if seed is not None:
             self._rng = np.random.default_rng([seed, 7])
-        difficulty = self.settings.difficulties[
-            int(self._rng.integers(len(self.settings.difficulties)))
-        ]
+        difficulty = self.settings.episode_difficulty(self._rng)
         config = self.settings.game_config(difficulty).to_dict()
         return self.env.reset(seed=seed, options={**config, **(options or {})})
 
@@ -48,7 +46,7 @@ class MixedDifficulty(gymnasium.Wrapper):
 
 
 def make_env_fn(
-    settings: EnvSettings, role: str, partner_spec: str | None, seed: int
+    settings: GameSettings, role: str, partner_spec: str | None, seed: int
 ) -> Callable[[], gymnasium.Env]:
     """A picklable factory of one training environment."""
 
@@ -62,8 +60,8 @@ def make_env_fn(
             role=role,
             partner=partner,
             reward=settings.reward,
-            belief=settings.belief,
-            **settings.game_config(settings.difficulties[0]).to_dict(),
+            belief=settings.belief_block,
+            **settings.game_config().to_dict(),
         )
         wrapped = MixedDifficulty(env, settings)
         wrapped = ActionMasker(wrapped, lambda e: e.unwrapped.action_masks())

@@ -16,7 +16,7 @@ from shipwreck_agents.registry import make_policy
 from shipwreck_env.engine import new_game, step_inplace
 from shipwreck_env.observation import encode
 from shipwreck_env.policy import Team, decide, observation_layouts
-from shipwreck_training.config import EnvSettings
+from shipwreck_training.common.config import GameSettings
 
 __all__ = ["collect", "pretrain"]
 
@@ -28,7 +28,7 @@ def _learner_decides(role: str, decider: int, active_player: int) -> bool:
 
 
 def collect(
-    settings: EnvSettings, role: str, play: str, group: str, games: int, seed: int
+    settings: GameSettings, role: str, play: str, group: str, games: int, seed: int
 ) -> dict[str, np.ndarray]:
     """Observations, masks and actions of the scripted team ``play`` + ``group`` at the
     decisions of ``role`` (``play``, ``predict`` or ``self``), over ``games`` games with
@@ -38,7 +38,7 @@ def collect(
     rng = np.random.default_rng([seed, 31])
     observations, masks, actions = [], [], []
     for _ in range(games):
-        difficulty = settings.difficulties[int(rng.integers(len(settings.difficulties)))]
+        difficulty = settings.episode_difficulty(rng)
         config = settings.game_config(difficulty)
         layouts = observation_layouts(config)
         team.reset()
@@ -47,7 +47,7 @@ def collect(
             player = s.decider
             action, view, mask = decide(team, s, layouts, rng)
             if _learner_decides(role, player, s.active_player) and len(view.legal) > 1:
-                observations.append(encode(s, player, layouts[settings.belief]))
+                observations.append(encode(s, player, layouts[settings.belief_block]))
                 masks.append(mask.astype(bool))
                 actions.append(action)
             step_inplace(s, action, rng, check=False)

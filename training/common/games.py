@@ -1,21 +1,23 @@
-"""The games of one fast run: one ``VectorGame`` per difficulty, seen as one batch.
+"""The batched games of a run: one ``VectorGame`` per difficulty, seen as one batch.
 
 :class:`Games` concatenates the parts' observations, masks, rewards and end-of-game
 figures, so the learner sees ``num_games`` rows whatever the difficulties, and can save
 and restore every game exactly (:meth:`Games.state_dict`). :class:`ScriptedRole` plays
 the decisions of one role with a registry policy (one policy object per game place,
-reset when its game restarts, since policies may keep memory within a game).
+reset when its game restarts, since policies may keep memory within a game), through
+``shipwreck_env.policy.decide``, which refuses an illegal choice. The fast trainer and
+the SB3 trainer's batched environment both step these.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from shipwreck_env.actions import NUM_ACTIONS
-from shipwreck_env.observation import ObservationLayout, encode
+from shipwreck_env.config import GameConfig
+from shipwreck_env.observation import ObservationLayout
+from shipwreck_env.policy import decide, observation_layouts
 from shipwreck_env.vector.game import VectorGame
-from shipwreck_env.view import make_view
-from shipwreck_training.fast.config import GameSettings
+from shipwreck_training.common.config import GameSettings
 
 __all__ = ["Games", "ScriptedRole", "learner_decides"]
 
@@ -125,7 +127,7 @@ class ScriptedRole:
         self.spec = spec
         self.policies = [make_policy(spec) for _ in range(num_games)]
         self.rng = np.random.default_rng(seed)
-        self._layouts: dict[bool, ObservationLayout] = {}
+        self._layouts: dict[GameConfig, dict[bool, ObservationLayout]] = {}
 
     def restart(self, games: np.ndarray) -> None:
         """The games in places ``games`` restarted: their policies forget them."""
@@ -138,17 +140,8 @@ class ScriptedRole:
         for k, pos, local in games.locate(which):
             part = games.parts[k]
             for i, s in zip(pos, part.to_states(local.tolist()), strict=True):
-                policy = self.policies[int(which[i])]
-                view = make_view(s, s.decider)
-                mask = np.zeros(NUM_ACTIONS, np.int8)
-                mask[list(view.legal)] = 1
-                obs = None
-                if policy.needs_observation:
-                    belief = bool(getattr(policy, "belief", False))
-                    layout = self._layouts.setdefault(
-                        belief, ObservationLayout.for_config(s.config, belief)
-                    )
-                    obs = encode(s, s.decider, layout)
-                state = s if policy.needs_state else None
-                out[i] = policy.act(obs, mask, view, self.rng, state)
+                layouts = self._layouts.get(s.config)
+                if layouts is None:  # building a layout compiles its encoder: keep it
+                    layouts = self._layouts[s.config] = observation_layouts(s.config)
+                out[i] = decide(self.policies[int(which[i])], s, layouts, self.rng).action
         return out

@@ -119,7 +119,7 @@ class PolicyBelief:
     """Per game: the turn's play likelihood, written into group observations.
 
     Args:
-        games: the run's :class:`~shipwreck_training.fast.games.Games`.
+        games: the run's :class:`~shipwreck_training.common.games.Games`.
     """
 
     def __init__(self, games) -> None:

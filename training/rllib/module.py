@@ -1,14 +1,14 @@
 """The RLlib RLModule (new API stack) of the RLlib trainer: action masking inside it.
 
 The env's observation is ``{"observation", "action_mask"}``; the module reads both and
-puts the logit :data:`~shipwreck_agents.rllib_policy.MASKED` (-1e9) on every illegal action
+puts the logit :data:`~shipwreck_agents.actor_critic.MASKED` (-1e9) on every illegal action
 before RLlib builds its categorical distribution, in exploration, inference and
 training alike. ``exp(-1e9 - max)`` is exactly 0 in float32, so an illegal action has
 probability 0 and is never sampled; the logit is finite, so the all-zero mask of an
 agent's final (not acted on) observation gives no NaN. The value head reads the
 observation only (``ValueFunctionAPI``, which PPO's GAE calls).
 
-The network is :class:`shipwreck_agents.rllib_policy.MaskedActorCritic` (plain torch), held as
+The network is :class:`shipwreck_agents.actor_critic.ActorCritic` (plain torch), held as
 ``self.net``: the ``rllib:`` loader rebuilds it from the module's saved state without
 Ray.
 """
@@ -21,7 +21,7 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
-from shipwreck_agents.rllib_policy import MaskedActorCritic
+from shipwreck_agents.actor_critic import ActorCritic
 
 __all__ = ["ShipwreckRLModule"]
 
@@ -32,7 +32,7 @@ class ShipwreckRLModule(TorchRLModule, ValueFunctionAPI):
     def setup(self) -> None:
         hidden = tuple(self.model_config.get("hidden", (128, 128)))
         obs_dim = self.observation_space["observation"].shape[0]
-        self.net = MaskedActorCritic(obs_dim, int(self.action_space.n), hidden)
+        self.net = ActorCritic(obs_dim, int(self.action_space.n), hidden)
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         obs = batch[Columns.OBS]

@@ -11,7 +11,9 @@ decides next, with the team reward it accumulated since it last acted; at the en
 agent gets its final observation and reward -- with three differences: the raw env, so
 an illegal action raises :class:`~shipwreck_env.engine.IllegalActionError` instead of
 quietly ending the game (the RLModule masks them, and a training that samples one fails
-loudly); one difficulty per episode drawn from a list; and no reset at construction.
+loudly); one difficulty per episode drawn by the game section's mix
+(:meth:`~shipwreck_training.common.config.GameSettings.episode_difficulty`); and no
+reset at construction.
 
 RLlib's multi-agent env runner vectorises only by a Python loop over copies of this env
 (``num_envs_per_env_runner``, ``SyncVectorMultiAgentEnv``): the batched engine
@@ -26,7 +28,7 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from shipwreck_env.aec_env import raw_env
-from shipwreck_env.config import DIFFICULTIES
+from shipwreck_training.common.config import GameSettings, validate
 
 __all__ = ["ENV_NAME", "ShipwreckMultiAgentEnv", "env_creator", "register"]
 
@@ -39,22 +41,18 @@ class ShipwreckMultiAgentEnv(MultiAgentEnv):
     ``{"observation", "action_mask"}`` as in the AEC env, ``Discrete(259)`` actions.
 
     Args:
-        difficulties: one is drawn (uniformly, from the env's seeded generator) at each
-            reset.
-        **game: every other ``raw_env`` argument (``num_players``, ``card_sets``,
-            ``group_decision``, ``reveal``, ``max_turns``, ``reward``, ``belief``, ...).
+        **game: the fields of :class:`~shipwreck_training.common.config.GameSettings`
+            (``num_players``, ``difficulties``, ``card_sets``, ``reward``, ``belief``, ...).
+
+    Raises:
+        ValueError: a bad field, named with its value and what is allowed.
     """
 
-    def __init__(self, difficulties: tuple[str, ...] | list[str] = ("normal",), **game: Any):
+    def __init__(self, **game: Any):
         super().__init__()
-        difficulties = tuple(difficulties)
-        if not difficulties or any(d not in DIFFICULTIES for d in difficulties):
-            raise ValueError(
-                f"difficulties {list(difficulties)!r} is not allowed; allowed: a non-empty "
-                f"list of {list(DIFFICULTIES)}"
-            )
-        self.difficulties = difficulties
-        self.game = raw_env(difficulty=difficulties[0], **game)
+        self.settings = validate(GameSettings, game)
+        s = self.settings
+        self.game = raw_env(reward=s.reward, belief=s.belief_block, **s.game_config().to_dict())
         self.possible_agents = list(self.game.possible_agents)
         self.agents = list(self.possible_agents)
         self.observation_spaces = {a: self.game.observation_space(a) for a in self.agents}
@@ -66,7 +64,7 @@ class ShipwreckMultiAgentEnv(MultiAgentEnv):
     ) -> tuple[dict[str, dict], dict[str, dict]]:
         if seed is not None:
             self._pick = np.random.default_rng(seed)
-        difficulty = self.difficulties[int(self._pick.integers(len(self.difficulties)))]
+        difficulty = self.settings.episode_difficulty(self._pick)
         self.game.reset(seed=seed, options={"difficulty": difficulty, **(options or {})})
         self.agents = list(self.possible_agents)
         agent = self.game.agent_selection
@@ -98,8 +96,8 @@ class ShipwreckMultiAgentEnv(MultiAgentEnv):
 
 
 def env_creator(env_config: dict) -> ShipwreckMultiAgentEnv:
-    """Build the environment from RLlib's ``env_config`` (the keys of
-    :class:`ShipwreckMultiAgentEnv`); picklable, as Ray's registry needs."""
+    """Build the environment from RLlib's ``env_config`` (the fields of
+    :class:`~shipwreck_training.common.config.GameSettings`); picklable, as Ray's registry needs."""
     return ShipwreckMultiAgentEnv(**dict(env_config))
 
 

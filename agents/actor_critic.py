@@ -1,0 +1,181 @@
+"""The masked actor-critic every trainer trains and every loader plays, laid out as SB3's.
+
+One network, two tanh MLPs (policy and value) and one linear head each. Its modules
+carry the names of ``sb3_contrib``'s ``MaskableActorCriticPolicy`` with
+``net_arch=dict(pi=hidden, vf=hidden)`` and tanh activations, so :func:`export_sb3`
+copies the weights into such a policy (the ``ppo:<file>.pth`` loader plays it) and
+:func:`load_sb3` reads such a file back. The fast trainer (``shipwreck_training.fast``)
+trains it directly, RLlib's module (``shipwreck_training.rllib``) holds it, and the
+``fast:`` and ``rllib:`` loaders rebuild it from saved weights (:data:`RLLIB_LEGACY_NAMES`
+maps the layout of RLlib checkpoints written before this module existed).
+
+Illegal actions get the logit :data:`MASKED`: ``exp(MASKED - max)`` is exactly 0 in
+float32, so an illegal action is never sampled, and the logit is finite, so an all-zero
+mask (an agent's final observation in RLlib) gives no NaN.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+__all__ = ["MASKED", "RLLIB_LEGACY_NAMES", "ActorCritic", "export_sb3", "load_sb3", "rename"]
+
+MASKED = -1e9
+"""Logit of an illegal action (exp underflows to 0; no NaN when multiplied by 0)."""
+
+RLLIB_LEGACY_NAMES = {
+    "pi.": "mlp_extractor.policy_net.",
+    "vf.": "mlp_extractor.value_net.",
+    "pi_head.": "action_net.",
+    "vf_head.": "value_net.",
+}
+"""Parameter-name prefixes of the network RLlib checkpoints held before this module
+(``MaskedActorCritic``) -> this module's (SB3's) names."""
+
+
+def _mlp(width_in: int, hidden: tuple[int, ...]) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for width in hidden:
+        layers += [nn.Linear(width_in, width), nn.Tanh()]
+        width_in = width
+    return nn.Sequential(*layers)
+
+
+class _Extractor(nn.Module):
+    def __init__(self, obs_dim: int, hidden: tuple[int, ...]) -> None:
+        super().__init__()
+        self.policy_net = _mlp(obs_dim, hidden)
+        self.value_net = _mlp(obs_dim, hidden)
+
+
+class ActorCritic(nn.Module):
+    """Separate tanh MLPs for the policy and the value, one linear head each.
+
+    Args:
+        obs_dim: observation size.
+        num_actions: size of the action list.
+        hidden: hidden widths of each MLP.
+        fate_head: add a head predicting the active seat's kept fate (7 logits) from
+            the policy features (the fast trainer's ``aux`` belief ablation).
+    """
+
+    def __init__(
+        self, obs_dim: int, num_actions: int, hidden: tuple[int, ...], fate_head: bool = False
+    ) -> None:
+        super().__init__()
+        self.obs_dim, self.num_actions, self.hidden = obs_dim, num_actions, tuple(hidden)
+        self.mlp_extractor = _Extractor(obs_dim, self.hidden)
+        self.action_net = nn.Linear(self.hidden[-1], num_actions)
+        self.value_net = nn.Linear(self.hidden[-1], 1)
+        self.fate_net = nn.Linear(self.hidden[-1], 7) if fate_head else None
+        for module in self.mlp_extractor.modules():  # CleanRL / SB3 initialisation
+            if isinstance(module, nn.Linear):
+                nn.init.orthogonal_(module.weight, np.sqrt(2))
+                nn.init.zeros_(module.bias)
+        nn.init.orthogonal_(self.action_net.weight, 0.01)
+        nn.init.zeros_(self.action_net.bias)
+        nn.init.orthogonal_(self.value_net.weight, 1.0)
+        nn.init.zeros_(self.value_net.bias)
+
+    @staticmethod
+    def _illegal(mask: torch.Tensor) -> torch.Tensor:
+        return ~mask if mask.dtype == torch.bool else mask == 0
+
+    def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Masked action logits (:data:`MASKED` where ``mask`` is False or 0)."""
+        features = self.mlp_extractor.policy_net(obs)
+        return self.action_net(features).masked_fill(self._illegal(mask), MASKED)
+
+    def value(self, obs: torch.Tensor) -> torch.Tensor:
+        """State values, shape ``[batch]``."""
+        return self.value_net(self.mlp_extractor.value_net(obs)).squeeze(-1)
+
+    def forward(
+        self, obs: torch.Tensor, mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """(masked logits, values, kept-fate logits or None)."""
+        features = self.mlp_extractor.policy_net(obs)
+        logits = self.action_net(features).masked_fill(self._illegal(mask), MASKED)
+        fate = self.fate_net(features) if self.fate_net is not None else None
+        return logits, self.value(obs), fate
+
+    @torch.no_grad()
+    def act(
+        self, obs: torch.Tensor, mask: torch.Tensor, generator: torch.Generator | None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Sample one legal action per row: (actions, their log-probabilities, values)."""
+        logp = torch.log_softmax(self.logits(obs, mask), -1)
+        actions = torch.multinomial(logp.exp(), 1, generator=generator).squeeze(-1)
+        return actions, logp.gather(-1, actions[:, None]).squeeze(-1), self.value(obs)
+
+    @torch.no_grad()
+    def greedy(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The most likely legal action of each row."""
+        return self.logits(obs, mask).argmax(-1)
+
+
+def rename(state: dict, names: dict[str, str]) -> dict:
+    """``state`` with each key's prefix replaced by ``names`` (keys without one kept)."""
+    out = {}
+    for key, value in state.items():
+        old = next((p for p in names if key.startswith(p)), None)
+        out[names[old] + key[len(old) :] if old else key] = value
+    return out
+
+
+def _sb3_policy(obs_dim: int, num_actions: int, hidden: tuple[int, ...]):
+    import gymnasium as gym
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    return MaskableActorCriticPolicy(
+        gym.spaces.Box(-np.inf, np.inf, (obs_dim,), np.float32),
+        gym.spaces.Discrete(num_actions),
+        lambda _: 0.0,
+        net_arch={"pi": list(hidden), "vf": list(hidden)},
+        activation_fn=nn.Tanh,
+    )
+
+
+def export_sb3(model: ActorCritic, path: str | Path) -> None:
+    """Save ``model`` as an SB3 ``MaskableActorCriticPolicy`` file (``policy.save``),
+    which ``shipwreck_agents.trained.load_policy`` plays (the kept-fate head is left out)."""
+    policy = _sb3_policy(model.obs_dim, model.num_actions, model.hidden)
+    state = {k: v for k, v in model.state_dict().items() if not k.startswith("fate_net")}
+    missing, unexpected = policy.load_state_dict(state, strict=False)
+    if unexpected or any(not k.startswith(("features_extractor", "pi_", "vf_")) for k in missing):
+        raise RuntimeError(f"SB3 layout mismatch: missing {missing}, unexpected {unexpected}")
+    policy.save(str(path))
+
+
+def load_sb3(path: str | Path) -> ActorCritic:
+    """The network of an SB3 ``MaskableActorCriticPolicy`` file (``.pth``) with separate
+    tanh policy and value MLPs of equal widths (what :func:`export_sb3` and the SB3
+    trainer's exports write), in eval mode.
+
+    Raises:
+        ValueError: the file does not exist or holds another architecture.
+    """
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    if not Path(path).exists():
+        raise ValueError(f"model file {str(path)!r} does not exist")
+    sb3 = MaskableActorCriticPolicy.load(str(path), device="cpu")
+    state = {k: v for k, v in sb3.state_dict().items() if not k.startswith(("features_extractor",))}
+    widths = tuple(
+        state[f"mlp_extractor.policy_net.{i}.weight"].shape[0]
+        for i in range(0, 2 * len(state), 2)
+        if f"mlp_extractor.policy_net.{i}.weight" in state
+    )
+    model = ActorCritic(sb3.observation_space.shape[0], int(sb3.action_space.n), widths)
+    try:
+        model.load_state_dict(state)
+    except RuntimeError as exc:
+        raise ValueError(
+            f"model file {str(path)!r} is not the masked actor-critic's layout "
+            f"(separate tanh policy and value MLPs of equal widths): {exc}"
+        ) from None
+    return model.eval()

@@ -1,0 +1,5 @@
+"""The RLlib trainer (Ray RLlib, new API stack): :mod:`shipwreck_training.rllib.train`.
+
+``config`` needs no Ray (the main environment checks RLlib configs too); ``env``,
+``module`` and ``train`` import Ray and run in ``.venv-rllib``.
+"""

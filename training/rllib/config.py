@@ -1,0 +1,163 @@
+"""Configuration of the RLlib trainer (``configs/rllib/``), checked by pydantic.
+
+A file maps to :class:`RLlibConfig`: the common
+:class:`~shipwreck_training.common.config.GameSettings` as ``env`` plus the RLlib
+sections. Reading, overrides (``ppo.lr=1e-4 env_runners.num_env_runners=2``) and error
+messages are the common floor's (:mod:`shipwreck_training.common.config`). Needs no Ray.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, StrictFloat, model_validator
+
+from shipwreck_training.common.config import (
+    Count,
+    Difficulty,
+    Fraction,
+    Positive,
+    PositiveInt,
+    RunConfig,
+    Section,
+    load,
+    validate,
+)
+
+__all__ = ["RLlibConfig", "env_config", "from_dict", "load_config"]
+
+
+class RaySection(Section):
+    """Where Ray runs."""
+
+    address: str | None = None
+    """``None``: start a local Ray; ``auto`` or ``HOST:PORT``: join a running cluster."""
+    num_cpus: PositiveInt | None = 2
+    """CPUs of a local Ray (ignored when joining a cluster)."""
+
+
+class EnvRunnersSection(Section):
+    """Sampling (``AlgorithmConfig.env_runners``)."""
+
+    num_env_runners: Count = 1
+    """Remote sampling actors (0: sample in the driver)."""
+    num_envs_per_env_runner: PositiveInt = 1
+    """Games each runner steps in a Python loop (RLlib's sync multi-agent vector env)."""
+    rollout_fragment_length: PositiveInt | Literal["auto"] = "auto"
+    sample_timeout_s: Positive = 600.0
+    """How long the driver waits for a runner's samples (RLlib's default, 60 s, is too
+    short on a loaded machine: the iteration then gets no samples)."""
+
+
+class LearnersSection(Section):
+    """Learning (``AlgorithmConfig.learners``)."""
+
+    num_learners: Count = 0
+    """Remote learner actors (0: learn in the driver process; on a cluster with GPUs or
+    many CPUs, more learners split each batch and average gradients)."""
+
+
+class MultiAgentSection(Section):
+    """Which RLModule decides for which seat."""
+
+    policies: Annotated[tuple[Annotated[str, Field(min_length=1)], ...], Field(min_length=1)] = (
+        "shared",
+    )
+    """Module ids; each gets its own network."""
+    policy_mapping: dict[str, str] = Field(default_factory=lambda: {"default": "shared"})
+    """Seat (``player_0`` ...) to module id; ``default`` for the seats not named."""
+    play_policy: str = "shared"
+    """The module written as the checkpoint's playable policy (``rllib:PATH``)."""
+
+    @model_validator(mode="after")
+    def _known_modules(self) -> MultiAgentSection:
+        named = {f"policy_mapping.{k}": v for k, v in self.policy_mapping.items()}
+        for key, module in {**named, "play_policy": self.play_policy}.items():
+            if module not in self.policies:
+                raise ValueError(
+                    f"{key} {module!r} is not a module; allowed: {list(self.policies)}"
+                )
+        if "default" not in self.policy_mapping:
+            raise ValueError("policy_mapping needs a 'default' entry; allowed: a module id")
+        return self
+
+
+class PPOSection(Section):
+    """RLlib PPO settings (RLlib's names)."""
+
+    lr: Positive = 3e-4
+    gamma: Fraction = 0.99
+    lambda_: Fraction = 0.95
+    clip_param: Positive = 0.2
+    entropy_coeff: Annotated[StrictFloat, Field(ge=0)] = 0.01
+    vf_loss_coeff: Positive = 0.5
+    grad_clip: Positive = 0.5
+    train_batch_size_per_learner: PositiveInt = 4000
+    minibatch_size: PositiveInt = 500
+    num_epochs: PositiveInt = 4
+    hidden: Annotated[tuple[PositiveInt, ...], Field(min_length=1)] = (128, 128)
+    """Hidden widths of the policy MLP and of the value MLP."""
+
+
+class EvalSection(Section):
+    """Self-play evaluation of the final checkpoint with ``shipwreck_agents.evaluate``."""
+
+    games: Count = 200
+    """Games per difficulty (0: none)."""
+    seed: Count = 1000003
+    difficulties: tuple[Difficulty, ...] = ("normal",)
+
+
+class RLlibConfig(RunConfig):
+    """One RLlib training run."""
+
+    name: Annotated[str, Field(min_length=1, pattern=r"^[^/]+$")] = "rllib_selfplay"
+    iterations: PositiveInt = 10
+    """Training iterations (``Algorithm.train()`` calls) in all, a resumed run included."""
+    checkpoint_every: PositiveInt = 1
+    """Iterations between checkpoints (the last iteration always checkpoints)."""
+    output_dir: str = "results/runs/rllib"
+    torch_threads: PositiveInt = 1
+    ray: RaySection = Field(default_factory=RaySection)
+    env_runners: EnvRunnersSection = Field(default_factory=EnvRunnersSection)
+    learners: LearnersSection = Field(default_factory=LearnersSection)
+    multi_agent: MultiAgentSection = Field(default_factory=MultiAgentSection)
+    ppo: PPOSection = Field(default_factory=PPOSection)
+    eval: EvalSection = Field(default_factory=EvalSection)
+
+    @model_validator(mode="after")
+    def _seats(self) -> RLlibConfig:
+        seats = {f"player_{i}" for i in range(self.env.num_players)} | {"default"}
+        for seat in self.multi_agent.policy_mapping:
+            if seat not in seats:
+                raise ValueError(
+                    f"multi_agent.policy_mapping.{seat} is not a seat; allowed: {sorted(seats)}"
+                )
+        if self.ppo.minibatch_size > self.ppo.train_batch_size_per_learner:
+            raise ValueError(
+                f"ppo.minibatch_size {self.ppo.minibatch_size} is not allowed; allowed: at "
+                f"most ppo.train_batch_size_per_learner ({self.ppo.train_batch_size_per_learner})"
+            )
+        if self.env.belief in ("policy", "aux"):
+            raise ValueError(
+                f"env.belief {self.env.belief!r} is not allowed for the RLlib trainer; "
+                "allowed: 'none', 'literal'"
+            )
+        return self
+
+
+def env_config(cfg: RLlibConfig) -> dict:
+    """RLlib's ``env_config``: the game section as plain data (what
+    ``shipwreck_training.rllib.env.env_creator`` reads back)."""
+    return cfg.env.model_dump(mode="json")
+
+
+def from_dict(data: dict) -> RLlibConfig:
+    """A validated config from plain data (``ValueError`` naming the dotted key)."""
+    return validate(RLlibConfig, data)
+
+
+def load_config(path: str | Path, overrides: list[str] | None = None) -> RLlibConfig:
+    """Read a YAML config, apply ``dotted.key=value`` overrides, validate."""
+    return load(RLlibConfig, path, overrides)

@@ -1,0 +1,159 @@
+"""Configuration of the Stable-Baselines3 trainer: one YAML file per run (``configs/sb3/``).
+
+A file maps to :class:`SB3Config` (the common :class:`~shipwreck_training.common.config.
+GameSettings` as ``env``, plus :class:`PPOSettings`, :class:`EvalSettings`,
+:class:`AlternatingSettings`, :class:`ImitationSettings`); reading, overrides and error
+messages are the common floor's (:mod:`shipwreck_training.common.config`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, StrictFloat, field_validator, model_validator
+
+from shipwreck_env.config import DIFFICULTIES
+from shipwreck_training.common.config import (
+    Count,
+    Difficulty,
+    Fraction,
+    Positive,
+    PositiveInt,
+    RunConfig,
+    Section,
+    check_policy_spec,
+    load,
+    validate,
+)
+
+__all__ = [
+    "REGIMES",
+    "AlternatingSettings",
+    "EvalSettings",
+    "ImitationSettings",
+    "PPOSettings",
+    "SB3Config",
+    "from_dict",
+    "load_config",
+]
+
+REGIMES = ("play", "predict", "selfplay", "alternating")
+
+
+class PPOSettings(Section):
+    """MaskablePPO hyperparameters (sb3-contrib names)."""
+
+    learning_rate: Positive = 3e-4
+    n_steps: PositiveInt = 1024
+    batch_size: PositiveInt = 256
+    n_epochs: PositiveInt = 5
+    gamma: Fraction = 0.99
+    gae_lambda: Fraction = 0.95
+    clip_range: Positive = 0.2
+    ent_coef: Annotated[StrictFloat, Field(ge=0)] = 0.01
+    vf_coef: Positive = 0.5
+    max_grad_norm: Positive = 0.5
+    net_arch: Annotated[tuple[PositiveInt, ...], Field(min_length=1)] = (256, 256)
+    """Hidden layer sizes of the policy and value networks."""
+
+
+class EvalSettings(Section):
+    """Win-rate evaluation during and after training (reference engine)."""
+
+    every: Count = 100_000
+    """Training steps between evaluations (0: only at the end)."""
+    games: PositiveInt = 200
+    """Games per difficulty during training."""
+    final_games: PositiveInt = 1000
+    """Games per difficulty for the final evaluation."""
+    difficulties: tuple[Difficulty, ...] = tuple(DIFFICULTIES)
+    jobs: PositiveInt = 1
+    """Worker processes for evaluation."""
+
+
+class AlternatingSettings(Section):
+    """The alternating regime: each round trains the play model, then the predict model."""
+
+    rounds: PositiveInt = 4
+    first_partner_group: str = "bayes"
+    """The play model's group partner (a policy spec) in round 0, before any predict
+    model exists; afterwards each model trains against the latest other one."""
+
+
+class ImitationSettings(Section):
+    """Optional warm start by imitating a scripted team (``training/sb3/imitation.py``)."""
+
+    team: str = "heuristic+bayes"
+    """``play+group`` policy specs whose choices are imitated."""
+    games: Count = 0
+    """Games recorded (0: no warm start)."""
+    epochs: PositiveInt = 20
+    batch_size: PositiveInt = 256
+    learning_rate: Positive = 1e-3
+
+    @field_validator("team")
+    @classmethod
+    def _a_team(cls, team: str) -> str:
+        play, sep, group = team.partition("+")
+        if not sep or not play or not group:
+            raise ValueError("allowed: 'play+group', e.g. heuristic+bayes")
+        for spec in (play, group):
+            check_policy_spec(spec)
+        return team
+
+
+class SB3Config(RunConfig):
+    """One Stable-Baselines3 training run."""
+
+    regime: Literal["play", "predict", "selfplay", "alternating"]
+    """``play`` (learn the active player's decisions), ``predict`` (the group's),
+    ``selfplay`` (one policy for every decision), ``alternating`` (a play and a predict
+    model trained in turn against each other)."""
+    partner: str = ""
+    """The fixed partner's policy spec (``shipwreck_agents.registry``) for ``play`` (a group
+    policy) and ``predict`` (a play policy); unused otherwise."""
+    total_timesteps: PositiveInt = 1_000_000
+    """Learner steps (per model and round in ``alternating``: the budget is split evenly
+    across rounds and models)."""
+    n_envs: PositiveInt = 2
+    vec_env: Literal["subproc", "dummy"] = "subproc"
+    """``subproc`` runs the environments in processes."""
+    checkpoint_every: PositiveInt = 50_000
+    ppo: PPOSettings = Field(default_factory=PPOSettings)
+    eval: EvalSettings = Field(default_factory=EvalSettings)
+    alternating: AlternatingSettings = Field(default_factory=AlternatingSettings)
+    imitation: ImitationSettings = Field(default_factory=ImitationSettings)
+
+    @model_validator(mode="after")
+    def _regime_needs(self) -> SB3Config:
+        if self.regime == "alternating" and self.imitation.games:
+            raise ValueError(
+                f"imitation.games {self.imitation.games} is not allowed with regime "
+                "alternating; allowed: 0 (warm starts exist for play, predict and selfplay)"
+            )
+        if self.regime in ("play", "predict"):
+            if not self.partner:
+                raise ValueError(
+                    f"partner '' is not allowed for regime {self.regime}; allowed: a policy spec"
+                )
+            try:
+                check_policy_spec(self.partner)
+            except ValueError as exc:
+                raise ValueError(f"partner: {exc}") from None
+        if self.env.belief in ("policy", "aux"):
+            raise ValueError(
+                f"env.belief {self.env.belief!r} is not allowed for the SB3 trainer; allowed: "
+                "'none', 'literal' (the other kinds are the fast trainer's)"
+            )
+        return self
+
+
+def from_dict(data: dict) -> SB3Config:
+    """A validated config from plain data (``ValueError`` naming the key otherwise)."""
+    return validate(SB3Config, data)
+
+
+def load_config(path: str | Path, overrides: list[str] | None = None) -> SB3Config:
+    """Read a YAML config, apply dotted overrides, validate."""
+    return load(SB3Config, path, overrides)
