@@ -16,7 +16,7 @@ from web_helpers import launch_chromium, running_server, twins
 from shipwreck_agents.evaluate import evaluate
 from shipwreck_agents.records import ReplayError, load_record, replay_states
 from shipwreck_apps.play.replay_view import Replay
-from shipwreck_apps.play.seat_view import view_data
+from shipwreck_apps.play.seat_view import faded_cards, view_data
 from shipwreck_apps.play.table import Table
 from shipwreck_apps.web.app import create_app
 from shipwreck_env.config import GameConfig
@@ -152,7 +152,7 @@ def test_replay_api_serves_a_viewer_only_their_view(records: Path) -> None:
                 r = client.get(f"/api/replays/hard-00001.json?step={step}&viewer={viewer}")
                 body = r.json()
                 s = replay.states[step]
-                expected = view_data(make_view(s, viewer), replay.log[:step])
+                expected = view_data(make_view(s, viewer), replay.log[:step], None, faded_cards(s))
                 assert {k: body[k] for k in expected} == expected
                 for twin in twins(s, viewer, rng, per_fate=1):
                     assert view_data(make_view(twin, viewer)) == view_data(make_view(s, viewer))
