@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from web_helpers import launch_chromium, running_server, twins
+from web_helpers import LOCAL, launch_chromium, running_server, twins
 
 from shipwreck_agents.evaluate import evaluate
 from shipwreck_agents.records import ReplayError, load_record, replay_states
@@ -145,7 +145,7 @@ def test_replay_api_serves_a_viewer_only_their_view(records: Path) -> None:
     app = create_app(records)
     replay = Replay(records / "hard-00001.json")
     rng = np.random.default_rng(0)
-    with TestClient(app) as client:
+    with TestClient(app, base_url=LOCAL) as client:
         assert client.get("/api/replays").json() == sorted(p.name for p in records.iterdir())
         for step in range(0, replay.steps + 1, 3):
             for viewer in range(3):

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from web_helpers import launch_chromium, running_server, twins
+from web_helpers import LOCAL, launch_chromium, running_server, twins
 
 from shipwreck_apps.play.replay_view import Replay
-from shipwreck_apps.play.seat_view import view_data
+from shipwreck_apps.play.seat_view import faded_cards, view_data
 from shipwreck_apps.play.table import Table
 from shipwreck_apps.web.app import LOG_TAIL, create_app
 from shipwreck_env.config import GameConfig
@@ -27,7 +27,12 @@ with warnings.catch_warnings():  # starlette 1.x asks for httpx2; httpx works
     from starlette.testclient import TestClient
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "results" / "screenshots"
-SERVER_ONLY = {"log", "posterior", "version", "humans", "teammates"}
+SERVER_ONLY = {"log", "posterior", "version", "humans", "teammates", "ended", "end_reason"}
+
+
+def seen_by(s, player: int) -> dict:
+    """What ``player`` may see of ``s``: their view, with the faded cards (public)."""
+    return view_data(make_view(s, player), (), None, faded_cards(s))
 
 
 def new_game(client, **body) -> tuple[str, dict[int, str]]:
@@ -49,7 +54,7 @@ def table_of(app, gid: str) -> Table:
 @pytest.fixture()
 def app_client():
     app = create_app()
-    with TestClient(app) as client:
+    with TestClient(app, base_url=LOCAL) as client:
         yield app, client
 
 
@@ -61,7 +66,7 @@ def test_a_seat_gets_its_own_view_with_its_key(app_client) -> None:
     data = r.json()
     table = table_of(app, gid)
     assert data["player"] == 0 and data["version"] == len(table.actions)
-    expected = view_data(make_view(table.state, 0))
+    expected = seen_by(table.state, 0)
     assert {k: v for k, v in data.items() if k not in SERVER_ONLY} == {
         k: v for k, v in expected.items() if k not in SERVER_ONLY
     }
@@ -103,13 +108,17 @@ def test_bad_requests_get_4xx_and_change_nothing(app_client) -> None:
         ("post", f"{url}/{decider}/actions", {"X-Seat-Key": keys[decider]}, {"action": 9999}, 409),
         ("post", f"{url}/{other}/actions", {"X-Seat-Key": keys[other]}, {"action": legal[0]}, 409),
         ("get", f"{url}/{decider}/replay", {"X-Seat-Key": keys[decider]}, None, 409),  # not over
-        ("delete", f"{url}/{decider}", {"X-Seat-Key": keys[decider]}, None, 405),
+        ("delete", f"{url}/{decider}", {"X-Seat-Key": keys[decider]}, None, 415),  # not JSON
+        ("delete", f"{url}/{decider}", {"X-Seat-Key": keys[decider]}, {}, 405),
     ]
     for method, path, headers, body, status in cases:
         r = client.request(method, path, headers=headers, json=body)
         assert r.status_code == status, (path, body, r.text)
         assert r.json()["error"]
-    r = client.post(f"{url}/{decider}/actions", headers={"X-Seat-Key": keys[decider]}, content=b"{")
+    json_type = {"Content-Type": "application/json"}
+    r = client.post(
+        f"{url}/{decider}/actions", headers={"X-Seat-Key": keys[decider], **json_type}, content=b"{"
+    )
     assert r.status_code == 400 and "not valid JSON" in r.json()["error"]
     assert table.state == before[0] and table.actions == before[1]
 
@@ -140,7 +149,7 @@ def test_a_shipped_model_can_be_a_teammate(app_client) -> None:
 
 def test_a_finished_game_is_recorded_and_its_seats_can_replay_it(tmp_path: Path) -> None:
     app = create_app(record=tmp_path)
-    with TestClient(app) as client:
+    with TestClient(app, base_url=LOCAL) as client:
         gid, keys = new_game(client, humans=[0])
         table = table_of(app, gid)
         headers = {"X-Seat-Key": keys[0]}
@@ -251,7 +260,7 @@ def check_no_leak(app, bodies: list, rng: np.random.Generator) -> int:
     its version, with no other hand nor the deck below its top, and that view (and the
     group's reading shown with it) is the same in every twin state (another seat's fate
     or the deck order changed). Returns the views checked."""
-    checked = unread = 0
+    checked = unread = checked_replays = 0
     replays: dict[str, Replay] = {}
     for url, body, kind in bodies:
         path = "/" + url.split("/", 3)[3]
@@ -267,7 +276,9 @@ def check_no_leak(app, bodies: list, rng: np.random.Generator) -> int:
         if path == "/api/replays" or set(body) == {"error"}:
             continue
         if path.split("?")[0].endswith("/replay"):  # served only once the game is over (409)
-            assert table_of(app, path.split("/")[3]).over and "step" in body
+            table = table_of(app, path.split("/")[3])
+            assert table.closed and "step" in body
+            checked_replays += check_replay_step(Replay(table.record()), body, rng)
             continue
         assert path.startswith("/api/games/") and "version" in body, (url, body)
         gid = path.split("/")[3]
@@ -279,19 +290,33 @@ def check_no_leak(app, bodies: list, rng: np.random.Generator) -> int:
             assert (seat["fates"] is None) == (seat["player"] != p)
         assert set(body["deck"]) == {"size", "top"}
         shown = {k: v for k, v in body.items() if k not in SERVER_ONLY}
-        assert shown == {
-            k: v for k, v in view_data(make_view(s, p)).items() if k not in SERVER_ONLY
-        }
+        assert shown == {k: v for k, v in seen_by(s, p).items() if k not in SERVER_ONLY}
         assert body["log"] == replay.log[: body["version"]][-LOG_TAIL:]
         advisor = type(table_of(app, gid).team.group)
         for twin in twins(s, p, rng):
-            assert view_data(make_view(twin, p)) == view_data(make_view(s, p))
+            assert seen_by(twin, p) == seen_by(s, p)
             if body["posterior"] is not None:
                 real = advisor().posterior(make_view(s, p))
                 assert np.allclose(advisor().posterior(make_view(twin, p)), real)
         checked += 1
     assert unread <= 2
-    return checked
+    return checked + checked_replays
+
+
+def check_replay_step(replay: Replay, body: dict, rng: np.random.Generator) -> int:
+    """A replay step answered for a viewer is exactly that viewer's view of that step,
+    the same in its twin states; for everybody (``player`` None) it is the omniscient
+    picture, served only because the game is over. Returns 1."""
+    s = replay.states[body["step"]]
+    p = body["player"]
+    if p is None:
+        assert replay.states[-1].over or body.get("ended") is None
+        return 1
+    shown = {k: v for k, v in body.items() if k not in (*SERVER_ONLY, "step", "steps", "players")}
+    assert shown == {k: v for k, v in seen_by(s, p).items() if k not in SERVER_ONLY}
+    for twin in twins(s, p, rng, per_fate=1):
+        assert seen_by(twin, p) == seen_by(s, p)
+    return 1
 
 
 def test_a_whole_game_by_clicking_without_a_leak(browser) -> None:
