@@ -342,6 +342,8 @@ class Table:
         data["humans"] = list(self.humans)
         data["teammates"] = teammates_label(self.teammates)
         data["ended"] = self.ended
+        if self.ended is not None:
+            data["legal"] = []  # a stopped game takes no more actions
         data["end_reason"] = end_reason(self.state, self._turn_doom) if self.over else None
         return data
 

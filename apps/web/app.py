@@ -285,7 +285,7 @@ def create_app(
     app = Starlette(
         routes=routes,
         middleware=[Middleware(Guard, allowed_hosts=allowed_hosts)],
-        exception_handlers={StarletteHTTPException: _http_error, Exception: _server_error},
+        exception_handlers={StarletteHTTPException: _http_error},
     )
     app.state.games = games
     return app
@@ -378,16 +378,6 @@ def _replay_step(replay: Replay, request: Request) -> Response:
 async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
     """Starlette's own refusals (no such route, wrong method) as ``{"error": ...}``."""
     return JSONResponse({"error": f"{exc.detail}: {request.url.path}"}, status_code=exc.status_code)
-
-
-async def _server_error(request: Request, exc: Exception) -> Response:
-    """Anything that failed unexpectedly, as JSON: no handler changes a game before it
-    can no longer fail (:meth:`~shipwreck_apps.play.table.Table.play` puts it back)."""
-    return JSONResponse(
-        {"error": f"the server failed ({type(exc).__name__}); nothing was changed"},
-        status_code=500,
-        headers={"Cache-Control": "no-store"},
-    )
 
 
 async def _run(function, *args):

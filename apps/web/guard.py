@@ -14,6 +14,7 @@ touches any game.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterable
 
 from starlette.requests import Request
@@ -28,6 +29,8 @@ __all__ = [
     "HTTPError",
     "read_json",
 ]
+
+_log = logging.getLogger(__name__)
 
 MAX_BODY = 10_000
 """Bytes a request body may have (a new game's settings take a few hundred)."""
@@ -100,7 +103,23 @@ class Guard:
                 }
             await send(message)
 
-        await self.app(scope, receive, send_no_store)
+        started = False
+
+        async def send_tracked(message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send_no_store(message)
+
+        try:
+            await self.app(scope, receive, send_tracked)
+        except Exception as exc:  # answered here, so the connection stays usable
+            _log.exception("request %s %s failed", scope["method"], scope["path"])
+            if not started:
+                response = JSONResponse(
+                    {"error": f"the server failed ({type(exc).__name__}); nothing was changed"},
+                    status_code=500,
+                )
+                await response(scope, receive, send_no_store)
 
     def refusal(self, method: str, headers: dict[str, str]) -> HTTPError | None:
         """Why a request with ``method`` and ``headers`` is refused, or ``None``."""
