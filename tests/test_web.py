@@ -355,6 +355,12 @@ def test_a_whole_game_by_clicking_without_a_leak(browser) -> None:
         seat_page.click("#last")
         seat_page.wait_for_function("document.body.dataset.step !== '0'")
         assert "Game over" in seat_page.inner_text(".status")
+        seat_page.select_option("#viewer", "1")  # the finished game as player 1 saw it
+        seat_page.wait_for_function("document.querySelectorAll('.seat .fate.own').length === 0")
+        seat_page.click("#prev")
+        seat_page.wait_for_function(
+            "document.body.dataset.step !== String(document.getElementById('step').max)"
+        )
         assert screenshot_taken
         page.close()
     gid = next(iter(app.state.games._games))
@@ -407,6 +413,98 @@ def test_two_people_at_one_table_see_only_their_own_seat(browser) -> None:
             context.close()
     assert len(table.actions) > 10
     assert check_no_leak(app, bodies, np.random.default_rng(1)) > 5
+
+
+def api_requests(page) -> list:
+    """Every request the page sends to the API, as it happens."""
+    sent: list = []
+    page.on("request", lambda r: sent.append(r.url) if "/api/" in r.url else None)
+    return sent
+
+
+def test_a_refused_link_says_why_and_stops_polling(browser) -> None:
+    """Issue 22, finding 10: after an error "Loading the table..." stayed and the page
+    kept polling."""
+    app = create_app()
+    with running_server(app) as base:
+        import httpx
+
+        data = httpx.post(base + "/api/games", json={"teammates": "convention", "seed": 1}).json()
+        page = browser.new_page()
+        sent = api_requests(page)
+        page.goto(base + data["links"]["0"].split("#")[0] + "#key=wrong")
+        page.wait_for_function("document.body.dataset.stopped === '1'", timeout=10_000)
+        assert "does not open seat 0" in page.inner_text("#table")
+        assert "Loading" not in page.inner_text("#table")
+        count = len(sent)
+        page.wait_for_timeout(2500)  # polls come every second
+        assert len(sent) == count
+        page.close()
+
+
+def test_an_expired_game_tells_the_page_and_polling_stops(browser) -> None:
+    from shipwreck_apps.web.games import Limits
+
+    now = [0.0]
+    app = create_app(limits=Limits(idle_timeout=60), clock=lambda: now[0])
+    with running_server(app) as base:
+        import httpx
+
+        data = httpx.post(base + "/api/games", json={"teammates": "convention", "seed": 1}).json()
+        page = browser.new_page()
+        sent = api_requests(page)
+        page.goto(base + data["links"]["0"])
+        page.wait_for_selector("button.action")
+        now[0] += 3600
+        page.wait_for_function("document.body.dataset.stopped === '1'", timeout=10_000)
+        assert "expired" in page.inner_text("#error")
+        count = len(sent)
+        page.wait_for_timeout(2500)
+        assert len(sent) == count
+        page.close()
+
+
+def test_the_page_explains_the_table_and_stops_at_the_end(browser) -> None:
+    """Issue 22, finding 10 (browser): phases in words, a label per kind of pass,
+    "vote" only in vote mode, the hours each value counts, faded powers with their
+    card, a loss that says why; polling stops when the game is over."""
+    app = create_app()
+    with running_server(app) as base:
+        import httpx
+
+        body = {"teammates": "random", "seed": 3, "difficulty": "doomed", "group_decision": "vote"}
+        data = httpx.post(base + "/api/games", json=body).json()
+        gid = data["game"]
+        page = browser.new_page()
+        sent = api_requests(page)
+        page.goto(base + data["links"]["0"])
+        page.wait_for_selector("button.action")
+        table = table_of(app, gid)
+        seen_texts, statuses, faded = set(), set(), set()
+        rng = np.random.default_rng(0)
+        for _ in range(400):  # bounded
+            if page.evaluate("document.body.dataset.over") == "1":
+                break
+            seen_texts |= set(page.locator("button.action").all_inner_texts())
+            statuses.add(page.inner_text(".status"))
+            faded |= set(page.locator(".power").all_inner_texts())
+            click_an_action(page, rng)
+        assert table.over
+        text = page.inner_text("#table")
+        assert "1-3 give 1, 4-6 give 2, 7 gives 3" in text
+        assert not any("decline the current option" in s or "(or vote)" in s for s in seen_texts)
+        assert any(s.startswith("vote ") for s in seen_texts), seen_texts
+        assert not any(s.startswith("predict ") for s in seen_texts)
+        assert all("phase " not in s for s in statuses) and any("now: " in s for s in statuses)
+        assert all(": " in f.split("—")[0] for f in faded), faded  # "The Beast: sorrows — ..."
+        status = page.inner_text(".status")
+        reason = table.seat_data(0)["end_reason"]
+        assert reason in status and " 1 turns" not in status
+        page.wait_for_function("document.body.dataset.stopped === '1'")
+        count = len(sent)
+        page.wait_for_timeout(2500)
+        assert len(sent) == count
+        page.close()
 
 
 def test_the_lobby_shows_a_clear_error_for_a_bad_teammate(browser) -> None:

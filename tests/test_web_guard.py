@@ -423,3 +423,19 @@ def test_a_bounded_load_gets_only_2xx_and_4xx_and_moves_games_only_by_legal_acti
         people = sum(1 for e in table.log if e["by"] == "person")
         assert people == accepted.get(gid, 0), gid
         assert Replay(table.record()).states[-1] == table.state  # every step was legal
+
+
+def test_the_readme_states_the_limits_the_server_enforces() -> None:
+    from shipwreck_apps.web.guard import MAX_DEPTH, MAX_INT_DIGITS
+
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    text = " ".join(readme.read_text().split())
+    limits = Limits()
+    for phrase in (
+        f"default {limits.idle_timeout:g}",
+        f"at most {limits.per_client} games in progress per client address (429) and "
+        f"{limits.max_games} in all",
+        f"bodies over {MAX_BODY // 1000} KB are refused while reading (413)",
+        f"JSON nested over {MAX_DEPTH} deep or with integers over {MAX_INT_DIGITS} digits",
+    ):
+        assert phrase in text, phrase

@@ -77,6 +77,7 @@ async function act(action) {
 }
 
 async function poll() {
+  if (stopped) return; // a poll queued before the end or a refusal
   if (!busy) {
     const data = await load().catch(() => null);
     if (data && data.version !== version) show(data);
