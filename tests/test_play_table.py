@@ -179,15 +179,55 @@ def test_an_engine_failure_on_a_persons_action_leaves_the_game_as_before(monkeyp
     table.advance()
     before = (table.state.copy(), list(table.actions))
 
-    def broken(s, action, rng, check=True):
+    real, calls = table_module.step_inplace, []
+
+    def broken_once(s, action, rng, check=True):
+        calls.append(action)
+        if len(calls) > 1:
+            return real(s, action, rng, check=check)
         s.doom = 6  # half-way through, then it fails
         raise KeyError("engine bug")
 
-    monkeypatch.setattr(table_module, "step_inplace", broken)
+    monkeypatch.setattr(table_module, "step_inplace", broken_once)
     with pytest.raises(KeyError):
         table.play(0, table.legal(0)[0])
     assert table.state == before[0] and table.actions == before[1]
     assert table.ended is None  # not the teammates' fault: the game goes on
+
+
+def test_a_failure_among_the_ai_steps_is_undone_memory_included(monkeypatch) -> None:
+    """An engine failure during the teammates' steps after a person's action puts the
+    game back, with the teammates' memory of it: the game then goes on exactly like one
+    that never failed."""
+    import shipwreck_apps.play.table as table_module
+
+    config = GameConfig(num_players=3, difficulty="hard")
+    failing, steady = (Table(config, [0], "heuristic+bayes", seed=8) for _ in range(2))
+    for table in (failing, steady):
+        table.advance()
+        table.play(0, table.legal(0)[0])
+    real = table_module.step_inplace
+    calls = []
+
+    def third_step_fails(s, action, rng, check=True):
+        calls.append(action)
+        if len(calls) == 3:
+            raise RuntimeError("engine bug")
+        return real(s, action, rng, check=check)
+
+    monkeypatch.setattr(table_module, "step_inplace", third_step_fails)
+    before = failing.state.copy()
+    with pytest.raises(RuntimeError):
+        failing.play(0, failing.legal(0)[0])
+    monkeypatch.undo()
+    assert len(calls) > 3 and failing.state == before and failing.ended is None
+    for table in (failing, steady):
+        for _ in range(3000):
+            if table.over:
+                break
+            table.play(0, table.legal(0)[0])
+    assert failing.actions == steady.actions and failing.state == steady.state
+    assert failing.seat_data(0) == steady.seat_data(0)
 
 
 def reference_readings(table: Table, player: int) -> list:

@@ -276,12 +276,28 @@ class Table:
             raise
         except BaseException:
             self._restore(saved)
+            self._rebuild_memory()
             raise
+
+    def _rebuild_memory(self) -> None:
+        """Give the teammates and the group readings back the memory of exactly this
+        game, by replaying it on a fresh table (their memory may hold steps that were
+        undone); if that fails too, stop the game."""
+        try:
+            fresh = Table(self.config, self.humans, self.teammates, self.seed)
+            fresh._replay(self.actions)
+            if fresh.state != self.state:
+                raise PlayError("the replayed game differs from the restored one")
+        except Exception as exc:
+            self.ended = f"the game could not be restored after a failure: {exc}"
+            return
+        self.team, self._advisors, self._readings = fresh.team, fresh._advisors, fresh._readings
+        self.policy_rng.bit_generator.state = fresh.policy_rng.bit_generator.state
 
     def _snapshot(self) -> tuple:
         """What :meth:`_restore` needs to put the game back: the state, both generators and
-        the lengths of the lists that only grow. (The teammates' memory is not kept: a
-        failure of theirs stops the game, and nothing else touches it.)"""
+        the lengths of the lists that only grow. (Not the teammates' memory: a failure of
+        theirs stops the game, and after any other :meth:`_rebuild_memory` replays it.)"""
         return (
             self.state.copy(),
             copy.deepcopy(self.rng.bit_generator.state),
