@@ -18,7 +18,7 @@ from shipwreck_apps.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parent.parent
 
-COMMANDS = ["main", "random", "evaluate"]
+COMMANDS = ["main", "random", "evaluate", "play", "replay", "serve"]
 
 
 def help_text(capsys: pytest.CaptureFixture, *argv: str) -> str:
