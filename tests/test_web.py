@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_play_table import reference_readings
 from web_helpers import LOCAL, launch_chromium, running_server, twins
 
 from shipwreck_apps.play.replay_view import Replay
@@ -255,13 +256,16 @@ STATIC_PATHS = ("/", "/static/", "/play/", "/replay/")
 
 
 def check_no_leak(app, bodies: list, rng: np.random.Generator) -> int:
-    """Every response the browser received is a static file, a new game's links, or a
-    seat's view; every seat view is exactly that seat's view of the server-side state at
-    its version, with no other hand nor the deck below its top, and that view (and the
-    group's reading shown with it) is the same in every twin state (another seat's fate
-    or the deck order changed). Returns the views checked."""
-    checked = unread = checked_replays = 0
+    """Every response the browser received is a static file, a new game's links, a
+    seat's view or a step of its finished game's replay; every seat view (and replay
+    step seen by a player) is exactly that seat's view of the server-side state at its
+    version, with no other hand nor the deck below its top, the same in every twin state
+    (another seat's fate or the deck order changed); the group's reading shown with it is
+    the teammates' model run on that player's own views of every step, nothing else.
+    Returns the views, replay steps and readings checked."""
+    checked = unread = checked_replays = read = 0
     replays: dict[str, Replay] = {}
+    readings: dict[tuple[str, int], list] = {}
     for url, body, kind in bodies:
         path = "/" + url.split("/", 3)[3]
         if body is None and "json" in kind:
@@ -292,15 +296,20 @@ def check_no_leak(app, bodies: list, rng: np.random.Generator) -> int:
         shown = {k: v for k, v in body.items() if k not in SERVER_ONLY}
         assert shown == {k: v for k, v in seen_by(s, p).items() if k not in SERVER_ONLY}
         assert body["log"] == replay.log[: body["version"]][-LOG_TAIL:]
-        advisor = type(table_of(app, gid).team.group)
         for twin in twins(s, p, rng):
             assert seen_by(twin, p) == seen_by(s, p)
-            if body["posterior"] is not None:
-                real = advisor().posterior(make_view(s, p))
-                assert np.allclose(advisor().posterior(make_view(twin, p)), real)
+        # the group's reading is the teammates' model run on this player's own view of
+        # every step so far, and nothing else
+        if (gid, p) not in readings:
+            readings[gid, p] = reference_readings(table_of(app, gid), p)
+        want = readings[gid, p][body["version"] - 1] if body["version"] else None
+        assert (body["posterior"] is None) == (want is None)
+        if want is not None:
+            assert np.allclose(body["posterior"], want, atol=1e-4)
+            read += 1
         checked += 1
     assert unread <= 2
-    return checked + checked_replays
+    return checked + checked_replays + read
 
 
 def check_replay_step(replay: Replay, body: dict, rng: np.random.Generator) -> int:
