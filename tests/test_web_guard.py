@@ -370,7 +370,7 @@ def test_a_bounded_load_gets_only_2xx_and_4xx_and_moves_games_only_by_legal_acti
     """1,000 requests from 20 concurrent clients: new games, views, legal and illegal
     actions, wrong keys, hostile bodies, replays. Every answer is 2xx or 4xx, memory
     stays bounded, and every game holds exactly the person actions that were answered
-    200 (no game moved without a legal action). About 6 s here; the minute is a bound."""
+    200 (no game moved without a legal action); it must take under a minute."""
     app = create_app(limits=Limits(max_games=60, per_client=40))
     accepted: dict[str, int] = {}
     statuses: list[int] = []

@@ -35,7 +35,6 @@ JSON, 421 a host not served, 429 too many games from one address, 503 too many g
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 import time
@@ -50,12 +49,12 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from shipwreck_agents.records import FORMAT as RECORD_FORMAT
 from shipwreck_agents.records import ReplayError, write_record
 from shipwreck_apps.play.replay_view import Replay, parse_viewer
 from shipwreck_apps.play.table import PlayError, Table, TeammateError
 from shipwreck_apps.web.games import Game, Games, Limits
 from shipwreck_apps.web.guard import LOOPBACK, Guard, HTTPError, read_json
+from shipwreck_apps.web.shelf import ReplayShelf
 from shipwreck_env.config import GameConfig
 
 __all__ = ["LOG_TAIL", "create_app", "serve"]
@@ -63,7 +62,6 @@ __all__ = ["LOG_TAIL", "create_app", "serve"]
 STATIC = Path(__file__).parent / "static"
 LOG_TAIL = 60
 """Log entries sent with each view."""
-_REPLAY_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,120}\.json$")
 _GAME_FIELDS = {
     "players",
     "difficulty",
@@ -289,80 +287,6 @@ def create_app(
     )
     app.state.games = games
     return app
-
-
-class ReplayShelf:
-    """The finished games in a folder of replay records (``serve --replays DIR``).
-
-    A file is listed and shown only if it is a replay record (not a saved table) whose
-    game, replayed, is over: a save of an unfinished game holds the deck order and every
-    hand of a game someone may still be playing.
-    """
-
-    CACHE = 50
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self._finished: dict[str, tuple[tuple[int, int], bool]] = {}
-        self._replays: dict[str, tuple[tuple[int, int], Replay]] = {}
-
-    def names(self) -> list[str]:
-        """Names of the finished records, sorted (at most 1000)."""
-        if not self.folder.is_dir():
-            return []
-        names = sorted(p.name for p in self.folder.glob("*.json") if _REPLAY_NAME.match(p.name))
-        return [n for n in names if self._claims_finished(n)][:1000]
-
-    def _claims_finished(self, name: str) -> bool:
-        """Does the file say it is a record of a finished game (cheap: no replay)?"""
-        path = self.folder / name
-        try:
-            stat = path.stat()
-            stamp = (stat.st_mtime_ns, stat.st_size)
-            known = self._finished.get(name)
-            if known is None or known[0] != stamp:
-                data = json.loads(path.read_text())
-                over = (
-                    isinstance(data, dict)
-                    and data.get("format") == RECORD_FORMAT
-                    and isinstance(data.get("result"), dict)
-                    and data["result"].get("over") is True
-                )
-                known = self._finished[name] = (stamp, over)
-        except (OSError, ValueError):
-            return False
-        return known[1]
-
-    def replay(self, name: str) -> Replay:
-        """The replay ``name``, checked to be a finished game by replaying it.
-
-        Raises:
-            HTTPError: 404 no such record, 403 not a finished game, 400 unreadable.
-        """
-        path = self.folder / name
-        if not _REPLAY_NAME.match(name) or not path.is_file():
-            raise HTTPError(404, f"no replay {name!r}")
-        stat = path.stat()
-        stamp = (stat.st_mtime_ns, stat.st_size)
-        cached = self._replays.get(name)
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
-        if not self._claims_finished(name):
-            raise HTTPError(
-                403, f"{name!r} is not the record of a finished game; only those are shown"
-            )
-        try:
-            replay = Replay(path)
-        except ReplayError as exc:
-            raise HTTPError(400, f"replay {name!r} cannot be shown: {exc}") from None
-        if not replay.states[-1].over:
-            raise HTTPError(
-                403, f"{name!r} is not the record of a finished game; only those are shown"
-            )
-        if len(self._replays) >= self.CACHE:
-            self._replays.clear()
-        self._replays[name] = (stamp, replay)
-        return replay
 
 
 def _replay_step(replay: Replay, request: Request) -> Response:
