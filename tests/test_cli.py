@@ -2,7 +2,7 @@
 every option's help and default shown, ``--version``, ``bench --help`` showing the
 benchmark's own options, unknown arguments refused.
 
-Authority: the module docstring of ``agents/cli.py`` and issue 13.
+Authority: the module docstring of ``apps/cli.py``, issue 13 and issue 22.
 """
 
 from __future__ import annotations
