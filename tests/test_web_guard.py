@@ -187,11 +187,28 @@ def test_any_failure_answers_json_and_changes_nothing(server, monkeypatch) -> No
     r = client.get(url, headers=headers)
     assert r.status_code == 500 and "nothing was changed" in r.json()["error"]
     r = client.post(url + "/actions", headers=headers, json={"action": table.legal(0)[0]})
-    assert r.status_code == 500 and "json" in r.headers["content-type"]
+    assert r.status_code == 500 and "not applied" in r.json()["error"]
+    # the failure came after the action, in the answer: the action is undone with it
+    assert table.state == before[0] and table.actions == before[1] and table.ended is None
     monkeypatch.undo()
-    # the action went through (the failure came after, in the answer): the table is whole
-    assert Replay(table.record()).states[-1] == table.state
-    assert table.actions[: len(before[1])] == before[1]
+    assert client.get(url, headers=headers).json()["version"] == len(before[1])
+
+
+def test_a_record_that_cannot_be_written_undoes_the_last_action(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")  # --record names a file: writing the record fails
+    app = create_app(record=blocker / "records")
+    with running_server(app) as base, httpx.Client(base_url=base, timeout=60) as client:
+        gid, headers = seat(create(client))
+        table = app.state.games.get(gid).table
+        url = f"/api/games/{gid}/seats/0"
+        for _ in range(2000):  # bounded: play until the last action fails to record
+            before = (table.state.copy(), list(table.actions))
+            r = client.post(url + "/actions", headers=headers, json={"action": table.legal(0)[-1]})
+            if r.status_code != 200:
+                break
+        assert r.status_code == 500 and "unchanged" in r.json()["error"]
+        assert table.state == before[0] and table.actions == before[1] and not table.over
 
 
 # --- findings 4 and 8: limits and expiry -------------------------------------------------

@@ -20,10 +20,11 @@ the replayed state equals the saved one.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -265,11 +266,25 @@ class Table:
                 exactly as it was before the action and stopped (:attr:`ended`).
             Exception: anything else that failed; the game is put back as it was.
         """
+        with self.transaction():
+            return [self.act(player, action), *self.advance()]
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """All that happens inside, or nothing: on any exception the game is put back as
+        it was when the block began, and the exception goes on. A refusal
+        (:class:`PlayError`) changed nothing; a :class:`TeammateError` also stops the game
+        (:attr:`ended`); after anything else the teammates' memory is rebuilt too. The web
+        app wraps an action and the answer it sends in one, so a failure anywhere in
+        between leaves the game as before."""
         saved = self._snapshot()
         try:
-            return [self.act(player, action), *self.advance()]
+            yield
         except PlayError:
-            raise  # refused before anything changed
+            if len(self.actions) != saved[3]:
+                self._restore(saved)
+                self._rebuild_memory()
+            raise
         except TeammateError as exc:
             self._restore(saved)
             self.ended = str(exc)

@@ -215,9 +215,17 @@ def create_app(
             return _error(exc)
 
     def _act(game: Game, seat: int, action: int) -> Response:
+        table = game.table
         with game.lock:
             try:
-                game.table.play(seat, action)
+                with table.transaction():  # the action, the AI after it and the answer
+                    table.play(seat, action)
+                    answer = JSONResponse(table.seat_data(seat, LOG_TAIL))
+                    if table.over and record_dir is not None and not game.recorded:
+                        name = f"web-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}.json"
+                        write_record(record_dir, name, table.record())
+                        game.recorded = True
+                    return answer
             except PlayError as exc:
                 raise HTTPError(409, str(exc)) from None
             except TeammateError as exc:
@@ -225,11 +233,11 @@ def create_app(
                     {
                         "error": f"{exc}. Your action was not applied and the game, "
                         "unchanged, has been stopped.",
-                        "ended": game.table.ended,
+                        "ended": table.ended,
                     },
                     status_code=500,
                 )
-            except Exception as exc:  # the table put the game back as it was
+            except Exception as exc:  # the transaction put the game back as it was
                 return JSONResponse(
                     {
                         "error": f"the server failed ({type(exc).__name__}); your action "
@@ -237,11 +245,6 @@ def create_app(
                     },
                     status_code=500,
                 )
-            if game.table.over and record_dir is not None and not game.recorded:
-                name = f"web-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}.json"
-                write_record(record_dir, name, game.table.record())
-                game.recorded = True
-            return JSONResponse(game.table.seat_data(seat, LOG_TAIL))
 
     def game_replay(request: Request) -> Response:
         try:
