@@ -158,6 +158,8 @@ def test_replay_api_serves_a_viewer_only_their_view(records: Path) -> None:
                     assert view_data(make_view(twin, viewer)) == view_data(make_view(s, viewer))
         everybody = client.get("/api/replays/hard-00001.json?step=1&viewer=all").json()
         assert everybody["player"] is None and "deck_order" in everybody
+        last = client.get(f"/api/replays/hard-00001.json?step={replay.steps}").json()
+        assert last["over"] and last["end_reason"].startswith(("doom reached", "the score"))
         for path, status in [
             ("/api/replays/..%2Fsecret.json", 404),
             ("/api/replays/nope.json", 404),

@@ -13,7 +13,13 @@ from pathlib import Path
 from typing import TextIO
 
 from shipwreck_agents.records import ReplayError, load_record, replay_states
-from shipwreck_apps.play.seat_view import faded_cards, omniscient_data, screen_text, view_data
+from shipwreck_apps.play.seat_view import (
+    end_reason,
+    faded_cards,
+    omniscient_data,
+    screen_text,
+    view_data,
+)
 from shipwreck_apps.play.table import SAVE_FORMAT, log_entry
 from shipwreck_env.state import PHASES
 from shipwreck_env.view import make_view
@@ -81,6 +87,9 @@ class Replay:
             data = omniscient_data(s, log)
         else:
             data = view_data(make_view(s, viewer), log, None, faded_cards(s))
+        if s.over:
+            turn_start = next(x for x in self.states if x.turn == s.turn)
+            data["end_reason"] = end_reason(s, turn_start.doom)
         data["step"] = step
         data["steps"] = self.steps
         data["players"] = self.record.get("players", {})
