@@ -58,9 +58,36 @@ def add_commands(sub: argparse._SubParsersAction, formatter: type) -> None:
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")
-    serve.add_argument("--replays", default=None, help="folder of replay records to show")
+    serve.add_argument(
+        "--replays",
+        default=None,
+        metavar="DIR",
+        help="folder of replay records to show (finished games only) to anyone who can "
+        "reach the server",
+    )
+    serve.add_argument(
+        "--public-replays",
+        action="store_true",
+        help="allow --replays on an address other than this machine's (the records are "
+        "then open to anyone on the network)",
+    )
     serve.add_argument(
         "--record", default=None, metavar="DIR", help="write every finished game to DIR"
+    )
+    serve.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=3600.0,
+        metavar="SECONDS",
+        help="a game (finished or not) expires after this long without a request",
+    )
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name the server answers to besides --host (repeatable; needed with "
+        "--host 0.0.0.0)",
     )
 
 
@@ -121,11 +148,33 @@ def _serve(args: argparse.Namespace) -> int:
             f"shipwreck-arcana serve needs the play extra ({exc}); install it with "
             'pip install -e ".[play]"'
         ) from None
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
+    from shipwreck_apps.web.guard import LOOPBACK
+
+    local = args.host in LOOPBACK
+    if args.idle_timeout <= 0:
+        raise SystemExit(f"--idle-timeout {args.idle_timeout:g} must be a positive number")
+    if args.replays and not local and not args.public_replays:
+        raise SystemExit(
+            f"--replays on {args.host} would show every record in {args.replays} to anyone "
+            "on the network; add --public-replays to mean it"
+        )
+    if args.host in ("0.0.0.0", "::") and not args.allowed_host:
+        raise SystemExit(
+            f"--host {args.host} listens on every address: name the host names browsers "
+            "will use with --allowed-host NAME (requests for other names are refused)"
+        )
+    if not local:
         print(
             f"warning: listening on {args.host}: anyone who can reach it can create games; "
             "seat links are the only protection of each seat",
             file=sys.stderr,
         )
-    serve(args.host, args.port, args.replays, args.record)
+    serve(
+        args.host,
+        args.port,
+        args.replays,
+        args.record,
+        allowed_hosts=args.allowed_host,
+        idle_timeout=args.idle_timeout,
+    )
     return 0

@@ -2,7 +2,7 @@
 every option's help and default shown, ``--version``, ``bench --help`` showing the
 benchmark's own options, unknown arguments refused.
 
-Authority: the module docstring of ``agents/cli.py`` and issue 13.
+Authority: the module docstring of ``apps/cli.py``, issue 13 and issue 22.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from shipwreck_apps.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parent.parent
 
-COMMANDS = ["main", "random", "evaluate"]
+COMMANDS = ["main", "random", "evaluate", "play", "replay", "serve"]
 
 
 def help_text(capsys: pytest.CaptureFixture, *argv: str) -> str:

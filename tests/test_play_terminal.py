@@ -173,3 +173,81 @@ def test_ctrl_c_quits_cleanly_and_saves(tmp_path: Path) -> None:
     assert play_terminal(table, 0, Interrupting(), out, str(save)) == 0
     assert "Interrupted: quitting." in out.getvalue()
     assert Table.loads(save.read_text()).state == table.state
+
+
+def test_a_failed_save_keeps_the_previous_save_path(tmp_path: Path) -> None:
+    """Issue 22, finding 9: a failed ``s /nonexistent/dir/x.json`` replaced the ``--save``
+    path, so quitting failed to save too and the game was lost."""
+    save = tmp_path / "keep.json"
+    bad = tmp_path / "no" / "such" / "dir" / "x.json"
+    table = Table(GameConfig(num_players=3), [0], "heuristic+bayes", seed=6)
+    out = io.StringIO()
+    play_terminal(table, 0, io.StringIO(f"s {bad}\nq\n"), out, str(save))
+    text = out.getvalue()
+    assert f"Could not save to {bad}" in text
+    assert f"Saves (and quitting) still go to {save}" in text
+    assert f"Saved to {save}" in text
+    assert Table.loads(save.read_text()).state == table.state
+
+
+def test_a_good_save_elsewhere_becomes_the_save_path(tmp_path: Path) -> None:
+    other = tmp_path / "other.json"
+    table = Table(GameConfig(num_players=3), [0], "heuristic+bayes", seed=6)
+    out = io.StringIO()
+    play_terminal(table, 0, io.StringIO(f"save {other}\nq\n"), out, str(tmp_path / "a.json"))
+    assert out.getvalue().count(f"Saved to {other}") == 2  # the save, then quitting
+    assert not (tmp_path / "a.json").exists()
+
+
+@pytest.mark.parametrize("line", ["savexyz", "sx", "quitnow", "tab", "s3", "qq"])
+def test_commands_are_whole_words(tmp_path: Path, line: str) -> None:
+    """Issue 22, finding 9: ``savexyz`` was taken as a save command."""
+    table = Table(GameConfig(num_players=3), [0], "heuristic+bayes", seed=6)
+    out = io.StringIO()
+    assert play_terminal(table, 0, io.StringIO(line + "\n"), out) == 0
+    text = out.getvalue()
+    assert f"{line!r} is not a command or an action number" in text
+    assert "Saved" not in text and "No file to save to" not in text and "Bye." not in text
+
+
+def test_a_teammate_failure_stops_the_game_and_says_so(tmp_path: Path) -> None:
+    """Issue 22, finding 3 (terminal): the game ends with a message instead of crashing,
+    and the save holds the game as it was before the person's action."""
+    from test_play_table import Flaky
+
+    table = Table(GameConfig(num_players=3), [0], "convention", seed=2)
+    table.advance()
+    before = table.state.copy()
+    table.team.play = Flaky(table.team.play, 1)
+    save = tmp_path / "stopped.json"
+    out = io.StringIO()
+    assert play_terminal(table, 0, io.StringIO("1\n"), out, str(save)) == 1
+    assert "The game is stopped, as it was before your last action" in out.getvalue()
+    assert "the model broke" in out.getvalue()
+    assert table.state == before and json.loads(save.read_text())["record"]
+
+
+def test_the_screen_explains_itself() -> None:
+    """Issue 22, finding 10 (terminal): draws say how many fates, passes say what they
+    decline, the hours each value counts are shown, phases are words, the deck top shows
+    its condition, a lost game says why."""
+    from shipwreck_apps.play.seat_view import HOURS_TEXT
+
+    table = Table(GameConfig(num_players=3, difficulty="doomed"), [0], "random", seed=1)
+    out = io.StringIO()
+    lines = "\n".join(["t", *["1"] * 400]) + "\n"
+    play_terminal(table, 0, io.StringIO(lines), out)
+    text = out.getvalue()
+    assert "drew 1 fate" in text or "drew 2 fates" in text
+    assert "drew 1\n" not in text and "drew 1;" not in text
+    assert "decline the current option" not in text
+    assert "keep my held fate hidden" in text or "pass: no power and no prediction" in text
+    assert "(or vote)" not in text
+    assert HOURS_TEXT in text and "1-3 give 1, 4-6 give 2, 7 gives 3" in HOURS_TEXT
+    assert "phase group" not in text and "phase play" not in text
+    top = table.seat_data(0)["deck"]["top"]
+    assert top is None or f"[{top['title']}: {top['condition']}]" in text
+    assert table.over
+    assert "1 turns" not in text
+    if not table.state.won:
+        assert f"lost: doom reached {table.state.doom}" in text

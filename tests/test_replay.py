@@ -11,12 +11,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from web_helpers import launch_chromium, running_server, twins
+from web_helpers import LOCAL, launch_chromium, running_server, twins
 
 from shipwreck_agents.evaluate import evaluate
 from shipwreck_agents.records import ReplayError, load_record, replay_states
 from shipwreck_apps.play.replay_view import Replay
-from shipwreck_apps.play.seat_view import view_data
+from shipwreck_apps.play.seat_view import faded_cards, view_data
 from shipwreck_apps.play.table import Table
 from shipwreck_apps.web.app import create_app
 from shipwreck_env.config import GameConfig
@@ -145,19 +145,21 @@ def test_replay_api_serves_a_viewer_only_their_view(records: Path) -> None:
     app = create_app(records)
     replay = Replay(records / "hard-00001.json")
     rng = np.random.default_rng(0)
-    with TestClient(app) as client:
+    with TestClient(app, base_url=LOCAL) as client:
         assert client.get("/api/replays").json() == sorted(p.name for p in records.iterdir())
         for step in range(0, replay.steps + 1, 3):
             for viewer in range(3):
                 r = client.get(f"/api/replays/hard-00001.json?step={step}&viewer={viewer}")
                 body = r.json()
                 s = replay.states[step]
-                expected = view_data(make_view(s, viewer), replay.log[:step])
+                expected = view_data(make_view(s, viewer), replay.log[:step], None, faded_cards(s))
                 assert {k: body[k] for k in expected} == expected
                 for twin in twins(s, viewer, rng, per_fate=1):
                     assert view_data(make_view(twin, viewer)) == view_data(make_view(s, viewer))
         everybody = client.get("/api/replays/hard-00001.json?step=1&viewer=all").json()
         assert everybody["player"] is None and "deck_order" in everybody
+        last = client.get(f"/api/replays/hard-00001.json?step={replay.steps}").json()
+        assert last["over"] and last["end_reason"].startswith(("doom reached", "the score"))
         for path, status in [
             ("/api/replays/..%2Fsecret.json", 404),
             ("/api/replays/nope.json", 404),

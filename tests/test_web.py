@@ -13,10 +13,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from web_helpers import launch_chromium, running_server, twins
+from test_play_table import reference_readings
+from web_helpers import LOCAL, launch_chromium, running_server, twins
 
 from shipwreck_apps.play.replay_view import Replay
-from shipwreck_apps.play.seat_view import view_data
+from shipwreck_apps.play.seat_view import faded_cards, view_data
 from shipwreck_apps.play.table import Table
 from shipwreck_apps.web.app import LOG_TAIL, create_app
 from shipwreck_env.config import GameConfig
@@ -27,7 +28,12 @@ with warnings.catch_warnings():  # starlette 1.x asks for httpx2; httpx works
     from starlette.testclient import TestClient
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "results" / "screenshots"
-SERVER_ONLY = {"log", "posterior", "version", "humans", "teammates"}
+SERVER_ONLY = {"log", "posterior", "version", "humans", "teammates", "ended", "end_reason"}
+
+
+def seen_by(s, player: int) -> dict:
+    """What ``player`` may see of ``s``: their view, with the faded cards (public)."""
+    return view_data(make_view(s, player), (), None, faded_cards(s))
 
 
 def new_game(client, **body) -> tuple[str, dict[int, str]]:
@@ -49,7 +55,7 @@ def table_of(app, gid: str) -> Table:
 @pytest.fixture()
 def app_client():
     app = create_app()
-    with TestClient(app) as client:
+    with TestClient(app, base_url=LOCAL) as client:
         yield app, client
 
 
@@ -61,7 +67,7 @@ def test_a_seat_gets_its_own_view_with_its_key(app_client) -> None:
     data = r.json()
     table = table_of(app, gid)
     assert data["player"] == 0 and data["version"] == len(table.actions)
-    expected = view_data(make_view(table.state, 0))
+    expected = seen_by(table.state, 0)
     assert {k: v for k, v in data.items() if k not in SERVER_ONLY} == {
         k: v for k, v in expected.items() if k not in SERVER_ONLY
     }
@@ -103,13 +109,17 @@ def test_bad_requests_get_4xx_and_change_nothing(app_client) -> None:
         ("post", f"{url}/{decider}/actions", {"X-Seat-Key": keys[decider]}, {"action": 9999}, 409),
         ("post", f"{url}/{other}/actions", {"X-Seat-Key": keys[other]}, {"action": legal[0]}, 409),
         ("get", f"{url}/{decider}/replay", {"X-Seat-Key": keys[decider]}, None, 409),  # not over
-        ("delete", f"{url}/{decider}", {"X-Seat-Key": keys[decider]}, None, 405),
+        ("delete", f"{url}/{decider}", {"X-Seat-Key": keys[decider]}, None, 415),  # not JSON
+        ("delete", f"{url}/{decider}", {"X-Seat-Key": keys[decider]}, {}, 405),
     ]
     for method, path, headers, body, status in cases:
         r = client.request(method, path, headers=headers, json=body)
         assert r.status_code == status, (path, body, r.text)
         assert r.json()["error"]
-    r = client.post(f"{url}/{decider}/actions", headers={"X-Seat-Key": keys[decider]}, content=b"{")
+    json_type = {"Content-Type": "application/json"}
+    r = client.post(
+        f"{url}/{decider}/actions", headers={"X-Seat-Key": keys[decider], **json_type}, content=b"{"
+    )
     assert r.status_code == 400 and "not valid JSON" in r.json()["error"]
     assert table.state == before[0] and table.actions == before[1]
 
@@ -140,7 +150,7 @@ def test_a_shipped_model_can_be_a_teammate(app_client) -> None:
 
 def test_a_finished_game_is_recorded_and_its_seats_can_replay_it(tmp_path: Path) -> None:
     app = create_app(record=tmp_path)
-    with TestClient(app) as client:
+    with TestClient(app, base_url=LOCAL) as client:
         gid, keys = new_game(client, humans=[0])
         table = table_of(app, gid)
         headers = {"X-Seat-Key": keys[0]}
@@ -246,13 +256,16 @@ STATIC_PATHS = ("/", "/static/", "/play/", "/replay/")
 
 
 def check_no_leak(app, bodies: list, rng: np.random.Generator) -> int:
-    """Every response the browser received is a static file, a new game's links, or a
-    seat's view; every seat view is exactly that seat's view of the server-side state at
-    its version, with no other hand nor the deck below its top, and that view (and the
-    group's reading shown with it) is the same in every twin state (another seat's fate
-    or the deck order changed). Returns the views checked."""
-    checked = unread = 0
+    """Every response the browser received is a static file, a new game's links, a
+    seat's view or a step of its finished game's replay; every seat view (and replay
+    step seen by a player) is exactly that seat's view of the server-side state at its
+    version, with no other hand nor the deck below its top, the same in every twin state
+    (another seat's fate or the deck order changed); the group's reading shown with it is
+    the teammates' model run on that player's own views of every step, nothing else.
+    Returns the views, replay steps and readings checked."""
+    checked = unread = checked_replays = read = 0
     replays: dict[str, Replay] = {}
+    readings: dict[tuple[str, int], list] = {}
     for url, body, kind in bodies:
         path = "/" + url.split("/", 3)[3]
         if body is None and "json" in kind:
@@ -267,7 +280,9 @@ def check_no_leak(app, bodies: list, rng: np.random.Generator) -> int:
         if path == "/api/replays" or set(body) == {"error"}:
             continue
         if path.split("?")[0].endswith("/replay"):  # served only once the game is over (409)
-            assert table_of(app, path.split("/")[3]).over and "step" in body
+            table = table_of(app, path.split("/")[3])
+            assert table.closed and "step" in body
+            checked_replays += check_replay_step(Replay(table.record()), body, rng)
             continue
         assert path.startswith("/api/games/") and "version" in body, (url, body)
         gid = path.split("/")[3]
@@ -279,19 +294,38 @@ def check_no_leak(app, bodies: list, rng: np.random.Generator) -> int:
             assert (seat["fates"] is None) == (seat["player"] != p)
         assert set(body["deck"]) == {"size", "top"}
         shown = {k: v for k, v in body.items() if k not in SERVER_ONLY}
-        assert shown == {
-            k: v for k, v in view_data(make_view(s, p)).items() if k not in SERVER_ONLY
-        }
+        assert shown == {k: v for k, v in seen_by(s, p).items() if k not in SERVER_ONLY}
         assert body["log"] == replay.log[: body["version"]][-LOG_TAIL:]
-        advisor = type(table_of(app, gid).team.group)
         for twin in twins(s, p, rng):
-            assert view_data(make_view(twin, p)) == view_data(make_view(s, p))
-            if body["posterior"] is not None:
-                real = advisor().posterior(make_view(s, p))
-                assert np.allclose(advisor().posterior(make_view(twin, p)), real)
+            assert seen_by(twin, p) == seen_by(s, p)
+        # the group's reading is the teammates' model run on this player's own view of
+        # every step so far, and nothing else
+        if (gid, p) not in readings:
+            readings[gid, p] = reference_readings(table_of(app, gid), p)
+        want = readings[gid, p][body["version"] - 1] if body["version"] else None
+        assert (body["posterior"] is None) == (want is None)
+        if want is not None:
+            assert np.allclose(body["posterior"], want, atol=1e-4)
+            read += 1
         checked += 1
     assert unread <= 2
-    return checked
+    return checked + checked_replays + read
+
+
+def check_replay_step(replay: Replay, body: dict, rng: np.random.Generator) -> int:
+    """A replay step answered for a viewer is exactly that viewer's view of that step,
+    the same in its twin states; for everybody (``player`` None) it is the omniscient
+    picture, served only because the game is over. Returns 1."""
+    s = replay.states[body["step"]]
+    p = body["player"]
+    if p is None:
+        assert replay.states[-1].over or body.get("ended") is None
+        return 1
+    shown = {k: v for k, v in body.items() if k not in (*SERVER_ONLY, "step", "steps", "players")}
+    assert shown == {k: v for k, v in seen_by(s, p).items() if k not in SERVER_ONLY}
+    for twin in twins(s, p, rng, per_fate=1):
+        assert seen_by(twin, p) == seen_by(s, p)
+    return 1
 
 
 def test_a_whole_game_by_clicking_without_a_leak(browser) -> None:
@@ -330,6 +364,12 @@ def test_a_whole_game_by_clicking_without_a_leak(browser) -> None:
         seat_page.click("#last")
         seat_page.wait_for_function("document.body.dataset.step !== '0'")
         assert "Game over" in seat_page.inner_text(".status")
+        seat_page.select_option("#viewer", "1")  # the finished game as player 1 saw it
+        seat_page.wait_for_function("document.querySelectorAll('.seat .fate.own').length === 0")
+        seat_page.click("#prev")
+        seat_page.wait_for_function(
+            "document.body.dataset.step !== String(document.getElementById('step').max)"
+        )
         assert screenshot_taken
         page.close()
     gid = next(iter(app.state.games._games))
@@ -382,6 +422,98 @@ def test_two_people_at_one_table_see_only_their_own_seat(browser) -> None:
             context.close()
     assert len(table.actions) > 10
     assert check_no_leak(app, bodies, np.random.default_rng(1)) > 5
+
+
+def api_requests(page) -> list:
+    """Every request the page sends to the API, as it happens."""
+    sent: list = []
+    page.on("request", lambda r: sent.append(r.url) if "/api/" in r.url else None)
+    return sent
+
+
+def test_a_refused_link_says_why_and_stops_polling(browser) -> None:
+    """Issue 22, finding 10: after an error "Loading the table..." stayed and the page
+    kept polling."""
+    app = create_app()
+    with running_server(app) as base:
+        import httpx
+
+        data = httpx.post(base + "/api/games", json={"teammates": "convention", "seed": 1}).json()
+        page = browser.new_page()
+        sent = api_requests(page)
+        page.goto(base + data["links"]["0"].split("#")[0] + "#key=wrong")
+        page.wait_for_function("document.body.dataset.stopped === '1'", timeout=10_000)
+        assert "does not open seat 0" in page.inner_text("#table")
+        assert "Loading" not in page.inner_text("#table")
+        count = len(sent)
+        page.wait_for_timeout(2500)  # polls come every second
+        assert len(sent) == count
+        page.close()
+
+
+def test_an_expired_game_tells_the_page_and_polling_stops(browser) -> None:
+    from shipwreck_apps.web.games import Limits
+
+    now = [0.0]
+    app = create_app(limits=Limits(idle_timeout=60), clock=lambda: now[0])
+    with running_server(app) as base:
+        import httpx
+
+        data = httpx.post(base + "/api/games", json={"teammates": "convention", "seed": 1}).json()
+        page = browser.new_page()
+        sent = api_requests(page)
+        page.goto(base + data["links"]["0"])
+        page.wait_for_selector("button.action")
+        now[0] += 3600
+        page.wait_for_function("document.body.dataset.stopped === '1'", timeout=10_000)
+        assert "expired" in page.inner_text("#error")
+        count = len(sent)
+        page.wait_for_timeout(2500)
+        assert len(sent) == count
+        page.close()
+
+
+def test_the_page_explains_the_table_and_stops_at_the_end(browser) -> None:
+    """Issue 22, finding 10 (browser): phases in words, a label per kind of pass,
+    "vote" only in vote mode, the hours each value counts, faded powers with their
+    card, a loss that says why; polling stops when the game is over."""
+    app = create_app()
+    with running_server(app) as base:
+        import httpx
+
+        body = {"teammates": "random", "seed": 3, "difficulty": "doomed", "group_decision": "vote"}
+        data = httpx.post(base + "/api/games", json=body).json()
+        gid = data["game"]
+        page = browser.new_page()
+        sent = api_requests(page)
+        page.goto(base + data["links"]["0"])
+        page.wait_for_selector("button.action")
+        table = table_of(app, gid)
+        seen_texts, statuses, faded = set(), set(), set()
+        rng = np.random.default_rng(0)
+        for _ in range(400):  # bounded
+            if page.evaluate("document.body.dataset.over") == "1":
+                break
+            seen_texts |= set(page.locator("button.action").all_inner_texts())
+            statuses.add(page.inner_text(".status"))
+            faded |= set(page.locator(".power").all_inner_texts())
+            click_an_action(page, rng)
+        assert table.over
+        text = page.inner_text("#table")
+        assert "1-3 give 1, 4-6 give 2, 7 gives 3" in text
+        assert not any("decline the current option" in s or "(or vote)" in s for s in seen_texts)
+        assert any(s.startswith("vote ") for s in seen_texts), seen_texts
+        assert not any(s.startswith("predict ") for s in seen_texts)
+        assert all("phase " not in s for s in statuses) and any("now: " in s for s in statuses)
+        assert all(": " in f.split("—")[0] for f in faded), faded  # "The Beast: sorrows — ..."
+        status = page.inner_text(".status")
+        reason = table.seat_data(0)["end_reason"]
+        assert reason in status and " 1 turns" not in status
+        page.wait_for_function("document.body.dataset.stopped === '1'")
+        count = len(sent)
+        page.wait_for_timeout(2500)
+        assert len(sent) == count
+        page.close()
 
 
 def test_the_lobby_shows_a_clear_error_for_a_bad_teammate(browser) -> None:

@@ -14,6 +14,9 @@ import numpy as np
 
 from shipwreck_env.state import State
 
+LOCAL = "http://127.0.0.1:8000"
+"""Base URL for Starlette's TestClient: a host the app serves (its default, testserver, is
+refused like any host the server does not serve)."""
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
     "--headless",

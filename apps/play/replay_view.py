@@ -13,8 +13,15 @@ from pathlib import Path
 from typing import TextIO
 
 from shipwreck_agents.records import ReplayError, load_record, replay_states
-from shipwreck_apps.play.seat_view import omniscient_data, screen_text, view_data
+from shipwreck_apps.play.seat_view import (
+    end_reason,
+    faded_cards,
+    omniscient_data,
+    screen_text,
+    view_data,
+)
 from shipwreck_apps.play.table import SAVE_FORMAT, log_entry
+from shipwreck_env.state import PHASES
 from shipwreck_env.view import make_view
 
 __all__ = ["Replay", "parse_viewer", "replay_terminal"]
@@ -48,7 +55,16 @@ class Replay:
             before, after = self.states[i], self.states[i + 1]
             by = "person" if before.decider in humans else "ai"
             self.log.append(
-                log_entry(before.decider, before.turn, len(before.events), after, action, i + 1, by)
+                log_entry(
+                    before.decider,
+                    before.turn,
+                    len(before.events),
+                    PHASES[before.phase],
+                    after,
+                    action,
+                    i + 1,
+                    by,
+                )
             )
 
     @property
@@ -67,7 +83,13 @@ class Replay:
             raise ReplayError(f"step {step!r} is not in this replay; allowed: 0..{self.steps}")
         s = self.states[step]
         log = self.log[:step]
-        data = omniscient_data(s, log) if viewer is None else view_data(make_view(s, viewer), log)
+        if viewer is None:
+            data = omniscient_data(s, log)
+        else:
+            data = view_data(make_view(s, viewer), log, None, faded_cards(s))
+        if s.over:
+            turn_start = next(x for x in self.states if x.turn == s.turn)
+            data["end_reason"] = end_reason(s, turn_start.doom)
         data["step"] = step
         data["steps"] = self.steps
         data["players"] = self.record.get("players", {})

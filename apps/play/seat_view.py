@@ -10,14 +10,98 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shipwreck_env.actions import describe
-from shipwreck_env.cards import CARD_INDEX, CARDS, POWER_INDEX, POWERS
+from shipwreck_env.actions import ACTIONS, PASS, describe
+from shipwreck_env.cards import CARD_INDEX, CARDS, POWER_INDEX, POWERS, fate_hours
+from shipwreck_env.fading import LOSE_DOOM, fade_cost
 from shipwreck_env.render import describe_event
 from shipwreck_env.rules import mask_values
-from shipwreck_env.state import State
+from shipwreck_env.state import PHASES, State
 from shipwreck_env.view import AgentView, make_view
 
-__all__ = ["card_data", "omniscient_data", "power_data", "screen_text", "view_data"]
+__all__ = [
+    "HOURS_TEXT",
+    "PHASE_WORDS",
+    "action_text",
+    "card_data",
+    "end_reason",
+    "event_text",
+    "omniscient_data",
+    "power_data",
+    "screen_text",
+    "view_data",
+]
+
+PHASE_WORDS = {
+    "play": "playing a fate",
+    "steal": "The Thief takes a fate",
+    "after_play": "after the play (Shells or Sinners)",
+    "reveal": "revealing held fates",
+    "group": "the group's decision (powers, then the prediction)",
+    "vote": "voting on the hidden fate",
+    "cost": "paying a power's cost",
+    "sails": "Sails may exile a fate",
+    "game_over": "game over",
+}
+"""Each phase in words, for the screen."""
+assert set(PHASE_WORDS) == set(PHASES)
+
+HOURS_TEXT = "hours per fate: " + ", ".join(
+    f"{lo}-{hi} give {fate_hours(lo)}" if lo != hi else f"{lo} gives {fate_hours(lo)}"
+    for lo, hi in ((1, 3), (4, 6), (7, 7))
+)
+"""How many hours a fate of each value counts in front of a card (Scions and Imago
+change it on their card; the card's total is always the engine's)."""
+
+_PASS_WORDS = {
+    "play": "pass",
+    "steal": "take nothing",
+    "after_play": "pass: use no power after the play",
+    "reveal": "keep my held fate hidden",
+    "group": "pass: no power and no prediction",
+    "vote": "vote pass",
+    "cost": "pay no cost (do not use the power)",
+    "sails": "pass: exile nothing with Sails",
+}
+
+
+def action_text(action: int, phase: str, group_decision: str) -> str:
+    """An action in words for the phase it is taken in: each kind of pass says what is
+    declined, and a prediction says "vote" only in vote mode."""
+    if action == PASS:
+        return _PASS_WORDS.get(phase, describe(action))
+    spec = ACTIONS[action]
+    if spec.kind == "predict":
+        return f"vote {spec.value}" if phase == "vote" else f"predict {spec.value}"
+    return describe(action)
+
+
+def event_text(event: tuple) -> str:
+    """A public event in words; a draw says how many fates were drawn (not a value)."""
+    if event[0] == "draw":
+        n = event[2]
+        return f"seat {event[1]} drew {n} fate{'' if n == 1 else 's'}"
+    if event[0] == "predict" and len(event) > 2:
+        return f"the group predicted {event[1]}: {'correct' if event[2] else 'wrong'}"
+    return describe_event(event)
+
+
+def end_reason(s: State, turn_doom: int) -> str:
+    """Why the game ended, from the events of its last turn and the doom it began with:
+    e.g. "doom reached 7: a wrong prediction (+1) and The Chalice faded (+2)"."""
+    if s.won:
+        return f"the score reached {s.score}"
+    if s.truncated:
+        return f"the turn limit ({s.config.max_turns}) was reached"
+    wrong = any(e[0] == "predict" and not e[2] for e in s.events) and not any(
+        e[0] == "predict" and e[2] for e in s.events
+    )
+    fades = [CARD_INDEX[e[2]] for e in s.events if e[0] == "fade"]
+    rest = s.doom - turn_doom - int(wrong)
+    amplified = sum(fade_cost(c, False) for c in fades) < rest
+    parts = ["a wrong prediction (+1)"] if wrong else []
+    parts += [f"{CARDS[c].name} faded (+{fade_cost(c, amplified)})" for c in fades]
+    causes = " and ".join(parts) or "doom"
+    return f"doom reached {s.doom} (it ends the game at {LOSE_DOOM}): {causes}"
 
 
 def card_data(card_id: str | None) -> dict | None:
@@ -36,16 +120,28 @@ def card_data(card_id: str | None) -> dict | None:
     }
 
 
-def power_data(power_id: str) -> dict:
-    """A faded power's public face."""
+def power_data(power_id: str, card_id: str | None = None) -> dict:
+    """A faded power's public face, with the name of the card it faded from (several
+    cards share a power) when known."""
     p = POWERS[POWER_INDEX[power_id]]
-    return {"id": p.id, "title": p.title, "user": p.user, "summary": p.summary}
+    card = CARDS[CARD_INDEX[card_id]].name if card_id else None
+    return {"id": p.id, "title": p.title, "user": p.user, "summary": p.summary, "card": card}
+
+
+def faded_cards(s: State) -> list[str]:
+    """The faded cards whose powers are available, oldest first (public: a card fades
+    face up and a power is discarded in the open)."""
+    return [CARDS[c].id for c in s.faded]
 
 
 def view_data(
-    view: AgentView, log: Sequence[dict] = (), posterior: Sequence[float] | None = None
+    view: AgentView,
+    log: Sequence[dict] = (),
+    posterior: Sequence[float] | None = None,
+    faded: Sequence[str] | None = None,
 ) -> dict:
-    """The view as JSON-ready data (seats and players are absolute numbers)."""
+    """The view as JSON-ready data (seats and players are absolute numbers); ``faded``
+    names the faded cards (:func:`faded_cards`), so each power shows its card."""
     P = view.config.num_players
     seats = []
     for seat, line in enumerate(view.lines):
@@ -67,6 +163,7 @@ def view_data(
         "card_sets": list(view.config.card_sets),
         "group_decision": view.config.group_decision,
         "phase": view.phase,
+        "phase_words": PHASE_WORDS[view.phase],
         "decider": view.decider,
         "active_seat": view.active_seat,
         "active_player": view.active_player,
@@ -83,21 +180,29 @@ def view_data(
                 "slot": i,
                 "card": card_data(view.slots[i]),
                 "fates": list(view.table[i]),
+                "fate_hours": [fate_hours(v) for v in view.table[i]],
                 "hours": view.hours[i],
                 "moons": view.moons[i],
                 "attached": [power_data(p) for p in view.attached[i]],
             }
             for i in range(4)
         ],
-        "faded": [power_data(p) for p in view.faded_powers],
+        "faded": [
+            power_data(p, None if faded is None else faded[i])
+            for i, p in enumerate(view.faded_powers)
+        ],
+        "hours_text": HOURS_TEXT,
         "exiled": list(view.exiled),
         "unseen": list(view.unseen),
         "seats": seats,
-        "turn_events": [describe_event(e) for e in view.events],
+        "turn_events": [event_text(e) for e in view.events],
         "votes": list(view.votes),
         "predictions": list(view.predictions),
         "predictions_left": view.predictions_left,
-        "legal": [{"action": a, "text": describe(a)} for a in view.legal],
+        "legal": [
+            {"action": a, "text": action_text(a, view.phase, view.config.group_decision)}
+            for a in view.legal
+        ],
         "log": list(log),
         "posterior": None if posterior is None else [round(float(p), 4) for p in posterior],
     }
@@ -106,9 +211,12 @@ def view_data(
 def omniscient_data(s: State, log: Sequence[dict] = ()) -> dict:
     """Everything: the view of player 0 plus every hand and the deck order (replays of
     finished games only)."""
-    data = view_data(make_view(s, 0), log)
+    data = view_data(make_view(s, 0), log, None, faded_cards(s))
     data["player"] = None
-    data["legal"] = [{"action": a, "text": describe(a)} for a in _legal(s)]
+    phase = PHASES[s.phase]
+    data["legal"] = [
+        {"action": a, "text": action_text(a, phase, s.config.group_decision)} for a in _legal(s)
+    ]
     for seat in data["seats"]:
         seat["fates"] = list(s.hands[seat["seat"]])
         seat["mine"] = False
@@ -132,34 +240,48 @@ def screen_text(data: dict) -> str:
     out = []
     me = data["player"]
     if data["over"]:
-        result = "truncated" if data["truncated"] else ("WON" if data["won"] else "lost")
-        out.append(f"== Game over after {data['turn']} turns: {result} ==")
+        result = "stopped" if data["truncated"] else ("WON" if data["won"] else "lost")
+        turns = f"{data['turn']} turn{'' if data['turn'] == 1 else 's'}"
+        reason = f": {data['end_reason']}" if data.get("end_reason") else ""
+        out.append(f"== Game over after {turns}: {result}{reason} ==")
+    elif data.get("ended"):
+        out.append(f"== The game was stopped: {data['ended']} ==")
     else:
         who = "you" if data["active_player"] == me else f"player {data['active_player']}"
         out.append(
             f"== Turn {data['turn']}: seat {data['active_seat']} ({who}) is active; "
-            f"phase {data['phase']}; leader is player {data['leader']} =="
+            f"now: {data['phase_words']}; leader is player {data['leader']} =="
         )
     out.append(
         f"Score {data['score']}/7   Doom {data['doom']}/7   ({data['difficulty']}, "
         f"{data['num_players']} players, {data['group_decision']})"
     )
     top = data["deck"]["top"]
-    top_text = f"{top['name']} [{top['title']}]" if top else "none"
+    top_text = f"{top['name']} [{top['title']}: {top['condition']}]" if top else "none"
     out.append(f"Deck: {data['deck']['size']} cards, top: {top_text}")
+    out.append(f"Slots ({data['hours_text']}):")
     for slot in data["slots"]:
         card = slot["card"]
         if card is None:
             out.append(f"  slot {slot['slot']}: (empty)")
             continue
-        moons = "-" if slot["moons"] is None else slot["moons"]
-        fates = " ".join(map(str, slot["fates"])) or "-"
+        moons = "by its text" if slot["moons"] is None else f"at {slot['moons']} hours"
+        fates = (
+            " ".join(f"{v}({h}h)" for v, h in zip(slot["fates"], slot["fate_hours"], strict=True))
+            or "-"
+        )
         extra = "".join(f" +{p['title']}" for p in slot["attached"])
         out.append(
             f"  slot {slot['slot']}: {card['name']} - {card['condition']}\n"
-            f"          fates: {fates}   hours {slot['hours']}/{moons}{extra}"
+            f"          fates: {fates}   hours {slot['hours']}, fades {moons}{extra}"
         )
-    faded = "; ".join(f"{p['title']} ({p['summary']})" for p in data["faded"]) or "none"
+    faded = (
+        "; ".join(
+            f"{p['card'] + ': ' if p['card'] else ''}{p['id']} - {p['title']} ({p['summary']})"
+            for p in data["faded"]
+        )
+        or "none"
+    )
     out.append(f"Faded powers: {faded}")
     if any(data["exiled"]):
         out.append(

@@ -6,6 +6,12 @@ game. People act through :meth:`Table.act`; :meth:`Table.advance` lets the AI te
 take every decision until a person must decide or the game ends. Everything a person is
 shown comes from :meth:`Table.seat_data` -- their own view only.
 
+A table never seats a cheating policy (one that reads hidden fates) beside a person, and
+it checks its teammates before the game starts by letting them play on a scratch copy.
+:meth:`Table.play` is all-or-nothing: a person's action is applied with every AI
+decision after it, or, if anything fails, the game is left exactly as before; a failure
+of the AI teammates also ends the game (:attr:`Table.ended`), so nobody waits for them.
+
 Saving writes the replay record (config, seed, actions) plus the seats and teammates and
 the exact state; loading replays the actions from the seed, asking the AI teammates
 again at their decisions so that their memory of the game is rebuilt, and checks that
@@ -14,26 +20,41 @@ the replayed state equals the saved one.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from shipwreck_agents.records import game_rng, make_record, result_of
-from shipwreck_apps.play.seat_view import view_data
+from shipwreck_apps.play.seat_view import (
+    action_text,
+    end_reason,
+    event_text,
+    faded_cards,
+    view_data,
+)
 from shipwreck_env import saving
 from shipwreck_env.actions import NUM_ACTIONS, describe
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace
 from shipwreck_env.policy import Policy, Team, decide, observation_layouts
-from shipwreck_env.render import describe_event
-from shipwreck_env.state import State
+from shipwreck_env.state import PHASES, State
 from shipwreck_env.view import make_view
 
-__all__ = ["SAVE_FORMAT", "PlayError", "Table", "log_entry", "make_team", "teammates_label"]
+__all__ = [
+    "SAVE_FORMAT",
+    "PlayError",
+    "Table",
+    "TeammateError",
+    "log_entry",
+    "make_team",
+    "reading_due",
+    "teammates_label",
+]
 
 SAVE_FORMAT = "shipwreck-arcana-table"
 
@@ -41,9 +62,18 @@ _PLAY_ONLY = ("heuristic",)
 _GROUP_ONLY = ("oracle",)
 
 
+CHECK_DECISIONS = 60
+"""Most decisions the teammates play on a scratch copy before a game starts (they stop
+as soon as both their play and their group policy have decided once)."""
+
+
 class PlayError(ValueError):
     """A request the table refuses (not this player's turn, illegal action, bad file);
     the game is unchanged."""
+
+
+class TeammateError(RuntimeError):
+    """The AI teammates failed to decide (an exception inside a policy)."""
 
 
 def _role(policy: Policy, spec: str) -> str:
@@ -104,6 +134,13 @@ class Table:
             raise ValueError(f"human seats {list(humans)!r} are not allowed; allowed: 0..{P - 1}")
         self.teammates = teammates
         self.team = make_team(teammates)
+        if self.team.cheating or any(
+            getattr(p, "needs_state", False) for p in (self.team.play, self.team.group)
+        ):
+            raise ValueError(
+                f"teammates {teammates!r} cheat (they read hidden fates): a table with a "
+                "person seats only policies that play from their own view"
+            )
         self.seed = int(seed) if seed is not None else secrets.randbits(63)
         seq = np.random.SeedSequence(self.seed)
         self._seq = seq
@@ -114,12 +151,17 @@ class Table:
         self.state = new_game(config, self.rng)
         self.actions: list[int] = []
         self.log: list[dict] = []
-        self._advisor = _advisor(self.team)
+        self.ended: str | None = None
+        """Why the game was stopped before its end (its AI teammates failed), or None."""
+        self._turn_doom = self.state.doom  # doom when the current turn began
+        self._advisors = {h: _advisor(self.team) for h in self.humans}
+        self._readings: dict[int, list[float] | None] = {h: None for h in self.humans}
         self._check_team()
 
     def _check_team(self) -> None:
-        """Ask the teammates once on a copy so a model that cannot play this game fails
-        here, with its message, rather than mid-game."""
+        """Let a copy of the teammates play a scratch copy of the game (every seat theirs)
+        until both their play and group policy have decided once, so a team that cannot
+        play this game fails here, with its message, rather than mid-game."""
         from shipwreck_agents.trained import check_game
 
         for policy in (self.team.play, self.team.group):
@@ -129,26 +171,39 @@ class Table:
                     check_game(meta, self.config, policy.name)
                 except ValueError as exc:
                     raise ValueError(f"teammates {self.teammates!r}: {exc}") from None
-        if self.state.decider in self.humans:
-            return
+        team = copy.deepcopy(self.team)
+        s = self.state.copy()
+        rng = np.random.default_rng(0)
+        asked: set[int] = set()
         try:
-            decide(self.team, self.state, self.layouts, np.random.default_rng(0))
-        except ValueError as exc:
-            raise ValueError(f"teammates {self.teammates!r} cannot play this game: {exc}") from None
-        self.team.reset()
+            team.reset()
+            for _ in range(CHECK_DECISIONS):
+                if s.over or asked == {id(team.play), id(team.group)}:
+                    break
+                asked.add(id(team.policy_for(make_view(s, s.decider))))
+                step_inplace(s, decide(team, s, self.layouts, rng).action, rng)
+        except Exception as exc:  # any failure of theirs: refuse them, name the spec
+            raise ValueError(
+                f"teammates {self.teammates!r} cannot play this game: {type(exc).__name__}: {exc}"
+            ) from None
 
     # --- playing -------------------------------------------------------------------------
 
     @property
     def over(self) -> bool:
-        """Has the game ended?"""
+        """Has the game ended by its rules?"""
         return self.state.over
+
+    @property
+    def closed(self) -> bool:
+        """Is the game over, or stopped (:attr:`ended`)? Nobody acts at a closed table."""
+        return self.state.over or self.ended is not None
 
     @property
     def waiting_for(self) -> int | None:
         """The person (player number) who must decide now, or ``None``."""
         d = self.state.decider
-        return d if not self.state.over and d in self.humans else None
+        return d if not self.closed and d in self.humans else None
 
     def legal(self, player: int) -> list[int]:
         """``player``'s legal actions now (empty when someone else decides)."""
@@ -163,6 +218,8 @@ class Table:
         """
         if self.state.over:
             raise PlayError("the game is over; no action is legal")
+        if self.ended is not None:
+            raise PlayError(f"the game was stopped: {self.ended}")
         if player not in self.humans:
             raise PlayError(f"player {player!r} is not played by a person at this table")
         if self.state.decider != player:
@@ -179,47 +236,147 @@ class Table:
 
     def advance(self, limit: int | None = None) -> list[dict]:
         """Let the AI teammates decide until a person must, the game ends, or ``limit``
-        decisions were taken; returns their log entries."""
+        decisions were taken; returns their log entries.
+
+        Raises:
+            TeammateError: a teammate failed to decide (the decisions before it stand;
+                :meth:`play` undoes them).
+        """
         entries = []
-        while not self.state.over and self.state.decider not in self.humans:
+        while not self.closed and self.state.decider not in self.humans:
             if limit is not None and len(entries) >= limit:
                 break
-            action = decide(self.team, self.state, self.layouts, self.policy_rng).action
+            try:
+                action = decide(self.team, self.state, self.layouts, self.policy_rng).action
+            except Exception as exc:
+                raise TeammateError(
+                    f"the AI teammates ({teammates_label(self.teammates)}) failed to decide "
+                    f"for player {self.state.decider}: {type(exc).__name__}: {exc}"
+                ) from exc
             entries.append(self._apply(action, by="ai"))
         return entries
 
+    def play(self, player: int, action: object) -> list[dict]:
+        """``player`` takes ``action`` and the AI teammates play until a person must decide
+        again: all of it, or nothing. Returns the log entries.
+
+        Raises:
+            PlayError: the action is refused (:meth:`act`); nothing changed.
+            TeammateError: the teammates failed after the action; the game is put back
+                exactly as it was before the action and stopped (:attr:`ended`).
+            Exception: anything else that failed; the game is put back as it was.
+        """
+        with self.transaction():
+            return [self.act(player, action), *self.advance()]
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """All that happens inside, or nothing: on any exception the game is put back as
+        it was when the block began, and the exception goes on. A refusal
+        (:class:`PlayError`) changed nothing; a :class:`TeammateError` also stops the game
+        (:attr:`ended`); after anything else the teammates' memory is rebuilt too. The web
+        app wraps an action and the answer it sends in one, so a failure anywhere in
+        between leaves the game as before."""
+        saved = self._snapshot()
+        try:
+            yield
+        except PlayError:
+            if len(self.actions) != saved[3]:
+                self._restore(saved)
+                self._rebuild_memory()
+            raise
+        except TeammateError as exc:
+            self._restore(saved)
+            self.ended = str(exc)
+            raise
+        except BaseException:
+            self._restore(saved)
+            self._rebuild_memory()
+            raise
+
+    def _rebuild_memory(self) -> None:
+        """Give the teammates and the group readings back the memory of exactly this
+        game, by replaying it on a fresh table (their memory may hold steps that were
+        undone); if that fails too, stop the game."""
+        try:
+            fresh = Table(self.config, self.humans, self.teammates, self.seed)
+            fresh._replay(self.actions)
+            if fresh.state != self.state:
+                raise PlayError("the replayed game differs from the restored one")
+        except Exception as exc:
+            self.ended = f"the game could not be restored after a failure: {exc}"
+            return
+        self.team, self._advisors, self._readings = fresh.team, fresh._advisors, fresh._readings
+        self.policy_rng.bit_generator.state = fresh.policy_rng.bit_generator.state
+
+    def _snapshot(self) -> tuple:
+        """What :meth:`_restore` needs to put the game back: the state, both generators and
+        the lengths of the lists that only grow. (Not the teammates' memory: a failure of
+        theirs stops the game, and after any other :meth:`_rebuild_memory` replays it.)"""
+        return (
+            self.state.copy(),
+            copy.deepcopy(self.rng.bit_generator.state),
+            copy.deepcopy(self.policy_rng.bit_generator.state),
+            len(self.actions),
+            len(self.log),
+            self._turn_doom,
+            dict(self._readings),
+        )
+
+    def _restore(self, saved: tuple) -> None:
+        state, rng, policy_rng, actions, log, turn_doom, readings = saved
+        self.state = state
+        self.rng.bit_generator.state = rng
+        self.policy_rng.bit_generator.state = policy_rng
+        del self.actions[actions:]
+        del self.log[log:]
+        self._turn_doom = turn_doom
+        self._readings = readings
+
     def _apply(self, action: int, by: str) -> dict:
         s = self.state
-        player, turn, seen = s.decider, s.turn, len(s.events)
+        player, turn, seen, phase = s.decider, s.turn, len(s.events), PHASES[s.phase]
         step_inplace(s, action, self.rng, check=False)
         self.actions.append(action)
-        entry = log_entry(player, turn, seen, s, action, len(self.actions), by)
+        entry = log_entry(player, turn, seen, phase, s, action, len(self.actions), by)
         self.log.append(entry)
+        if s.turn != turn:  # a new turn began (a game ends inside its last turn)
+            self._turn_doom = s.doom
+        self._read()
         return entry
+
+    def _read(self) -> None:
+        """Feed each person's copy of the group model this step, from that person's view,
+        so the reading shown to them has seen every public step of the game."""
+        for human, advisor in self._advisors.items():
+            reading = None
+            view = make_view(self.state, human)
+            if advisor is not None and reading_due(view):
+                try:
+                    reading = [float(p) for p in advisor.posterior(view)]
+                except Exception:  # a model that cannot read this step just says nothing
+                    reading = None
+            self._readings[human] = reading
 
     # --- what a seat sees ----------------------------------------------------------------
 
     def seat_data(self, player: int, log_tail: int | None = None) -> dict:
         """What ``player`` may know now, as data (:func:`~shipwreck_apps.play.seat_view.view_data`),
         with the public log and -- when the group has something to conclude -- the
-        teammates' model's posterior computed from this player's own view."""
+        teammates' model's reading of the hidden fate from this player's own view, fed
+        every public step since the start."""
         view = make_view(self.state, player)
         log = self.log if log_tail is None else self.log[-log_tail:]
-        data = view_data(view, log, self._posterior(view))
+        reading = self._readings.get(player) if self.ended is None else None
+        data = view_data(view, log, reading, faded_cards(self.state))
         data["version"] = len(self.actions)
         data["humans"] = list(self.humans)
         data["teammates"] = teammates_label(self.teammates)
+        data["ended"] = self.ended
+        if self.ended is not None:
+            data["legal"] = []  # a stopped game takes no more actions
+        data["end_reason"] = end_reason(self.state, self._turn_doom) if self.over else None
         return data
-
-    def _posterior(self, view) -> list[float] | None:
-        if self._advisor is None or view.over or view.active_player == view.player:
-            return None
-        if view.holding[view.active_seat] != 1 or not view.plays:
-            return None
-        try:
-            return [float(p) for p in self._advisor.posterior(view)]
-        except Exception:  # an advisor that cannot read this turn just says nothing
-            return None
 
     # --- saving --------------------------------------------------------------------------
 
@@ -292,10 +449,11 @@ def teammates_label(spec: str) -> str:
 
 
 def log_entry(
-    player: int, turn: int, seen: int, after: State, action: int, index: int, by: str
+    player: int, turn: int, seen: int, phase: str, after: State, action: int, index: int, by: str
 ) -> dict:
     """The public log entry of action number ``index`` (from 1): ``player`` took
-    ``action`` in turn ``turn`` when that turn had ``seen`` events, giving ``after``."""
+    ``action`` in phase ``phase`` of turn ``turn`` when that turn had ``seen`` events,
+    giving ``after``."""
     if after.turn != turn and not after.over:  # the turn ended: its events, then the new one's
         events = after.last_events[seen:] + after.events
     else:
@@ -305,9 +463,20 @@ def log_entry(
         "turn": turn,
         "player": player,
         "by": by,
-        "action": describe(action),
-        "events": [describe_event(e) for e in events],
+        "action": action_text(action, phase, after.config.group_decision),
+        "events": [event_text(e) for e in events],
     }
+
+
+def reading_due(view) -> bool:
+    """Does the group have a fate to read in ``view``: another player's turn, whose
+    active seat holds exactly one fate after plays were made?"""
+    return (
+        not view.over
+        and view.active_player != view.player
+        and view.holding[view.active_seat] == 1
+        and bool(view.plays)
+    )
 
 
 def _advisor(team: Team) -> object | None:

@@ -4,11 +4,12 @@ The screen shows exactly what the person's player may know (:func:`screen_text` 
 their own view), the teammates' actions as they happen, and the legal actions in plain
 words, numbered. Commands::
 
-    <number>     take that action            s [FILE]  save (default: --save FILE)
+    <number>     take that action            s [FILE]  save (default: the last save path)
     t            show the table again        l         show the whole log
     h            help                        q         quit (saves first with --save)
 
-Bad input gets a message and changes nothing. End of input (Ctrl-D) and Ctrl-C quit like
+Commands are whole words (``savexyz`` is not a save). A save that fails keeps the
+previous save path. Bad input gets a message and changes nothing. End of input (Ctrl-D) and Ctrl-C quit like
 ``q``. Input and output are streams, so a scripted session is a test.
 """
 
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import TextIO
 
 from shipwreck_apps.play.seat_view import screen_text
-from shipwreck_apps.play.table import PlayError, Table, teammates_label
+from shipwreck_apps.play.table import PlayError, Table, TeammateError, teammates_label
 
 __all__ = ["HELP", "play_terminal"]
 
@@ -66,7 +67,8 @@ def play_terminal(
     """Run the game at ``table`` for the person in ``player`` until it ends or they quit
     (Ctrl-C included: it saves like ``q``).
 
-    Returns 0 when the game ended or the person quit (saved or not).
+    Returns 0 when the game ended or the person quit (saved or not), 1 when the AI
+    teammates failed and the game was stopped.
     """
     try:
         return _session(table, player, inp, out, save_path)
@@ -84,8 +86,12 @@ def _session(table: Table, player: int, inp: TextIO, out: TextIO, save_path: str
     out.write(HELP + "\n")
     for entry in table.log[-12:]:  # a resumed game: where we were
         out.write(_entry_text(entry, player) + "\n")
+    try:
+        entries = table.advance()
+    except TeammateError as exc:
+        return _stopped(table, exc, out, save_path)
     while True:
-        for entry in table.advance():
+        for entry in entries:
             out.write(_entry_text(entry, player) + "\n")
         _show(table, player, out)
         if table.over:
@@ -102,44 +108,54 @@ def _session(table: Table, player: int, inp: TextIO, out: TextIO, save_path: str
                 if save_path:
                     _save(table, save_path, out)
                 return 0
-            command = line.strip()
-            if not command:
+            words = line.split(maxsplit=1)
+            if not words:
                 continue
-            if command in ("q", "quit", "exit"):
+            command = words[0]  # commands are whole words: "savexyz" is not "save"
+            if command in ("q", "quit", "exit") and len(words) == 1:
                 if save_path:
                     _save(table, save_path, out)
                 out.write("Bye.\n")
                 return 0
-            if command in ("h", "help", "?"):
+            if command in ("h", "help", "?") and len(words) == 1:
                 out.write(HELP + "\n")
                 continue
-            if command in ("t", "table"):
+            if command in ("t", "table") and len(words) == 1:
                 _show(table, player, out)
                 continue
-            if command in ("l", "log"):
+            if command in ("l", "log") and len(words) == 1:
                 for entry in table.log:
                     out.write(_entry_text(entry, player) + "\n")
                 continue
-            if command == "s" or command.startswith(("s ", "save")):
-                parts = command.split(maxsplit=1)
-                target = parts[1] if len(parts) > 1 else save_path
-                if target and target != save_path and len(parts) > 1:
+            if command in ("s", "save"):
+                target = words[1].strip() if len(words) > 1 else save_path
+                if _save(table, target, out):
                     save_path = target  # later saves (and quitting) go there too
-                _save(table, target, out)
+                elif save_path and target != save_path:
+                    out.write(f"Saves (and quitting) still go to {save_path}.\n")
                 continue
             legal = table.legal(player)
             try:
-                choice = int(command)
+                choice = int(line.strip())
             except ValueError:
-                out.write(f"{command!r} is not a command or an action number; h shows help.\n")
+                out.write(f"{line.strip()!r} is not a command or an action number; h shows help.\n")
                 continue
             if not 1 <= choice <= len(legal):
                 out.write(f"{choice} is not one of the choices 1..{len(legal)}.\n")
                 continue
             try:
-                entry = table.act(player, legal[choice - 1])
+                entries = table.play(player, legal[choice - 1])
             except PlayError as exc:  # cannot happen with a listed choice; say so if it does
                 out.write(f"Refused: {exc}\n")
                 continue
-            out.write(_entry_text(entry, player) + "\n")
+            except TeammateError as exc:
+                return _stopped(table, exc, out, save_path)
             break
+
+
+def _stopped(table: Table, exc: TeammateError, out: TextIO, save_path: str | None) -> int:
+    """The teammates failed: say so, keep the game as it was before, and end."""
+    out.write(f"The game is stopped, as it was before your last action: {exc}\n")
+    if save_path:
+        _save(table, save_path, out)
+    return 1

@@ -19,23 +19,31 @@ for that seat. The API::
     GET  /api/replays                        -> [name, ...]   (serve --replays DIR)
     GET  /api/replays/NAME?step=I&viewer=all|P -> that step as that viewer sees it
 
-Errors are 4xx with ``{"error": message}`` and change nothing: 400 malformed request,
-403 wrong key, 404 unknown game / seat / replay, 409 not this seat's decision or an
-illegal action, 503 too many games.
+What it protects: teammates are checked before a game exists (a cheating or failing
+team is a 400 naming it); an action is applied with the AI decisions after it, or not at
+all; a game's replay opens only to its own seats' keys once it is over; the replay
+folder shows only finished games; requests pass :class:`~shipwreck_apps.web.guard.Guard`
+(host, origin, JSON only, body and JSON limits); games expire when idle
+(:mod:`shipwreck_apps.web.games`).
+
+Errors are ``{"error": message}`` and change nothing: 400 malformed request, 403 wrong
+key or another site, 404 unknown game / seat / replay, 409 not this seat's decision, an
+illegal action or a stopped game, 410 an expired game, 413 a body too large, 415 not
+JSON, 421 a host not served, 429 too many games from one address, 503 too many games,
+500 something failed (the answer says the game is unchanged).
 """
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
-import threading
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -43,17 +51,17 @@ from starlette.staticfiles import StaticFiles
 
 from shipwreck_agents.records import ReplayError, write_record
 from shipwreck_apps.play.replay_view import Replay, parse_viewer
-from shipwreck_apps.play.table import PlayError, Table
+from shipwreck_apps.play.table import PlayError, Table, TeammateError
+from shipwreck_apps.web.games import Game, Games, Limits
+from shipwreck_apps.web.guard import LOOPBACK, Guard, HTTPError, read_json
+from shipwreck_apps.web.shelf import ReplayShelf
 from shipwreck_env.config import GameConfig
 
-__all__ = ["MAX_GAMES", "Game", "create_app", "serve"]
+__all__ = ["LOG_TAIL", "create_app", "serve"]
 
 STATIC = Path(__file__).parent / "static"
-MAX_GAMES = 200
-"""Games kept at once; the oldest finished game makes room for a new one."""
 LOG_TAIL = 60
 """Log entries sent with each view."""
-_REPLAY_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,120}\.json$")
 _GAME_FIELDS = {
     "players",
     "difficulty",
@@ -66,72 +74,8 @@ _GAME_FIELDS = {
 }
 
 
-class HTTPError(Exception):
-    """A refused request: status and message."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
-@dataclass
-class Game:
-    """A table and the secret key of each person's seat."""
-
-    table: Table
-    keys: dict[int, str]
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    replay: Replay | None = None
-    """The finished game's replay (built when first asked for)."""
-    recorded: bool = False
-
-
-class Games:
-    """Every game of the app, by id (thread-safe)."""
-
-    def __init__(self) -> None:
-        self._games: dict[str, Game] = {}
-        self._lock = threading.Lock()
-
-    def add(self, table: Table) -> tuple[str, Game]:
-        game = Game(table, {p: secrets.token_urlsafe(18) for p in table.humans})
-        with self._lock:
-            if len(self._games) >= MAX_GAMES:
-                done = [gid for gid, g in self._games.items() if g.table.over]
-                if not done:
-                    raise HTTPError(503, f"too many games in progress ({MAX_GAMES}); try later")
-                del self._games[done[0]]
-            gid = secrets.token_urlsafe(18)
-            self._games[gid] = game
-        return gid, game
-
-    def get(self, gid: str) -> Game:
-        with self._lock:
-            game = self._games.get(gid)
-        if game is None:
-            raise HTTPError(404, f"no game {gid!r}")
-        return game
-
-    def __len__(self) -> int:
-        return len(self._games)
-
-
 def _error(exc: HTTPError) -> JSONResponse:
     return JSONResponse({"error": exc.message}, status_code=exc.status)
-
-
-async def _json_body(request: Request) -> dict:
-    body = await request.body()
-    if len(body) > 10_000:
-        raise HTTPError(400, "request body too large")
-    try:
-        data = json.loads(body or b"null")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise HTTPError(400, f"request body is not valid JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise HTTPError(400, "request body must be a JSON object")
-    return data
 
 
 def _new_table(data: dict) -> Table:
@@ -160,19 +104,23 @@ def _new_table(data: dict) -> Table:
         table = Table(config, humans, teammates, seed)
     except (TypeError, ValueError) as exc:
         raise HTTPError(400, str(exc)) from None
-    table.advance()
+    try:
+        table.advance()
+    except TeammateError as exc:
+        raise HTTPError(500, f"{exc}; no game was created") from None
     return table
 
 
 MODELS = Path(__file__).resolve().parents[2] / "results" / "models"
 """The shipped trained models: the only model files a browser may name."""
-_SCRIPTED = re.compile(r"^(random|literal|heuristic|bayes|oracle|convention)(:[0-9.,a-z]{1,20})?$")
+_SCRIPTED = re.compile(r"^(random|literal|heuristic|bayes|convention)(:[0-9.,a-z]{1,20})?$")
 
 
 def _check_teammates(spec: object) -> str:
-    """``spec`` with shipped models named by absolute path; anything but scripted specs
-    and shipped models is refused: a browser must not make the server load an arbitrary
-    file (a model file is a pickle)."""
+    """``spec`` with shipped models named by absolute path; anything but fair scripted
+    specs and shipped models is refused: a browser must not make the server load an
+    arbitrary file (a model file is a pickle), and the oracle cheats. (The table checks
+    the team itself too: :class:`~shipwreck_apps.play.table.Table`.)"""
     if not isinstance(spec, str) or not 0 < len(spec) <= 200:
         raise HTTPError(400, f"teammates {spec!r} must be a policy spec")
     parts = []
@@ -189,7 +137,7 @@ def _check_teammates(spec: object) -> str:
         raise HTTPError(
             400,
             f"teammates {spec!r} is not allowed here; allowed: random, literal, heuristic, "
-            "bayes, convention, oracle, ppo:results/models/NAME.pth, or PLAY+GROUP",
+            "bayes, convention, ppo:results/models/NAME.pth, or PLAY+GROUP",
         )
     return "+".join(parts)
 
@@ -208,25 +156,39 @@ def _seat(game: Game, seat_text: str, request: Request) -> int:
     return seat
 
 
-def create_app(replays: str | Path | None = None, record: str | Path | None = None) -> Starlette:
-    """The web app; ``replays`` is a folder of replay records to offer, ``record`` a
-    folder where every finished game is written as a replay record (both optional)."""
-    games = Games()
-    replay_dir = Path(replays) if replays else None
+def create_app(
+    replays: str | Path | None = None,
+    record: str | Path | None = None,
+    *,
+    allowed_hosts: Iterable[str] = LOOPBACK,
+    limits: Limits | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Starlette:
+    """The web app.
+
+    Args:
+        replays: a folder of replay records to offer (finished games only).
+        record: a folder where every finished game is written as a replay record.
+        allowed_hosts: host names (without port) the app answers to.
+        limits: game limits (:class:`~shipwreck_apps.web.games.Limits`).
+        clock: seconds, for idle expiry (tests pass their own).
+    """
+    games = Games(limits or Limits(), clock)
+    shelf = ReplayShelf(Path(replays)) if replays else None
     record_dir = Path(record) if record else None
-    replay_cache: dict[str, Replay] = {}
 
     def page(name: str):
         def endpoint(request: Request) -> Response:
-            return FileResponse(STATIC / name, headers={"Cache-Control": "no-store"})
+            return FileResponse(STATIC / name)
 
         return endpoint
 
     async def create_game(request: Request) -> Response:
         try:
-            data = await _json_body(request)
+            data = await read_json(request)
             table = await _run(_new_table, data)
-            gid, game = games.add(table)
+            client = request.client.host if request.client else "?"
+            gid, game = games.add(table, client)
         except HTTPError as exc:
             return _error(exc)
         links = {str(p): f"/play/{gid}/{p}#key={k}" for p, k in game.keys.items()}
@@ -245,7 +207,7 @@ def create_app(replays: str | Path | None = None, record: str | Path | None = No
         try:
             game = games.get(request.path_params["game"])
             seat = _seat(game, request.path_params["seat"], request)
-            data = await _json_body(request)
+            data = await read_json(request)
             if set(data) != {"action"} or type(data["action"]) is not int:
                 raise HTTPError(400, f"body must be {{'action': int}}, got {data!r}")
             return await _run(_act, game, seat, data["action"])
@@ -253,24 +215,43 @@ def create_app(replays: str | Path | None = None, record: str | Path | None = No
             return _error(exc)
 
     def _act(game: Game, seat: int, action: int) -> Response:
+        table = game.table
         with game.lock:
             try:
-                game.table.act(seat, action)
+                with table.transaction():  # the action, the AI after it and the answer
+                    table.play(seat, action)
+                    answer = JSONResponse(table.seat_data(seat, LOG_TAIL))
+                    if table.over and record_dir is not None and not game.recorded:
+                        name = f"web-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}.json"
+                        write_record(record_dir, name, table.record())
+                        game.recorded = True
+                    return answer
             except PlayError as exc:
                 raise HTTPError(409, str(exc)) from None
-            game.table.advance()
-            if game.table.over and record_dir is not None and not game.recorded:
-                name = f"web-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}.json"
-                write_record(record_dir, name, game.table.record())
-                game.recorded = True
-            return JSONResponse(game.table.seat_data(seat, LOG_TAIL))
+            except TeammateError as exc:
+                return JSONResponse(
+                    {
+                        "error": f"{exc}. Your action was not applied and the game, "
+                        "unchanged, has been stopped.",
+                        "ended": table.ended,
+                    },
+                    status_code=500,
+                )
+            except Exception as exc:  # the transaction put the game back as it was
+                return JSONResponse(
+                    {
+                        "error": f"the server failed ({type(exc).__name__}); your action "
+                        "was not applied and the game is unchanged"
+                    },
+                    status_code=500,
+                )
 
     def game_replay(request: Request) -> Response:
         try:
             game = games.get(request.path_params["game"])
             _seat(game, request.path_params["seat"], request)  # a seat's key opens it
             with game.lock:
-                if not game.table.over:
+                if not game.table.closed:
                     raise HTTPError(409, "the game is not over: its replay opens when it ends")
                 if game.replay is None:
                     game.replay = Replay(game.table.record())
@@ -279,29 +260,13 @@ def create_app(replays: str | Path | None = None, record: str | Path | None = No
             return _error(exc)
 
     def list_replays(request: Request) -> Response:
-        if replay_dir is None or not replay_dir.is_dir():
-            return JSONResponse([])
-        names = sorted(p.name for p in replay_dir.glob("*.json") if _REPLAY_NAME.match(p.name))
-        return JSONResponse(names[:1000])
+        return JSONResponse([] if shelf is None else shelf.names())
 
     def replay_step(request: Request) -> Response:
-        name = request.path_params["name"]
         try:
-            if replay_dir is None or not _REPLAY_NAME.match(name):
-                raise HTTPError(404, f"no replay {name!r}")
-            path = replay_dir / name
-            if not path.is_file():
-                raise HTTPError(404, f"no replay {name!r}")
-            replay = replay_cache.get(name)
-            if replay is None:
-                try:
-                    replay = Replay(path)
-                except ReplayError as exc:
-                    raise HTTPError(400, f"replay {name!r} cannot be shown: {exc}") from None
-                if len(replay_cache) > 50:
-                    replay_cache.clear()
-                replay_cache[name] = replay
-            return _replay_step(replay, request)
+            if shelf is None:
+                raise HTTPError(404, f"no replay {request.path_params['name']!r}")
+            return _replay_step(shelf.replay(request.path_params["name"]), request)
         except HTTPError as exc:
             return _error(exc)
 
@@ -318,7 +283,11 @@ def create_app(replays: str | Path | None = None, record: str | Path | None = No
         Route("/api/replays/{name}", replay_step),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={StarletteHTTPException: _http_error})
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(Guard, allowed_hosts=allowed_hosts)],
+        exception_handlers={StarletteHTTPException: _http_error},
+    )
     app.state.games = games
     return app
 
@@ -350,9 +319,16 @@ def serve(
     port: int = 8000,
     replays: str | None = None,
     record: str | None = None,
+    *,
+    allowed_hosts: Iterable[str] = (),
+    idle_timeout: float = 3600.0,
 ) -> None:
-    """Run the app with uvicorn until interrupted."""
+    """Run the app with uvicorn until interrupted; it answers to the loopback names when
+    ``host`` is a loopback address, else to ``host`` and ``allowed_hosts``."""
     import uvicorn
 
+    names = {*allowed_hosts, *(LOOPBACK if host in LOOPBACK else (host,))}
+    limits = Limits(idle_timeout=idle_timeout)
+    app = create_app(replays, record, allowed_hosts=names, limits=limits)
     print(f"Shipwreck Arcana table: http://{host}:{port}/  (Ctrl-C stops)")
-    uvicorn.run(create_app(replays, record), host=host, port=port, log_level="warning")
+    uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -34,12 +34,17 @@ function cardBox(slot) {
   box.appendChild(el("div", "card-cond", c.condition));
   const time = el("div", "card-time");
   const moons = slot.moons === null ? 0 : slot.moons;
-  time.appendChild(el("span", "label", "hours"));
+  time.appendChild(el("span", "label", "hours " + slot.hours));
   time.appendChild(pips(slot.hours, Math.max(moons, slot.hours), "hours"));
-  time.appendChild(el("span", "moons", slot.moons === null ? "no moons" : "\u263E " + slot.moons));
+  time.appendChild(el("span", "moons", slot.moons === null ? "fades by its text" : "fades at " + slot.moons));
   box.appendChild(time);
   const fates = el("div", "card-fates");
-  for (const v of slot.fates) fates.appendChild(fateToken(v));
+  slot.fates.forEach((v, i) => {
+    const f = fateToken(v);
+    f.title = v + " counts " + slot.fate_hours[i] + " hour" + (slot.fate_hours[i] === 1 ? "" : "s");
+    fates.appendChild(f);
+    fates.appendChild(el("sub", "fate-hours", slot.fate_hours[i] + "h"));
+  });
   box.appendChild(fates);
   for (const p of slot.attached) box.appendChild(el("div", "attached", "+ " + p.title + ": " + p.summary));
   box.title = c.title + " (fades into: " + c.power + ")";
@@ -58,14 +63,18 @@ function renderTable(root, data, opts) {
   const top = el("section", "scoreboard");
   const status = el("div", "status");
   if (data.over) {
-    status.appendChild(el("strong", data.won ? "won" : "lost",
-      "Game over after " + data.turn + " turns: " + (data.truncated ? "truncated" : data.won ? "you won together!" : "lost")));
+    const turns = data.turn + (data.turn === 1 ? " turn" : " turns");
+    const result = data.truncated ? "stopped" : data.won ? "you won together!" : "lost";
+    const reason = data.end_reason ? " \u2014 " + data.end_reason : "";
+    status.appendChild(el("strong", data.won ? "won" : "lost", "Game over after " + turns + ": " + result + reason));
+  } else if (data.ended) {
+    status.appendChild(el("strong", "lost", "The game was stopped: " + data.ended));
   } else {
     const me = data.player;
     const who = data.active_player === me ? "your turn" : "player " + data.active_player + "'s turn";
     const decider = data.decider === me ? "your decision" : "player " + data.decider + " decides";
-    status.textContent = "Turn " + data.turn + " \u2014 " + who + " (seat " + data.active_seat + "), phase " +
-      data.phase + ", " + decider + "; leader: player " + data.leader;
+    status.textContent = "Turn " + data.turn + " \u2014 " + who + " (seat " + data.active_seat + "), now: " +
+      data.phase_words + "; " + decider + "; leader: player " + data.leader;
   }
   top.appendChild(status);
   const score = el("div", "meter");
@@ -94,6 +103,7 @@ function renderTable(root, data, opts) {
   board.appendChild(hours);
   for (const slot of data.slots) board.appendChild(cardBox(slot));
   root.appendChild(board);
+  root.appendChild(el("p", "muted hours-text", "A card fades when the hours of the fates in front of it reach its moons; " + data.hours_text + "."));
 
   const mid = el("section", "mid");
   const seats = el("div", "panel seats");
@@ -126,7 +136,8 @@ function renderTable(root, data, opts) {
   if (!data.faded.length) powers.appendChild(el("p", "muted", "none yet"));
   for (const p of data.faded) {
     const row = el("div", "power");
-    row.appendChild(el("strong", null, p.title));
+    if (p.card) row.appendChild(el("span", "power-card", p.card + ": "));
+    row.appendChild(el("strong", null, p.id + " \u2014 " + p.title));
     row.appendChild(el("span", null, " " + p.summary));
     powers.appendChild(row);
   }
@@ -152,7 +163,7 @@ function renderTable(root, data, opts) {
   actions.appendChild(el("h3", null, opts.onAction ? "Your decision" : "Legal actions"));
   if (data.turn_events.length) actions.appendChild(el("p", "events", "This turn: " + data.turn_events.join("; ")));
   if (!data.legal.length) {
-    actions.appendChild(el("p", "muted", data.over ? "The game is over." : "Waiting for player " + data.decider + "..."));
+    actions.appendChild(el("p", "muted", data.over ? "The game is over." : data.ended ? "The game was stopped." : "Waiting for player " + data.decider + "..."));
   }
   const list = el("div", "action-list");
   for (const a of data.legal) {

@@ -16,8 +16,13 @@ let steps = 0;
 async function show(step) {
   const q = "?step=" + step + "&viewer=" + encodeURIComponent(viewer.value);
   const r = await fetch(SOURCE + q, { headers: OWN_GAME ? { "X-Seat-Key": KEY } : {} });
-  const data = await r.json();
-  if (!r.ok) { document.getElementById("error").textContent = data.error; return; }
+  const data = await r.json().catch(() => ({ error: "the server answered " + r.status }));
+  if (!r.ok) {
+    document.getElementById("error").textContent = data.error;
+    const loading = document.getElementById("loading");
+    if (loading) loading.textContent = data.error;
+    return;
+  }
   steps = data.steps;
   slider.max = steps;
   slider.value = step;

@@ -1,5 +1,6 @@
 // One person's seat: fetch this seat's view with the link's key, click legal actions,
-// poll while someone else decides.
+// poll while someone else decides. Polling stops when the game is over or stopped, and
+// on any refusal (a wrong key, an expired game): the page then says why.
 "use strict";
 
 const parts = location.pathname.split("/");
@@ -9,9 +10,19 @@ const KEY = new URLSearchParams(location.hash.slice(1)).get("key") || "";
 const API = "/api/games/" + GAME + "/seats/" + SEAT;
 let version = -1;
 let busy = false;
+let stopped = false;
 
 function showError(text) {
   document.getElementById("error").textContent = text || "";
+}
+
+function stop(text) {
+  // No more polling; if the table never loaded, the message takes its place.
+  stopped = true;
+  document.body.dataset.stopped = "1";
+  const loading = document.getElementById("loading");
+  if (loading) loading.textContent = text;
+  showError(text);
 }
 
 function show(data) {
@@ -20,7 +31,10 @@ function show(data) {
   document.body.dataset.version = data.version;
   document.body.dataset.over = data.over ? "1" : "0";
   renderTable(document.getElementById("table"), data, { onAction: act });
-  if (data.over) {
+  if (data.ended) stop("The game was stopped: " + data.ended);
+  if (data.over || data.ended) {
+    stopped = true;
+    document.body.dataset.stopped = "1";
     const a = document.createElement("a");
     a.href = location.pathname + "/replay" + location.hash;
     a.id = "watch-replay";
@@ -32,8 +46,8 @@ function show(data) {
 
 async function load() {
   const r = await fetch(API, { headers: { "X-Seat-Key": KEY } });
-  const data = await r.json();
-  if (!r.ok) { showError(data.error); return null; }
+  const data = await r.json().catch(() => ({ error: "the server answered " + r.status }));
+  if (!r.ok) { stop(data.error); return null; }
   return data;
 }
 
@@ -47,8 +61,14 @@ async function act(action) {
       headers: { "X-Seat-Key": KEY, "Content-Type": "application/json" },
       body: JSON.stringify({ action: action }),
     });
-    const data = await r.json();
-    if (!r.ok) { showError(data.error); const again = await load(); if (again) show(again); return; }
+    const data = await r.json().catch(() => ({ error: "the server answered " + r.status }));
+    if (!r.ok) {
+      showError(data.error);
+      if (r.status >= 500 || r.status === 410 || r.status === 403) { stop(data.error); return; }
+      const again = await load();
+      if (again) show(again);
+      return;
+    }
     showError("");
     show(data);
   } finally {
@@ -57,11 +77,12 @@ async function act(action) {
 }
 
 async function poll() {
+  if (stopped) return; // a poll queued before the end or a refusal
   if (!busy) {
     const data = await load().catch(() => null);
     if (data && data.version !== version) show(data);
   }
-  setTimeout(poll, 1000);
+  if (!stopped) setTimeout(poll, 1000);
 }
 
 poll();
