@@ -179,7 +179,8 @@ def test_a_failed_save_keeps_the_previous_save_path(tmp_path: Path) -> None:
     """Issue 22, finding 9: a failed ``s /nonexistent/dir/x.json`` replaced the ``--save``
     path, so quitting failed to save too and the game was lost."""
     save = tmp_path / "keep.json"
-    bad = tmp_path / "no" / "such" / "dir" / "x.json"
+    (tmp_path / "a_file").write_text("")
+    bad = tmp_path / "a_file" / "x.json"  # a file stands where a folder must be
     table = Table(GameConfig(num_players=3), [0], "heuristic+bayes", seed=6)
     out = io.StringIO()
     play_terminal(table, 0, io.StringIO(f"s {bad}\nq\n"), out, str(save))
@@ -197,6 +198,16 @@ def test_a_good_save_elsewhere_becomes_the_save_path(tmp_path: Path) -> None:
     play_terminal(table, 0, io.StringIO(f"save {other}\nq\n"), out, str(tmp_path / "a.json"))
     assert out.getvalue().count(f"Saved to {other}") == 2  # the save, then quitting
     assert not (tmp_path / "a.json").exists()
+
+
+def test_a_save_creates_its_folder(tmp_path: Path) -> None:
+    """The README's examples save under a folder (``out/``) that a fresh clone lacks."""
+    save = tmp_path / "out" / "game.json"
+    table = Table(GameConfig(num_players=3), [0], "heuristic+bayes", seed=6)
+    out = io.StringIO()
+    play_terminal(table, 0, io.StringIO("q\n"), out, str(save))
+    assert f"Saved to {save}" in out.getvalue()
+    assert Table.loads(save.read_text()).state == table.state
 
 
 @pytest.mark.parametrize("line", ["savexyz", "sx", "quitnow", "tab", "s3", "qq"])

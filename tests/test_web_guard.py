@@ -442,10 +442,10 @@ def test_a_bounded_load_gets_only_2xx_and_4xx_and_moves_games_only_by_legal_acti
         assert Replay(table.record()).states[-1] == table.state  # every step was legal
 
 
-def test_the_readme_states_the_limits_the_server_enforces() -> None:
+def test_the_docs_state_the_limits_the_server_enforces() -> None:
     from shipwreck_apps.web.guard import MAX_DEPTH, MAX_INT_DIGITS
 
-    readme = Path(__file__).resolve().parents[1] / "README.md"
+    readme = Path(__file__).resolve().parents[1] / "docs" / "play.md"
     text = " ".join(readme.read_text().split())
     limits = Limits()
     for phrase in (

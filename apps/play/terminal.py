@@ -40,6 +40,7 @@ def _save(table: Table, path: str | None, out: TextIO) -> bool:
         out.write("No file to save to: type s FILE (or start with --save FILE).\n")
         return False
     try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_text(table.dumps())
     except OSError as exc:
         out.write(f"Could not save to {path}: {exc}\n")
