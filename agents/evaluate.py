@@ -18,6 +18,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -219,6 +220,9 @@ def evaluate(
     game is also written there as a replay record (``DIFFICULTY-GAME.json``:
     ``shipwreck_agents.records``).
     """
+    for name, value in (("games", games), ("jobs", jobs)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{name} {value!r} is not allowed; allowed: an integer >= 1")
     team = Team(_policy(play), _policy(group))  # fail early on a bad spec
     base = GameConfig(num_players=players, **config)
     chunk = max(1, min(100, games // max(1, 4 * jobs)))
@@ -315,8 +319,10 @@ def format_table(report: dict) -> str:
     return "\n".join(lines)
 
 
-def write_outputs(reports: list[dict], path: str) -> None:
-    """Write ``path`` (JSON) and the same figures as CSV beside it (``.csv``)."""
+def write_outputs(reports: list[dict], path: str) -> list[str]:
+    """Write ``path`` (JSON) and the same figures as CSV beside it (``.csv``); returns
+    the two paths written (their folder is created)."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w") as fh:
         json.dump(reports if len(reports) > 1 else reports[0], fh, indent=2)
     csv_path = path[:-5] + ".csv" if path.endswith(".json") else path + ".csv"
@@ -373,3 +379,4 @@ def write_outputs(reports: list[dict], path: str) -> None:
                         r["mean_doom_from_wrong_predictions"],
                     ]
                 )
+    return [path, csv_path]

@@ -19,7 +19,21 @@ from __future__ import annotations
 
 from shipwreck_agents.base import Policy
 
-__all__ = ["GROUP_SPECS", "PLAY_SPECS", "make_policy"]
+__all__ = ["GROUP_SPECS", "PLAY_SPECS", "SPECS", "make_policy"]
+
+SPECS: tuple[tuple[str, str], ...] = (
+    ("random[:P]", "uniform legal actions, passes with probability P (0.5)"),
+    ("literal[:T]", "random plays; predicts when certain (or posterior >= T)"),
+    ("heuristic", "the heuristic player (play only)"),
+    ("bayes", "the Bayesian group (group only)"),
+    ("convention[:A,...]", "the convention team, both roles (the best scripted one)"),
+    ("oracle", "CHEATS: the group reads the hidden fate (never at a person's table)"),
+    ("ppo:PATH", "a trained Stable-Baselines3 model"),
+    ("rllib:PATH", "an RLlib checkpoint of shipwreck_training.rllib"),
+    ("fast:PATH", "a fast-trainer team, both roles (fast:results/models/fast_selfplay.pth)"),
+)
+"""Every spec form with what it names: the command line's help and the error for an
+unknown spec are made from it."""
 
 PLAY_SPECS = ("random", "literal", "heuristic", "convention")
 """Scripted play policies, weakest first."""
@@ -88,6 +102,5 @@ def make_policy(spec: str) -> Policy:
 
         return load_rllib_policy(arg)
     raise ValueError(
-        f"policy {spec!r} is not known; allowed: random[:P], literal[:T], heuristic, bayes, "
-        "oracle, ppo:PATH, rllib:PATH, fast:PATH"
+        f"policy {spec!r} is not known; allowed: {', '.join(form for form, _ in SPECS)}"
     )

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 
 import shipwreck_env
+from shipwreck_agents.registry import SPECS
+from shipwreck_apps.arguments import at_least, between
 from shipwreck_env.config import DIFFICULTIES, GROUP_DECISIONS, GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace
 
@@ -23,11 +25,8 @@ DESCRIPTION = """\
 Shipwreck Arcana: play, evaluate and benchmark the rules engine.
 "shipwreck-arcana COMMAND --help" shows a command's options.
 
-Policy specs (--play, --group): random[:P], literal[:T], heuristic, bayes, convention,
-oracle (cheats: reads hidden fates), ppo:PATH (a trained model), rllib:PATH (an RLlib
-checkpoint of shipwreck_training.rllib_train), fast:PATH (a fast-trainer team, both roles,
-e.g. fast:results/models/fast_selfplay.pth).
-"""
+Policy specs (--play, --group, --teammates):
+""" + "\n".join(f"  {spec:<18} {what}" for spec, what in SPECS)
 
 
 def random_games(config: GameConfig, games: int, seed: int) -> dict[str, float]:
@@ -88,11 +87,11 @@ def _team_options(
 ) -> None:
     parser.add_argument("--play", default=play, help="play policy spec")
     parser.add_argument("--group", default=group, help="group policy spec")
-    parser.add_argument("--players", type=int, default=3, help="players, 2 to 5")
-    parser.add_argument("--games", type=int, default=games, help="games per difficulty")
-    parser.add_argument("--seed", type=int, default=0, help="evaluation seed")
+    parser.add_argument("--players", type=between(2, 5), default=3, help="players, 2 to 5")
+    parser.add_argument("--games", type=at_least(1), default=games, help="games per difficulty")
+    parser.add_argument("--seed", type=at_least(0), default=0, help="evaluation seed")
     parser.add_argument("--card-sets", default="base", help="card sets, e.g. base or all")
-    parser.add_argument("--jobs", type=int, default=jobs, help="worker processes")
+    parser.add_argument("--jobs", type=at_least(1), default=jobs, help="worker processes")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -110,15 +109,18 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_HelpFormatter,
     )
     _team_options(main_job, games=500, jobs=2, play="convention", group="convention")
+    main_job.add_argument("--out", default=None, help="also write JSON here (and CSV beside it)")
     rand = sub.add_parser(
         "random",
         help="uniformly random legal play on every difficulty",
         description="Games where every decision is a uniformly random legal action.",
         formatter_class=_HelpFormatter,
     )
-    rand.add_argument("--players", type=int, default=3, help="players, 2 to 5")
-    rand.add_argument("--games", type=int, default=300, help="games per difficulty")
-    rand.add_argument("--seed", type=int, default=0, help="seed (difficulty i uses seed + i)")
+    rand.add_argument("--players", type=between(2, 5), default=3, help="players, 2 to 5")
+    rand.add_argument("--games", type=at_least(1), default=300, help="games per difficulty")
+    rand.add_argument(
+        "--seed", type=at_least(0), default=0, help="seed (difficulty i uses seed + i)"
+    )
     rand.add_argument("--card-sets", default="base", help="card sets, e.g. base or all")
     ev = sub.add_parser(
         "evaluate",
@@ -179,7 +181,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 matrix=False,
                 difficulty="all",
                 group_decision="leader",
-                out=None,
                 no_progress=False,
             )
         )
@@ -204,7 +205,7 @@ def _difficulties(text: str) -> list[str]:
     names = list(DIFFICULTIES) if text == "all" else [d.strip() for d in text.split(",")]
     for name in names:
         if name not in DIFFICULTIES:
-            raise SystemExit(
+            raise ValueError(
                 f"--difficulty {name!r} is not allowed; allowed: {list(DIFFICULTIES)} or all"
             )
     return names
@@ -235,15 +236,17 @@ def _evaluate(args: argparse.Namespace) -> int:
                 card_sets=args.card_sets,
                 group_decision=args.group_decision,
             )
-        except ValueError as exc:
-            raise SystemExit(str(exc)) from None
+        except ValueError as exc:  # a bad spec or option: one line, as argparse does
+            print(f"shipwreck-arcana {args.command}: error: {exc}", file=sys.stderr)
+            return 2
         reports.append(report)
         print(format_table(report))
         print()
     if args.matrix:
         print(_matrix_table(reports))
     if args.out:
-        write_outputs(reports, args.out)
+        for path in write_outputs(reports, args.out):
+            print(f"wrote {path}")
     return 0
 
 

@@ -10,6 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from shipwreck_apps.arguments import at_least, between, positive_float
+
 __all__ = ["COMMANDS", "add_commands", "run"]
 
 COMMANDS = ("play", "replay", "serve")
@@ -25,8 +27,8 @@ def add_commands(sub: argparse._SubParsersAction, formatter: type) -> None:
         "or PLAY+GROUP.",
         formatter_class=formatter,
     )
-    play.add_argument("--players", type=int, default=3, help="players, 2 to 5")
-    play.add_argument("--seat", type=int, default=0, help="your player number")
+    play.add_argument("--players", type=between(2, 5), default=3, help="players, 2 to 5")
+    play.add_argument("--seat", type=at_least(0), default=0, help="your player number")
     play.add_argument("--teammates", default="convention", help="AI teammates' policy spec")
     play.add_argument("--difficulty", default="normal", help="easy, normal, hard or doomed")
     play.add_argument("--card-sets", default="base", help="card sets, e.g. base or all")
@@ -34,7 +36,9 @@ def add_commands(sub: argparse._SubParsersAction, formatter: type) -> None:
     play.add_argument(
         "--challenge", action="store_true", help="2-player challenge mode (two seats each)"
     )
-    play.add_argument("--seed", type=int, default=None, help="game seed (random if omitted)")
+    play.add_argument(
+        "--seed", type=at_least(0), default=None, help="game seed (random if omitted)"
+    )
     play.add_argument("--save", default=None, help="save here on s and on quitting")
     play.add_argument("--resume", default=None, help="continue a game saved with s or --save")
     replay = sub.add_parser(
@@ -57,7 +61,7 @@ def add_commands(sub: argparse._SubParsersAction, formatter: type) -> None:
         formatter_class=formatter,
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
+    serve.add_argument("--port", type=between(1, 65535), default=8000, help="port to listen on")
     serve.add_argument(
         "--replays",
         default=None,
@@ -76,7 +80,7 @@ def add_commands(sub: argparse._SubParsersAction, formatter: type) -> None:
     )
     serve.add_argument(
         "--idle-timeout",
-        type=float,
+        type=positive_float,
         default=3600.0,
         metavar="SECONDS",
         help="a game (finished or not) expires after this long without a request",

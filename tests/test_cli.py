@@ -2,7 +2,9 @@
 every option's help and default shown, ``--version``, ``bench --help`` showing the
 benchmark's own options, unknown arguments refused.
 
-Authority: the module docstring of ``apps/cli.py``, issue 13 and issue 22.
+Authority: the module docstring of ``apps/cli.py`` and issues 13, 22 and 23 (every
+numeric option checked while it is read: one line naming the value and what is allowed,
+exit 2, no traceback; the spec list made from the registry; files written announced).
 """
 
 from __future__ import annotations
@@ -102,7 +104,7 @@ def test_the_apps_import_one_way() -> None:
     from test_boundaries import imported_modules
 
     apps = ROOT / "apps"
-    rank = {"play": 0, "web": 1, "commands": 2, "cli": 3, "__main__": 4}
+    rank = {"arguments": 0, "play": 0, "web": 1, "commands": 2, "cli": 3, "__main__": 4}
     offenders = []
     for path in sorted(apps.rglob("*.py")):
         part = path.relative_to(apps).parts[0].removesuffix(".py")
@@ -113,3 +115,54 @@ def test_the_apps_import_one_way() -> None:
             if parts[0] == "shipwreck_apps" and len(parts) > 1 and rank[parts[1]] > rank[part]:
                 offenders.append(f"{path.relative_to(ROOT)} imports {name}")
     assert offenders == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (
+            ["evaluate", "--games", "0"],
+            "argument --games: 0 is not allowed; allowed: an integer >= 1",
+        ),
+        (["evaluate", "--games", "-5"], "argument --games: -5 is not allowed"),
+        (["main", "--games", "-3"], "argument --games: -3 is not allowed"),
+        (["main", "--jobs", "0"], "argument --jobs: 0 is not allowed"),
+        (["evaluate", "--players", "7"], "allowed: an integer from 2 to 5"),
+        (["evaluate", "--seed", "x"], "argument --seed: 'x' is not an integer"),
+        (["random", "--games", "0"], "argument --games: 0 is not allowed"),
+        (["play", "--seat", "-1"], "argument --seat: -1 is not allowed"),
+        (["serve", "--port", "70000"], "allowed: an integer from 1 to 65535"),
+        (["serve", "--idle-timeout", "0"], "argument --idle-timeout: 0 is not allowed"),
+    ],
+)
+def test_a_bad_number_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture, argv: list[str], named: str
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert named in err and "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith(f"shipwreck-arcana {argv[0]}: error:")
+
+
+def test_an_unknown_spec_lists_every_spec_of_the_registry(capsys: pytest.CaptureFixture) -> None:
+    from shipwreck_agents.registry import SPECS
+
+    assert main(["evaluate", "--play", "bogus", "--games", "1", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "policy 'bogus' is not known" in err
+    for form, _ in SPECS:
+        assert form in err
+    assert "convention" in help_text(capsys)  # the command's own help lists them too
+
+
+def test_the_main_job_writes_and_announces_its_results(
+    capsys: pytest.CaptureFixture, tmp_path: Path
+) -> None:
+    out = tmp_path / "runs" / "main.json"
+    assert main(["main", "--games", "1", "--jobs", "1", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert f"wrote {out}" in text and f"wrote {out.with_suffix('.csv')}" in text
+    report = json.loads(out.read_text())
+    assert report["team"] == "convention+convention" and report["games"] == 1

@@ -162,9 +162,17 @@ def test_evaluate_command_prints_a_table_and_writes_files(tmp_path, capsys):
     assert out.exists() and (tmp_path / "e.csv").exists()
 
 
-def test_evaluate_command_rejects_a_bad_difficulty():
-    with pytest.raises(SystemExit, match="'medium'"):
-        cli_main(["evaluate", "--difficulty", "medium", "--games", "1", "--no-progress"])
+def test_evaluate_command_rejects_a_bad_difficulty(capsys):
+    assert cli_main(["evaluate", "--difficulty", "medium", "--games", "1", "--no-progress"]) == 2
+    assert "--difficulty 'medium' is not allowed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("games", "jobs"), [(0, 1), (-5, 1), (3, 0)])
+def test_evaluate_refuses_a_count_below_one(games, jobs):
+    with pytest.raises(
+        ValueError, match=r"(games|jobs) -?\d+ is not allowed; allowed: an integer >= 1"
+    ):
+        evaluate("random", "random", games=games, jobs=jobs, progress=False)
 
 
 def test_matrix_evaluates_every_play_policy_with_every_group(capsys):
