@@ -17,9 +17,9 @@ Specs are strings so that worker processes can rebuild the same policies.
 
 from __future__ import annotations
 
-from shipwreck_agents.base import Policy
+from shipwreck_agents.base import Policy, Team
 
-__all__ = ["GROUP_SPECS", "PLAY_SPECS", "SPECS", "make_policy"]
+__all__ = ["GROUP_SPECS", "PLAY_SPECS", "SPECS", "make_policy", "make_team"]
 
 SPECS: tuple[tuple[str, str], ...] = (
     ("random[:P]", "uniform legal actions, passes with probability P (0.5)"),
@@ -104,3 +104,38 @@ def make_policy(spec: str) -> Policy:
     raise ValueError(
         f"policy {spec!r} is not known; allowed: {', '.join(form for form, _ in SPECS)}"
     )
+
+
+_PLAY_ONLY = ("heuristic",)
+_GROUP_ONLY = ("oracle",)
+
+
+def _role(policy: Policy, spec: str) -> str:
+    name = spec.partition(":")[0]
+    if name in _PLAY_ONLY:
+        return "play"
+    if name in _GROUP_ONLY:
+        return "group"
+    role = getattr(policy, "meta", {}).get("role")
+    return {"play": "play", "predict": "group"}.get(role, "both")
+
+
+def make_team(spec: str) -> Team:
+    """The team named by ``spec``: ``PLAY+GROUP`` (two specs), or one spec for both
+    roles -- a play-only policy (``heuristic``, a model trained to play) gets ``bayes``
+    as its group, a group-only one (``oracle``, a model trained to predict) gets
+    ``heuristic`` as its player.
+
+    Raises:
+        ValueError: an unknown spec.
+    """
+    if "+" in spec:
+        play, _, group = spec.partition("+")
+        return Team(make_policy(play), make_policy(group))
+    policy = make_policy(spec)
+    role = _role(policy, spec)
+    if role == "play":
+        return Team(policy, make_policy("bayes"))
+    if role == "group":
+        return Team(make_policy("heuristic"), policy)
+    return Team(policy, policy)

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from shipwreck_agents.records import game_rng, make_record, result_of
+from shipwreck_agents.registry import make_team
 from shipwreck_apps.play.seat_view import (
     action_text,
     end_reason,
@@ -41,7 +42,7 @@ from shipwreck_env import saving
 from shipwreck_env.actions import NUM_ACTIONS, describe
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace
-from shipwreck_env.policy import Policy, Team, decide, observation_layouts
+from shipwreck_env.policy import Team, decide, observation_layouts
 from shipwreck_env.state import PHASES, State
 from shipwreck_env.view import make_view
 
@@ -58,9 +59,6 @@ __all__ = [
 
 SAVE_FORMAT = "shipwreck-arcana-table"
 
-_PLAY_ONLY = ("heuristic",)
-_GROUP_ONLY = ("oracle",)
-
 
 CHECK_DECISIONS = 60
 """Most decisions the teammates play on a scratch copy before a game starts (they stop
@@ -74,39 +72,6 @@ class PlayError(ValueError):
 
 class TeammateError(RuntimeError):
     """The AI teammates failed to decide (an exception inside a policy)."""
-
-
-def _role(policy: Policy, spec: str) -> str:
-    name = spec.partition(":")[0]
-    if name in _PLAY_ONLY:
-        return "play"
-    if name in _GROUP_ONLY:
-        return "group"
-    role = getattr(policy, "meta", {}).get("role")
-    return {"play": "play", "predict": "group"}.get(role, "both")
-
-
-def make_team(spec: str) -> Team:
-    """The AI teammates' team from ``spec``: ``PLAY+GROUP`` (two registry specs), or one
-    spec used for both roles -- a play-only policy (``heuristic``, a model trained to
-    play) gets ``bayes`` as its group, a group-only one (``oracle``, a model trained to
-    predict) gets ``heuristic`` as its player.
-
-    Raises:
-        ValueError: an unknown spec.
-    """
-    from shipwreck_agents.registry import make_policy
-
-    if "+" in spec:
-        play, _, group = spec.partition("+")
-        return Team(make_policy(play), make_policy(group))
-    policy = make_policy(spec)
-    role = _role(policy, spec)
-    if role == "play":
-        return Team(policy, make_policy("bayes"))
-    if role == "group":
-        return Team(make_policy("heuristic"), policy)
-    return Team(policy, policy)
 
 
 class Table:

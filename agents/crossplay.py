@@ -1,0 +1,186 @@
+"""Cross-play: how a team does with partners it never trained or was written with.
+
+Ad-hoc teamwork asks whether a team's players can play with strangers. A cell
+``(A, B)`` of the cross-play matrix seats one player of team ``A`` at a table whose
+other players all come from team ``B``: ``A`` is the newcomer, ``B`` the hosts. The
+newcomer's seat turns with the game number (game ``i``: player ``i mod players``), so no
+seat is favoured, and the deals are the evaluator's (:func:`~shipwreck_agents.evaluate.game_seed`),
+so every cell meets the same games. The diagonal ``(A, A)`` is self-play: the whole
+table is team ``A`` (one object, exactly as :func:`~shipwreck_agents.evaluate.evaluate`
+plays it).
+
+Per team: its **self-play** win rate, its **cross-play** win rate (every game of the
+cells where it is newcomer or host with another team, pooled) and the **gap** between
+them; each with its 95% Wilson interval. Teams are named as the table's teammates are
+(:func:`~shipwreck_agents.registry.make_team`): ``convention``, ``heuristic+bayes``,
+``fast:results/models/fast_selfplay.pth``, ...
+
+Nothing here reads a hidden fate: each player's policy sees only its own view
+(:func:`shipwreck_env.policy.decide`); a cheating team is refused.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+
+from shipwreck_agents.evaluate import game_seed, play_game, wilson_interval
+from shipwreck_agents.registry import make_team
+from shipwreck_env.config import DIFFICULTIES, GameConfig
+from shipwreck_env.policy import Team
+from shipwreck_env.view import AgentView
+
+__all__ = ["MixedTable", "crossplay", "crossplay_markdown"]
+
+
+class MixedTable(Team):
+    """A table where player ``p`` plays for ``teams[p]`` in both roles.
+
+    Several players may share one team object (the hosts of a cross-play cell), as the
+    players of a self-play team do.
+    """
+
+    def __init__(self, teams: Sequence[Team]) -> None:
+        self.teams = list(teams)
+        super().__init__(self.teams[0].play, self.teams[0].group)
+
+    @property
+    def name(self) -> str:
+        """The teams by seat, ``|``-separated."""
+        return "|".join(team.name for team in self.teams)
+
+    @property
+    def cheating(self) -> bool:
+        """Any team reads hidden information."""
+        return any(team.cheating for team in self.teams)
+
+    def reset(self) -> None:
+        """Start a new game for every distinct team."""
+        for team in {id(t): t for t in self.teams}.values():
+            team.reset()
+
+    def policy_for(self, view: AgentView) -> object:
+        """The policy of the deciding player's own team, for the role it decides in."""
+        return self.teams[view.player].policy_for(view)
+
+
+def _table(newcomer: Team, hosts: Team, players: int, game: int) -> Team:
+    if newcomer is hosts:
+        return hosts
+    seat = game % players
+    return MixedTable([newcomer if p == seat else hosts for p in range(players)])
+
+
+def _run_cell(task: tuple) -> list[bool]:
+    config_dict, newcomer_spec, host_spec, seed, games = task
+    config = GameConfig.from_dict(config_dict)
+    newcomer = make_team(newcomer_spec)
+    hosts = newcomer if newcomer_spec == host_spec else make_team(host_spec)
+    out = []
+    for i in games:
+        table = _table(newcomer, hosts, config.num_players, i)
+        out.append(play_game(config, table, game_seed(seed, config.difficulty, i)).won)
+    return out
+
+
+def _rate(wins: int, games: int) -> dict:
+    low, high = wilson_interval(wins, games)
+    return {"wins": wins, "games": games, "win_rate": wins / games, "ci95": [low, high]}
+
+
+def crossplay(
+    teams: Sequence[str],
+    *,
+    players: int = 3,
+    difficulty: str = "normal",
+    games: int = 500,
+    seed: int = 0,
+    jobs: int = 1,
+    **config: object,
+) -> dict:
+    """Play every cell of the cross-play matrix of ``teams`` (see the module docstring).
+
+    Returns ``{"config", "teams", "seed", "games", "cells": {newcomer: {host: rate}},
+    "summary": {team: {"self", "cross", "gap"}}}``, each rate with its wins, games, win
+    rate and 95% interval; identical for any ``jobs``.
+
+    Raises:
+        ValueError: fewer than two teams, a repeated or unknown team, a cheating team,
+            a bad count or game option.
+    """
+    teams = list(teams)
+    if len(teams) < 2 or len(set(teams)) != len(teams):
+        raise ValueError(
+            f"teams {teams!r} are not allowed; allowed: two or more distinct team specs"
+        )
+    for name, value in (("games", games), ("jobs", jobs)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{name} {value!r} is not allowed; allowed: an integer >= 1")
+    if difficulty not in DIFFICULTIES:
+        raise ValueError(f"difficulty {difficulty!r} is not allowed; allowed: {list(DIFFICULTIES)}")
+    for spec in teams:  # fail early, in this process, on an unknown or cheating team
+        if make_team(spec).cheating:
+            raise ValueError(
+                f"team {spec!r} cheats (reads hidden fates); cross-play is for fair teams"
+            )
+    base = GameConfig(num_players=players, difficulty=difficulty, **config)
+    chunk = max(1, min(100, games // max(1, 2 * jobs)))
+    tasks = [
+        (base.to_dict(), a, b, seed, range(start, min(games, start + chunk)))
+        for a in teams
+        for b in teams
+        for start in range(0, games, chunk)
+    ]
+    if jobs <= 1:
+        results = [_run_cell(task) for task in tasks]
+    else:
+        context = multiprocessing.get_context("spawn")  # as the evaluator: torch-safe
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            results = list(pool.map(_run_cell, tasks))
+    won: dict[tuple[str, str], int] = {}
+    for task, out in zip(tasks, results, strict=True):
+        won[(task[1], task[2])] = won.get((task[1], task[2]), 0) + sum(out)
+    cells = {a: {b: _rate(won[(a, b)], games) for b in teams} for a in teams}
+    summary = {}
+    for a in teams:
+        cross_wins = sum(won[(a, b)] + won[(b, a)] for b in teams if b != a)
+        cross_games = 2 * games * (len(teams) - 1)
+        own, cross = _rate(won[(a, a)], games), _rate(cross_wins, cross_games)
+        summary[a] = {"self": own, "cross": cross, "gap": own["win_rate"] - cross["win_rate"]}
+    return {
+        "config": base.to_dict(),
+        "teams": teams,
+        "seed": seed,
+        "games": games,
+        "cells": cells,
+        "summary": summary,
+    }
+
+
+def _shown(rate: dict) -> str:
+    low, high = rate["ci95"]
+    return f"{rate['win_rate']:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def crossplay_markdown(report: dict) -> str:
+    """The matrix and the per-team summary as Markdown tables."""
+    teams = report["teams"]
+    cfg = report["config"]
+    lines = [
+        f"{cfg['num_players']} players, {cfg['difficulty']}, card sets "
+        f"{','.join(cfg['card_sets'])}, {cfg['group_decision']}; {report['games']} games per "
+        f"cell, seed {report['seed']}. Row: the newcomer (one seat, turning with the game); "
+        "column: the hosts (every other seat). Win rate [95% interval].",
+        "",
+        "| newcomer \\ hosts | " + " | ".join(teams) + " |",
+        "|---|" + "---|" * len(teams),
+    ]
+    lines += [
+        f"| {a} | " + " | ".join(_shown(report["cells"][a][b]) for b in teams) + " |" for a in teams
+    ]
+    lines += ["", "| team | self-play | cross-play | gap |", "|---|---|---|---:|"]
+    for a in teams:
+        s = report["summary"][a]
+        lines.append(f"| {a} | {_shown(s['self'])} | {_shown(s['cross'])} | {s['gap']:+.3f} |")
+    return "\n".join(lines)
