@@ -10,6 +10,9 @@ game. Here:
 - crafted edge states (an empty bag, an empty deck, empty slots, no card in play, a
   deck about to wrap around) are loaded with ``VectorGame.from_states`` and in the
   reference engine, then stepped together;
+- long games (a starting doom far below 0 leaves room for dozens of costly fades, and
+  powers are used sparingly) run the deck out, leave slots empty, play with no card in
+  play and take more cards from the deck than it holds;
 - each run counts the situations it went through (``vector_helpers.SITUATIONS``) and
   asserts that the ones it is meant to check occurred, so a rule that is never reached
   cannot pass unnoticed;
@@ -34,7 +37,14 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from vector_helpers import Mismatch, Twins, random_chooser, team_chooser, twins_from_states
+from vector_helpers import (
+    Mismatch,
+    Twins,
+    random_chooser,
+    sparing_chooser,
+    team_chooser,
+    twins_from_states,
+)
 
 from shipwreck_env.cards import CARDS, FATE_COPIES
 from shipwreck_env.config import DIFFICULTIES, GameConfig
@@ -251,6 +261,64 @@ def test_crafted_edge_states_agree_over_many_streams() -> None:
     _assert_reached(counts, EDGE_SITUATIONS, "crafted states, random actions")
     counts = _run_edges("convention", copies=6, steps=60, seed=180)
     _assert_reached(counts, EDGE_SITUATIONS, "crafted states, convention")
+
+
+# --- long games: room for doom ---------------------------------------------------------
+
+LONG_DOOM = -120
+"""Starting doom of the long games: about sixty fades without a correct prediction
+before the game is lost, so play goes on long enough for the deck to run out and to be
+taken from more than 20 times -- which no base game reaches. Doom below 0 never happens
+in play and the observation encoders are defined for doom 0..7 only, so these runs
+compare states, masks, rewards, end flags and final info, not observations."""
+
+LONG_SITUATIONS = (
+    "deck_cycled",
+    "deck_top_cycled",
+    "sparrows_at_deck_end",
+    "empty_deck",
+    "refill_empty_slot",
+    "hours_no_card",
+)
+
+
+def _long_games(config: dict, games: int, seed: int) -> list[State]:
+    cfg = GameConfig(**config)
+    states = [new_game(cfg, StreamGenerator(int(k))) for k in game_keys(seed, games)]
+    for s in states:
+        s.doom = LONG_DOOM
+        s.turn_start = public_snapshot(s)
+    return states
+
+
+def _run_long(configs: list[dict], games: int, steps: int, seed: int) -> Counter:
+    """Random play that uses a legal power only 30% of the time (faded cards stay out
+    of the deck, so it runs out), every game played to its end (no autoreset)."""
+    counts: Counter[str] = Counter()
+    for i, config in enumerate(configs):
+        states = _long_games(config, games, seed + i)
+        twins = twins_from_states(
+            states, seed + i, sparing_chooser(0.3), observe=False, autoreset=False
+        )
+        try:
+            twins.run(steps)
+        except Mismatch as exc:
+            raise AssertionError(f"long games {config}: {exc}") from None
+        counts.update(twins.counts)
+    return counts
+
+
+def test_long_games_run_the_deck_out_and_around_and_agree() -> None:
+    configs = [dict(num_players=3), dict(num_players=5, group_decision="vote")]
+    counts = _run_long(configs, 16, 400, 60)
+    _assert_reached(counts, LONG_SITUATIONS, "long games")
+
+
+@pytest.mark.slow
+def test_long_games_agree_in_every_configuration() -> None:
+    configs = [*CONFIGS["leader"], *CONFIGS["vote"]]
+    counts = _run_long(configs, 8, 400, 260)
+    _assert_reached(counts, LONG_SITUATIONS, "long games")
 
 
 # --- the random stream ------------------------------------------------------------------

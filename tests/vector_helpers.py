@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from shipwreck_env.actions import HOURS_TARGET
+from shipwreck_env.actions import ACTIONS, HOURS_TARGET
 from shipwreck_env.cards import CARDS
 from shipwreck_env.engine import legal_actions, new_game, step_inplace
 from shipwreck_env.observation import encode
@@ -32,7 +32,15 @@ from shipwreck_env.state import State
 from shipwreck_env.vector import VectorGame
 from shipwreck_env.vector.chance import StreamGenerator, game_keys
 
-__all__ = ["SITUATIONS", "Mismatch", "Twins", "first_difference", "random_chooser", "team_chooser"]
+__all__ = [
+    "SITUATIONS",
+    "Mismatch",
+    "Twins",
+    "first_difference",
+    "random_chooser",
+    "sparing_chooser",
+    "team_chooser",
+]
 
 SITUATIONS: dict[str, str] = {
     "play": "a fate played",
@@ -44,7 +52,11 @@ SITUATIONS: dict[str, str] = {
     "deck_cycled": "a card put under the deck after more cards than the game holds went "
     "into the deck since the game started (a ring of that size wraps)",
     "deck_top_cycled": "a card taken from the deck after more cards than the game holds "
-    "were taken from it since the game started",
+    "were taken from it since the game started (the ring's top wraps)",
+    "sparrows_at_deck_end": "Sparrows takes card number M, 2M, ... from the deck (M cards "
+    "in the game): the top of a ring of M moves from its last place to its first",
+    "refill_across_deck_end": "one end of turn refills several slots and takes cards "
+    "number M and M + 1 (or 2M and 2M + 1, ...): the refill reads across the ring's end",
     "fade": "a card fading",
     "refill": "a slot refilled",
     "refill_empty_slot": "a slot refilled that was left empty at an earlier turn's end",
@@ -75,6 +87,20 @@ def random_chooser() -> Chooser:
 
     def choose(g: int, s: State, rng: np.random.Generator) -> int:
         legal = legal_actions(s)
+        return legal[int(rng.random() * len(legal))]
+
+    return choose
+
+
+def sparing_chooser(power_rate: float) -> Chooser:
+    """A random legal action, but a power only with probability ``power_rate`` (when one
+    is legal): faded cards then stay faded and the deck runs out."""
+
+    def choose(g: int, s: State, rng: np.random.Generator) -> int:
+        legal = legal_actions(s)
+        plain = [a for a in legal if ACTIONS[a].kind != "power"]
+        if plain and (len(plain) == len(legal) or rng.random() >= power_rate):
+            legal = plain
         return legal[int(rng.random() * len(legal))]
 
     return choose
@@ -130,8 +156,10 @@ class Twins:
         seed: int,
         *,
         on_restart: Callable[[int], None] | None = None,
+        observe: bool = True,
     ) -> None:
         self.vg = vg
+        self.observe = observe
         self.refs = refs
         self.rngs = rngs
         for g, rng in enumerate(rngs):
@@ -175,7 +203,7 @@ class Twins:
     def check_decisions(self) -> None:
         """Every live game's legal mask and observation equal the reference's."""
         mask = self.vg.legal_mask()
-        obs = self.vg.observe()
+        obs = self.vg.observe() if self.observe else None
         for g, s in enumerate(self.refs):
             if s.over:
                 if mask[g].any():
@@ -187,6 +215,8 @@ class Twins:
                     f"step {self.steps} game {g}: mask {np.flatnonzero(mask[g]).tolist()} "
                     f"!= reference {legal}"
                 )
+            if obs is None:
+                continue
             expected = encode(s, s.decider, self.layout)
             if not np.array_equal(obs[g], expected):
                 field = next(
@@ -260,8 +290,22 @@ class Twins:
         events, ``deck`` cards) to ``s``."""
         new, turn_events = _new_events(s, turn, seen)
         c = self.counts
+        m = self._num_cards
         taken = 0
-        for e in new:
+        last_refill = -2  # index in ``new`` of the last refill event
+
+        def take(sparrows: bool, batch: bool) -> None:
+            """Count the next card taken from the deck (by Sparrows, or by a refill that
+            follows another one of this end of turn: ``batch``)."""
+            index = self._out_of_deck[g] + taken
+            if index >= m:
+                c["deck_top_cycled"] += 1
+            if sparrows and index % m == m - 1:
+                c["sparrows_at_deck_end"] += 1
+            if batch and index % m == 0:
+                c["refill_across_deck_end"] += 1
+
+        for i, e in enumerate(new):
             kind = e[0]
             if kind == "play":
                 c["play"] += 1
@@ -271,7 +315,9 @@ class Twins:
                         c["hours_no_card"] += 1
             elif kind == "power":
                 c[f"power:{e[1]}"] += 1
-                taken += e[1] == "sparrows"
+                if e[1] == "sparrows":
+                    take(True, False)
+                    taken += 1
             elif kind == "table_to_bag":
                 c["empty_bag_draw"] += 1
             elif kind == "exiled_to_bag":
@@ -280,6 +326,8 @@ class Twins:
                 c["fade"] += 1
             elif kind == "refill":
                 c["refill"] += 1
+                take(False, last_refill == i - 1)
+                last_refill = i
                 taken += 1
                 if ("fade", e[1]) not in {ev[:2] for ev in turn_events if ev[0] == "fade"}:
                     c["refill_empty_slot"] += 1
@@ -287,12 +335,10 @@ class Twins:
             c["empty_deck"] += 1
         # cards into the deck = its growth plus what was taken from it
         put = len(s.deck) - deck + taken
-        m = self._num_cards
-        before_in, before_out = self._into_deck[g], self._out_of_deck[g]
+        before_in = self._into_deck[g]
         self._into_deck[g] += put
         self._out_of_deck[g] += taken
         c["deck_cycled"] += max(0, self._into_deck[g] - max(before_in, m))
-        c["deck_top_cycled"] += max(0, self._out_of_deck[g] - max(before_out, m))
 
     def run(self, steps: int, finished: int | None = None) -> Twins:
         """``steps`` decisions in every game, or fewer once ``finished`` games have
@@ -312,7 +358,8 @@ def twins_from_states(
     import copy
 
     on_restart = kwargs.pop("on_restart", None)
+    observe = kwargs.pop("observe", True)
     vg = VectorGame.from_states(states, seed, **kwargs)  # type: ignore[arg-type]
     refs = [copy.deepcopy(s) for s in states]
     rngs = [vg.stream(g) for g in range(len(refs))]
-    return Twins(vg, refs, rngs, choose, seed, on_restart=on_restart)  # type: ignore[arg-type]
+    return Twins(vg, refs, rngs, choose, seed, on_restart=on_restart, observe=observe)  # type: ignore[arg-type]
