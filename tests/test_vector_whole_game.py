@@ -34,6 +34,7 @@ from __future__ import annotations
 import copy
 import itertools
 from collections import Counter
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -78,18 +79,31 @@ def _team_twins(team: str, config: dict, games: int, seed: int) -> Twins:
     return Twins.new(config, games, seed, choose, on_restart=on_restart)
 
 
-def _run_team_family(team: str, family: str, games: int, finished: int, seed: int) -> Counter:
-    """Every configuration of ``family``: ``games`` at a time until ``finished`` ended."""
+def _run_configs(
+    configs: list, make: Callable[[int, object], Twins], steps: int, finished: int | None = None
+) -> Counter:
+    """For each configuration, ``make(index, config)`` twins and run them ``steps`` steps
+    (or until ``finished`` games ended); the summed situation counts."""
     counts: Counter[str] = Counter()
-    for i, config in enumerate(CONFIGS[family]):
-        twins = _team_twins(team, config, games, seed + i)
+    for i, config in enumerate(configs):
+        twins = make(i, config)
         try:
-            twins.run(2000, finished)
+            twins.run(steps, finished)
         except Mismatch as exc:
-            raise AssertionError(f"{team} {config}: {exc}") from None
-        assert twins.finished > 0, f"{team} {config}: no game finished"
+            raise AssertionError(f"{config}: {exc}") from None
+        if finished is not None:
+            assert twins.finished > 0, f"{config}: no game finished"
         counts.update(twins.counts)
     return counts
+
+
+def _run_team_family(team: str, family: str, games: int, finished: int, seed: int) -> Counter:
+    """Every configuration of ``family``: ``games`` at a time until ``finished`` ended."""
+
+    def make(i: int, config: object) -> Twins:
+        return _team_twins(team, config, games, seed + i)  # type: ignore[arg-type]
+
+    return _run_configs(CONFIGS[family], make, 2000, finished)
 
 
 def _assert_reached(counts: Counter, names: tuple[str, ...] | list[str], where: str) -> None:
@@ -227,21 +241,16 @@ EDGE_SITUATIONS = (
 
 
 def _run_edges(choose_team: str | None, copies: int, steps: int, seed: int) -> Counter:
-    counts: Counter[str] = Counter()
-    for i, kwargs in enumerate(EDGE_CONFIGS):
-        config = GameConfig(**kwargs)
+    def make(i: int, kwargs: object) -> Twins:
+        config = GameConfig(**kwargs)  # type: ignore[arg-type]
         states = [copy.deepcopy(s) for s in _edge_states(config).values() for _ in range(copies)]
         if choose_team is None:
             choose, on_restart = random_chooser(), None
         else:
             choose, on_restart = team_chooser(*TEAMS[choose_team], len(states))
-        twins = twins_from_states(states, seed + i, choose, on_restart=on_restart)
-        try:
-            twins.run(steps)
-        except Mismatch as exc:
-            raise AssertionError(f"{kwargs}: {exc}") from None
-        counts.update(twins.counts)
-    return counts
+        return twins_from_states(states, seed + i, choose, on_restart=on_restart)
+
+    return _run_configs(EDGE_CONFIGS, make, steps)
 
 
 def test_crafted_edge_states_step_alike_in_both_engines_and_reach_each_situation() -> None:
@@ -294,18 +303,13 @@ def _long_games(config: dict, games: int, seed: int) -> list[State]:
 def _run_long(configs: list[dict], games: int, steps: int, seed: int) -> Counter:
     """Random play that uses a legal power only 30% of the time (faded cards stay out
     of the deck, so it runs out), every game played to its end (no autoreset)."""
-    counts: Counter[str] = Counter()
-    for i, config in enumerate(configs):
-        states = _long_games(config, games, seed + i)
-        twins = twins_from_states(
-            states, seed + i, sparing_chooser(0.3), observe=False, autoreset=False
-        )
-        try:
-            twins.run(steps)
-        except Mismatch as exc:
-            raise AssertionError(f"long games {config}: {exc}") from None
-        counts.update(twins.counts)
-    return counts
+
+    def make(i: int, config: object) -> Twins:
+        states = _long_games(config, games, seed + i)  # type: ignore[arg-type]
+        choose = sparing_chooser(0.3)
+        return twins_from_states(states, seed + i, choose, observe=False, autoreset=False)
+
+    return _run_configs(configs, make, steps)
 
 
 def test_long_games_run_the_deck_out_and_around_and_agree() -> None:
