@@ -140,11 +140,13 @@ class Twins:
     Args:
         vg: the batched games.
         refs: the reference game of each batched game (equal to ``vg.to_states()``).
-        choose: picks each game's action from its reference state.
-        seed: seed of the choosers' generator.
         rngs: the reference games' generators, at the batched games' places in their
             streams.
+        choose: picks each game's action from its reference state.
+        seed: seed of the choosers' generator.
         on_restart: called with the game index when a game restarts (resets a team).
+        observe: compare observations too (off only for states outside the range the
+            observation encoders are defined for, such as doom below 0).
     """
 
     def __init__(
@@ -354,7 +356,8 @@ def twins_from_states(
     states: Sequence[State], seed: int, choose: Chooser, **kwargs: object
 ) -> Twins:
     """Batched games loaded with ``VectorGame.from_states`` and copies of ``states`` as
-    their reference twins."""
+    their reference twins; ``kwargs`` go to ``from_states`` except ``on_restart`` and
+    ``observe`` (see :class:`Twins`)."""
     import copy
 
     on_restart = kwargs.pop("on_restart", None)
