@@ -237,3 +237,16 @@ def test_overrides_are_yaml_scalars():
         False,
         ("easy",),
     )
+
+
+def test_a_finished_run_announces_its_final_evaluation_and_prints_a_summary(tmp_path, capsys):
+    train(_config(total_steps=256), tmp_path / "run")
+    out = capsys.readouterr().out
+    assert "final evaluation: 4 greedy games per difficulty" in out
+    assert "test: 256 learner steps in" in out and "evaluations not counted" in out
+    assert "  doomed: win rate" in out and "model: " in out
+
+
+def test_a_run_stopped_early_says_how_to_continue(tmp_path, capsys):
+    train(_config(total_steps=512), tmp_path / "run", stop_after=256)
+    assert "continue with: python -m shipwreck_training.fast --resume" in capsys.readouterr().out

@@ -24,7 +24,14 @@ from shipwreck_agents.actor_critic import ActorCritic, export_sb3
 from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.observation import ObservationLayout
 from shipwreck_training.common.config import read_yaml
-from shipwreck_training.common.run import fail, model_meta, record_command, start
+from shipwreck_training.common.run import (
+    fail,
+    model_meta,
+    progress_bar,
+    record_command,
+    start,
+    win_rates,
+)
 from shipwreck_training.fast.config import FastConfig, from_dict
 from shipwreck_training.fast.evaluate import evaluate_network
 from shipwreck_training.fast.ppo import Trainer
@@ -95,7 +102,9 @@ def train(cfg: FastConfig, run_dir: Path, resume: bool = False, stop_after: int 
         record = imitate(trainer, cfg.imitation)
         trainer.write_json("imitation", record)
     writer = SummaryWriter(str(run_dir / "tb"))
-    start_step = trainer.global_step
+    start_step, start_wall = trainer.global_step, trainer.wall
+    bar = progress_bar(cfg.total_steps, trainer.global_step, cfg.name)
+    last_eval = ""
     next_ckpt = (trainer.global_step // cfg.checkpoint_every + 1) * cfg.checkpoint_every
     every = cfg.eval.every
     next_eval = (trainer.global_step // every + 1) * every if every else None
@@ -111,14 +120,24 @@ def train(cfg: FastConfig, run_dir: Path, resume: bool = False, stop_after: int 
             writer.add_scalar(key if "/" in key else f"train/{key}", value, step)
         trainer.write_json("progress", {"step": step, **figures})
         if next_eval is not None and step >= next_eval:
-            _evaluate(trainer, writer, cfg.eval.games)
+            last_eval = win_rates(_evaluate(trainer, writer, cfg.eval.games)["results"])
             next_eval += every
         if step >= next_ckpt:
             trainer.save(latest)
             next_ckpt += cfg.checkpoint_every
+        sps = (step - start_step) / max(trainer.wall - start_wall, 1e-9)  # no evaluations
+        bar.set_postfix_str(f"{sps:,.0f} steps/s" + (f", win {last_eval}" if last_eval else ""))
+        bar.update(step - bar.n)
+    bar.close()
     trainer.save(latest)
     if trainer.global_step >= cfg.total_steps:
         _finish(trainer, writer)
+    else:
+        print(
+            f"stopped at {trainer.global_step:,} of {cfg.total_steps:,} learner steps; "
+            f"continue with: python -m shipwreck_training.fast --resume {run_dir}",
+            flush=True,
+        )
     writer.close()
     return trainer
 
@@ -145,6 +164,11 @@ def _finish(trainer: Trainer, writer) -> None:
     export_sb3(trainer.model, run_dir / "model.pth")
     info = meta(cfg, spec_of(cfg, run_dir / "model.pth"))
     (run_dir / "model.meta.json").write_text(json.dumps(info, indent=2))
+    print(
+        f"final evaluation: {cfg.eval.games} greedy games per difficulty "
+        f"({', '.join(cfg.eval.difficulties)}), held-out seed {cfg.eval.seed} ...",
+        flush=True,
+    )
     final = _evaluate(trainer, writer, cfg.eval.games)
     summary = {
         "name": cfg.name,
@@ -157,6 +181,15 @@ def _finish(trainer: Trainer, writer) -> None:
         "final_eval": final["results"],
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    print(
+        f"{cfg.name}: {trainer.global_step:,} learner steps in {trainer.wall / 60:.1f} min of "
+        f"training ({summary['mean_sps']:,.0f} steps/s, evaluations not counted)",
+        flush=True,
+    )
+    for difficulty, r in final["results"].items():
+        low, high = r["win_rate_ci95"]
+        print(f"  {difficulty}: win rate {r['win_rate']:.3f} [{low:.3f}, {high:.3f}]", flush=True)
+    print(f"model: {run_dir / 'model.pth'} (spec {info['spec']})", flush=True)
 
 
 def _checkpoint_model(run_dir: Path) -> tuple[FastConfig, ActorCritic, dict]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 import zipfile
 from collections.abc import Sequence
@@ -52,6 +53,12 @@ def _meta(cfg: TrainConfig, role: str) -> dict:
 
 
 def _vec_env(cfg: TrainConfig, role: str, partner: str | None, seed_base: int):
+    """The run's environments: ``num_games`` batched games (``engine: batched``) or
+    ``n_envs`` reference-engine Gymnasium envs."""
+    if cfg.engine == "batched":
+        from shipwreck_training.sb3.vector import BatchedVecEnv
+
+        return BatchedVecEnv(cfg.env, cfg.num_games, seed_base, role, partner)
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     from shipwreck_training.sb3.envs import make_env_fn
@@ -228,7 +235,7 @@ def _train_single(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
         _learn(model, remaining, callbacks, latest is None, clock, checkpoints)
     venv.close()
     final = save_with_meta(model, run_dir / "final_model.zip", meta)
-    report = _evaluator(cfg, cfg.eval.final_games)(*_team(cfg, final))
+    report = _final_evaluation(cfg, *_team(cfg, final))
     return _summary(cfg, run_dir, int(model.num_timesteps), clock, report, {"model": final.name})
 
 
@@ -296,9 +303,11 @@ def _train_alternating(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
             done_steps[kind] = int(model.num_timesteps)
         if f"round {r}" in _logged_labels(run_dir):  # evaluated before an interruption
             continue
+        start = time.perf_counter()
         report = evaluate_games(
             f"ppo:{run_dir / f'play_{r}.zip'}", f"ppo:{run_dir / f'predict_{r}.zip'}"
         )
+        seconds = time.perf_counter() - start
         with open(run_dir / "eval.jsonl", "a") as fh:
             fh.write(
                 json.dumps(
@@ -306,6 +315,7 @@ def _train_alternating(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
                         "label": f"round {r}",
                         "steps": sum(done_steps.values()),
                         "wall_seconds": clock.total(),
+                        "eval_seconds": seconds,
                         "win_rate": {d: x["win_rate"] for d, x in report["results"].items()},
                         "report": report,
                     }
@@ -313,8 +323,8 @@ def _train_alternating(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
                 + "\n"
             )
     last = rounds - 1
-    final = _evaluator(cfg, cfg.eval.final_games)(
-        f"ppo:{run_dir / f'play_{last}.zip'}", f"ppo:{run_dir / f'predict_{last}.zip'}"
+    final = _final_evaluation(
+        cfg, f"ppo:{run_dir / f'play_{last}.zip'}", f"ppo:{run_dir / f'predict_{last}.zip'}"
     )
     return _summary(
         cfg,
@@ -326,17 +336,41 @@ def _train_alternating(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
     )
 
 
+def _final_evaluation(cfg: TrainConfig, play: str, group: str) -> dict:
+    """The final evaluation, announced; its report with ``seconds`` added."""
+    print(
+        f"final evaluation: {cfg.eval.final_games} games per difficulty "
+        f"({', '.join(cfg.eval.difficulties)}) on the reference engine ...",
+        flush=True,
+    )
+    start = time.perf_counter()
+    report = _evaluator(cfg, cfg.eval.final_games)(play, group)
+    return {**report, "seconds": time.perf_counter() - start}
+
+
+def _evaluation_seconds(run_dir: Path) -> float:
+    """Seconds spent in the evaluations logged in ``eval.jsonl`` (all segments)."""
+    path = run_dir / "eval.jsonl"
+    if not path.exists():
+        return 0.0
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line]
+    return sum(float(x.get("eval_seconds", 0.0)) for x in lines)
+
+
 def _summary(
     cfg: TrainConfig, run_dir: Path, steps: int, clock: _Clock, report: dict, models: dict
 ) -> dict:
     wall = clock.total()
+    evaluating = _evaluation_seconds(run_dir) + report.get("seconds", 0.0)
+    training = max(wall - evaluating, 1e-9)
     summary = {
         "name": cfg.name,
         "regime": cfg.regime,
         "seed": cfg.seed,
         "steps": steps,
         "wall_seconds": wall,
-        "steps_per_second": steps / wall if wall > 0 else 0.0,
+        "eval_seconds": evaluating,
+        "steps_per_second": steps / training,  # evaluations not counted
         "models": models,
         "final_eval": report,
     }
@@ -349,6 +383,14 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict:
     import torch
 
     torch.set_num_threads(1)  # the environments use the other core(s)
+    if cfg.total_timesteps < cfg.rollout_size:
+        print(
+            f"warning: total_timesteps {cfg.total_timesteps} is smaller than one rollout "
+            f"({cfg.rollout_size} steps: ppo.n_steps x "
+            f"{'num_games' if cfg.engine == 'batched' else 'n_envs'}); SB3 collects whole "
+            f"rollouts, so the run takes {cfg.rollout_size} steps",
+            file=sys.stderr,
+        )
     if cfg.regime == "alternating":
         return _train_alternating(cfg, run_dir, resume)
     return _train_single(cfg, run_dir, resume)
