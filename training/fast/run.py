@@ -193,6 +193,12 @@ def _finish(trainer: Trainer, writer) -> None:
 
 
 def _checkpoint_model(run_dir: Path) -> tuple[FastConfig, ActorCritic, dict]:
+    latest = run_dir / "checkpoints" / "latest.pt"
+    if not (run_dir / "config.yaml").is_file() or not latest.is_file():
+        raise ValueError(
+            f"{str(run_dir)!r} is not a fast run with a checkpoint (no config.yaml or "
+            "checkpoints/latest.pt); allowed: a run folder of python -m shipwreck_training.fast"
+        )
     cfg = from_dict(read_yaml((run_dir / "config.yaml").read_text()))
     state = torch.load(run_dir / "checkpoints" / "latest.pt", weights_only=False)
     layout = ObservationLayout.for_config(cfg.env.game_config(), belief=cfg.env.belief_block)
@@ -244,17 +250,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=1000, help="with --evaluate: per difficulty")
     parser.add_argument("overrides", nargs="*", help="dotted.key=value")
     args = parser.parse_args(argv)
-    if args.export:
-        if not args.to:
-            parser.error("--export needs --to FILE.pth")
-        print(json.dumps(export_checkpoint(Path(args.export), Path(args.to)), indent=2))
-        return 0
-    if args.evaluate:
-        print(json.dumps(evaluate_checkpoint(Path(args.evaluate), args.games), indent=2))
-        return 0
+    try:
+        if args.export:
+            if not args.to:
+                parser.error("--export needs --to FILE.pth")
+            print(json.dumps(export_checkpoint(Path(args.export), Path(args.to)), indent=2))
+            return 0
+        if args.evaluate:
+            print(json.dumps(evaluate_checkpoint(Path(args.evaluate), args.games), indent=2))
+            return 0
+    except ValueError as exc:
+        return fail(str(exc))
     if bool(args.config) == bool(args.resume):
         parser.error("give exactly one of --config, --resume, --export and --evaluate")
     try:
+        if args.resume and not (Path(args.resume) / "checkpoints" / "latest.pt").is_file():
+            raise ValueError(
+                f"--resume {args.resume!r} has no checkpoints/latest.pt; allowed: a fast run "
+                "folder that reached its first checkpoint"
+            )
         cfg, run_dir = start(FastConfig, args.config, args.resume, args.overrides, args.runs)
     except ValueError as exc:
         return fail(str(exc))
