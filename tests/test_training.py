@@ -177,7 +177,13 @@ def test_regime_trains_resumes_and_loads_into_the_evaluator(tmp_path, name, extr
     # resume with a larger budget: continues from the last checkpoint, keeps the clock
     clock = json.loads((run / "clock.json").read_text())["wall_seconds"]
     if name != "alternating":
+        # a run written before the engine key existed resumes on the reference engine
+        saved = run / "config.yaml"
+        saved.write_text(
+            "".join(x for x in saved.read_text().splitlines(True) if "engine" not in x)
+        )
         assert train_main(["--resume", str(run), "total_timesteps=384"]) == 0
+        assert yaml.safe_load(saved.read_text())["engine"] == "reference"
         resumed = json.loads((run / "summary.json").read_text())
         assert resumed["steps"] >= 384
         assert resumed["wall_seconds"] >= clock

@@ -402,8 +402,12 @@ def main(argv: Sequence[str] | None = None, prog: str = "shipwreck_training.sb3"
     add_source_arguments(parser, "configs/sb3/*.yaml")
     parser.add_argument("--runs-dir", default=str(RUNS_DIR), help="where new runs go")
     args = parser.parse_args(argv)
+    overrides = list(args.overrides)
+    saved = Path(args.resume or "") / "config.yaml"
+    if args.resume and saved.is_file() and "engine:" not in saved.read_text():
+        overrides.insert(0, "engine=reference")  # a run from before the batched engine
     try:
-        cfg, run_dir = start(SB3Config, args.config, args.resume, args.overrides, args.runs_dir)
+        cfg, run_dir = start(SB3Config, args.config, args.resume, overrides, args.runs_dir)
     except ValueError as exc:
         return fail(str(exc))
     record_command(run_dir, prog, argv)
