@@ -6,13 +6,16 @@
 Regimes (``regime`` in the config): ``play`` learns the active player's decisions with a
 fixed group partner, ``predict`` the group's decisions with a fixed play partner,
 ``selfplay`` one shared policy for every decision, ``alternating`` a play model and a
-predict model trained in turn, each against the latest other one.
+predict model trained in turn, each against the latest other one. ``engine`` picks the
+environments: ``batched`` (default) steps ``num_games`` games of the batched engine as one
+``VecEnv`` (:mod:`shipwreck_training.sb3.vector`), ``reference`` steps ``n_envs``
+Gymnasium envs (:mod:`shipwreck_training.sb3.envs`).
 
 A run writes ``results/runs/<name>__<seed>__<time>/``: ``config.yaml`` (resolved),
 ``command.txt``, ``tb/`` (TensorBoard), ``checkpoints/``, ``eval.jsonl`` (win rate on
 every difficulty during training), the final model(s) with ``.meta.json`` and
-``summary.json`` (budget, speed, final evaluation). ``--resume`` continues from the
-latest checkpoint with the optimiser state, step count and wall clock.
+``summary.json`` (budget, speed without evaluation time, final evaluation). ``--resume``
+continues from the latest checkpoint with the optimiser state, step count and wall clock.
 """
 
 from __future__ import annotations
