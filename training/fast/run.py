@@ -16,11 +16,10 @@ import os
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import torch
 import yaml
 
-from shipwreck_agents.actor_critic import ActorCritic, export_sb3
 from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.observation import ObservationLayout
 from shipwreck_training.common.config import read_yaml
@@ -33,8 +32,10 @@ from shipwreck_training.common.run import (
     win_rates,
 )
 from shipwreck_training.fast.config import FastConfig, from_dict
-from shipwreck_training.fast.evaluate import evaluate_network
-from shipwreck_training.fast.ppo import Trainer
+
+if TYPE_CHECKING:  # torch and torchrl load in seconds: a bad config is refused first
+    from shipwreck_agents.actor_critic import ActorCritic
+    from shipwreck_training.fast.ppo import Trainer
 
 __all__ = [
     "ROLES",
@@ -86,7 +87,10 @@ def _episode_figures(episodes: list[tuple[str, bool, int, int]]) -> dict[str, fl
 def train(cfg: FastConfig, run_dir: Path, resume: bool = False, stop_after: int = 0) -> Trainer:
     """Train (or continue) the run in ``run_dir`` until ``total_steps``, or until
     ``stop_after`` learner steps in this call (0: no limit), checkpointing on the way."""
+    import torch
     from torch.utils.tensorboard import SummaryWriter
+
+    from shipwreck_training.fast.ppo import Trainer
 
     trainer = Trainer(cfg, run_dir)
     checkpoints = run_dir / "checkpoints"
@@ -144,6 +148,8 @@ def train(cfg: FastConfig, run_dir: Path, resume: bool = False, stop_after: int 
 
 def _evaluate(trainer: Trainer, writer, games: int) -> dict:
     start = time.perf_counter()
+    from shipwreck_training.fast.evaluate import evaluate_network
+
     results = evaluate_network(trainer.model, trainer.cfg, games)
     record = {
         "step": trainer.global_step,
@@ -159,6 +165,10 @@ def _evaluate(trainer: Trainer, writer, games: int) -> dict:
 
 
 def _finish(trainer: Trainer, writer) -> None:
+    import torch
+
+    from shipwreck_agents.actor_critic import export_sb3
+
     cfg, run_dir = trainer.cfg, trainer.run_dir
     torch.save(trainer.model.state_dict(), run_dir / "model.pt")
     export_sb3(trainer.model, run_dir / "model.pth")
@@ -200,6 +210,10 @@ def _checkpoint_model(run_dir: Path) -> tuple[FastConfig, ActorCritic, dict]:
             "checkpoints/latest.pt); allowed: a run folder of python -m shipwreck_training.fast"
         )
     cfg = from_dict(read_yaml((run_dir / "config.yaml").read_text()))
+    import torch
+
+    from shipwreck_agents.actor_critic import ActorCritic
+
     state = torch.load(run_dir / "checkpoints" / "latest.pt", weights_only=False)
     layout = ObservationLayout.for_config(cfg.env.game_config(), belief=cfg.env.belief_block)
     model = ActorCritic(layout.size, NUM_ACTIONS, cfg.ppo.hidden, cfg.env.belief == "aux")
@@ -212,6 +226,8 @@ def evaluate_checkpoint(run_dir: Path, games: int) -> dict:
     held-out seed) and append the record to its ``eval.jsonl``."""
     cfg, model, state = _checkpoint_model(run_dir)
     start = time.perf_counter()
+    from shipwreck_training.fast.evaluate import evaluate_network
+
     results = evaluate_network(model, cfg, games)
     record = {
         "step": state["global_step"],
@@ -230,6 +246,8 @@ def export_checkpoint(run_dir: Path, target: Path) -> dict:
     """Export the network of ``run_dir``'s latest checkpoint as an SB3 ``.pth`` with its
     ``.meta.json`` (a run in progress can be shipped); returns the metadata."""
     cfg, model, state = _checkpoint_model(run_dir)
+    from shipwreck_agents.actor_critic import export_sb3
+
     export_sb3(model, target)
     info = meta(cfg, spec_of(cfg, target))
     info["exported_from"] = f"{run_dir.name}/checkpoints/latest.pt"

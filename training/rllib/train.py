@@ -39,7 +39,6 @@ from typing import Any
 import numpy as np
 import yaml
 
-from shipwreck_agents.rllib_policy import META_FILE
 from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.observation import ObservationLayout
 from shipwreck_training.common.run import evaluate_team, fail, record_command
@@ -183,6 +182,8 @@ def _save(algo, cfg: RLlibConfig, run_dir: Path, iteration: int, env_steps: int)
     path = run_dir / "checkpoints" / f"iter_{iteration:06d}"
     algo.save_to_path(str(path.resolve()))
     meta = _policy_meta(cfg, iteration, env_steps)
+    from shipwreck_agents.rllib_policy import META_FILE  # torch: loaded once training starts
+
     (path / META_FILE).write_text(json.dumps(meta, indent=1) + "\n")
     (run_dir / "checkpoints" / "latest").write_text(path.name + "\n")
     return path
@@ -221,6 +222,8 @@ def train(cfg: RLlibConfig, run_dir: Path, log=print) -> dict:
     iteration, env_steps = 0, 0
     checkpoint = _latest(run_dir)
     if checkpoint is not None:
+        from shipwreck_agents.rllib_policy import META_FILE
+
         meta = json.loads((checkpoint / META_FILE).read_text())
         iteration, env_steps = meta["iteration"], meta["env_steps"]
     algo = algorithm_config(cfg, iteration).build_algo()
