@@ -1,10 +1,11 @@
-"""Measure the RLlib trainer's speed with 1 and 2 env runners and write its section of
-results/training.md (between the rllib markers) and results/rllib_bench.json.
+"""Measure the RLlib trainer's speed with 1 and 2 env runners, on the AEC env and on the
+batched engine, and write its section of results/training.md (between the rllib
+markers) and results/rllib_bench.json.
 
     .venv-rllib/bin/python scripts/bench_rllib.py [--iterations 6] [--runners 1 2]
-        [--batch 2000] [--from-json]
+        [--batch 2000] [--engines aec batched] [--envs-per-runner 64] [--from-json]
 
-Each setting is a real run of ``shipwreck_training.rllib`` (configs/rllib/selfplay.yaml, a
+Each setting (engine x runners, run one after the other in one invocation) is a real run of ``shipwreck_training.rllib`` (configs/rllib/selfplay.yaml, a
 local Ray of 2 CPUs, no evaluation) in ``results/runs/rllib_bench/``; its figures are
 the medians over iterations 2..K of ``progress.jsonl`` (the first iteration includes
 start-up), with the load average logged beside each iteration. The "on paper" figures
@@ -37,8 +38,11 @@ END = "<!-- rllib:end -->"
 CONFIG = "configs/rllib/selfplay.yaml"
 
 
-def run_setting(runners: int, iterations: int, batch: int, out: Path) -> dict:
-    """One measured run; its progress rows and summary."""
+def run_setting(
+    runners: int, iterations: int, batch: int, out: Path, engine: str = "aec", envs: int = 1
+) -> dict:
+    """One measured run; its progress rows and summary (``envs`` games per runner on the
+    batched engine)."""
     before = set(out.glob("*")) if out.exists() else set()
     argv = [
         sys.executable,
@@ -55,7 +59,10 @@ def run_setting(runners: int, iterations: int, batch: int, out: Path) -> dict:
         "eval.games=0",
         f"ppo.train_batch_size_per_learner={batch}",
         f"checkpoint_every={iterations}",
+        f"engine={engine}",
     ]
+    if engine == "batched":  # the AEC side keeps the config's games per runner
+        argv.append(f"env_runners.num_envs_per_env_runner={envs}")
     start = time.perf_counter()
     subprocess.run(argv, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - start
@@ -63,9 +70,20 @@ def run_setting(runners: int, iterations: int, batch: int, out: Path) -> dict:
     rows = [json.loads(line) for line in (run / "progress.jsonl").read_text().splitlines()]
     measured = rows[1:] or rows
     timers = rows[-1].get("timers", {})
+    sampling = [
+        (rows[i]["env_steps"] - (rows[i - 1]["env_steps"] if i else 0))
+        / rows[i]["timers"]["env_runner_sampling_timer"]
+        for i in range(1, len(rows))
+        if rows[i].get("timers", {}).get("env_runner_sampling_timer")
+    ]
     return {
+        "engine": engine,
+        "envs_per_runner": yaml.safe_load((run / "config.yaml").read_text())["env_runners"][
+            "num_envs_per_env_runner"
+        ],
         "env_runners": runners,
         "iterations": iterations,
+        "median_sampling_steps_per_s": statistics.median(sampling) if sampling else None,
         "train_batch": batch,
         "median_steps_per_s": statistics.median(r["steps_per_s"] for r in measured),
         "steps_per_s": [round(r["steps_per_s"], 1) for r in rows],
@@ -80,15 +98,15 @@ def run_setting(runners: int, iterations: int, batch: int, out: Path) -> dict:
 
 def on_paper(batch: int) -> dict:
     """What crosses the network per iteration, from the sizes (3 players, belief)."""
-    from shipwreck_agents.rllib_policy import MaskedActorCritic
+    from shipwreck_agents.actor_critic import ActorCritic
     from shipwreck_env.actions import NUM_ACTIONS
     from shipwreck_training.rllib.config import load_config
 
     cfg = load_config(ROOT / CONFIG)
     from shipwreck_env.observation import ObservationLayout
 
-    obs = ObservationLayout.for_config(cfg.env.game_config(), cfg.env.belief).size
-    net = MaskedActorCritic(obs, NUM_ACTIONS, cfg.ppo.hidden)
+    obs = ObservationLayout.for_config(cfg.env.game_config(), cfg.env.belief_block).size
+    net = ActorCritic(obs, NUM_ACTIONS, cfg.ppo.hidden)
     params = sum(p.numel() for p in net.parameters())
     # per step: observation (float32), mask (int8), action, logp, reward, flags, value
     step_bytes = obs * 4 + NUM_ACTIONS + 8 * 6
@@ -168,12 +186,15 @@ def markdown(data: dict) -> str:
         "over its wall time (sampling and learning), median over iterations 2.."
         f"{rows[0]['iterations']} (the first includes start-up).",
         "",
-        "| env runners | train batch | median steps/s | per iteration | sampling s | learner s | weight sync s | median load |",
-        "|---:|---:|---:|---|---:|---:|---:|---:|",
+        "| engine | games per runner | env runners | train batch | median steps/s | sampling steps/s | per iteration | sampling s | learner s | weight sync s | median load |",
+        "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
     ]
     for r in rows:
+        sampling = r.get("median_sampling_steps_per_s")
         lines.append(
-            f"| {r['env_runners']} | {r['train_batch']:,} | {r['median_steps_per_s']:.0f} | "
+            f"| {r.get('engine', 'aec')} | {r.get('envs_per_runner', '-')} | "
+            f"{r['env_runners']} | {r['train_batch']:,} | {r['median_steps_per_s']:.0f} | "
+            f"{f'{sampling:.0f}' if sampling else '-'} | "
             f"{', '.join(f'{x:.0f}' for x in r['steps_per_s'])} | {r['sampling_s']:.2f} | "
             f"{r['learner_s']:.2f} | {r['weight_sync_s']:.3f} | {r['median_load_average']:.1f} |"
         )
@@ -181,7 +202,10 @@ def markdown(data: dict) -> str:
         "",
         "(sampling / learner / weight-sync seconds: RLlib's own timers after the last "
         "iteration, exponential averages that still carry part of the slower first "
-        "iteration.) Two env runners on two cores shared with the driver's learner and "
+        "iteration; sampling steps/s: an iteration's env steps over that timer, median over "
+        "iterations 2..K. Engine `aec`: RLlib's multi-agent runner over copies of the AEC "
+        "env; `batched`: its single-agent runner over the batched engine's vector env, "
+        "`training/rllib/vector_env.py`, one module for every seat.) Two env runners on two cores shared with the driver's learner and "
         "other engineers' jobs gain little here: the figure to take from a busy 2-core "
         "machine is the split (sampling is most of an iteration), not the scaling.",
         "",
@@ -255,6 +279,8 @@ def main() -> int:
     parser.add_argument("--iterations", type=int, default=6)
     parser.add_argument("--runners", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--batch", type=int, default=2000)
+    parser.add_argument("--engines", nargs="+", default=["aec", "batched"])
+    parser.add_argument("--envs-per-runner", type=int, default=64, help="batched engine")
     parser.add_argument("--from-json", action="store_true")
     parser.add_argument("--budget-run", help="a finished run to compare at a fixed budget")
     args = parser.parse_args()
@@ -268,7 +294,11 @@ def main() -> int:
     else:
         out = ROOT / "results" / "runs" / "rllib_bench"
         uptime_before = " ".join(f"{x:.2f}" for x in os.getloadavg())
-        settings = [run_setting(n, args.iterations, args.batch, out) for n in args.runners]
+        settings = [
+            run_setting(n, args.iterations, args.batch, out, engine, args.envs_per_runner)
+            for engine in args.engines
+            for n in args.runners
+        ]
         data = {
             "command": "python scripts/bench_rllib.py "
             + shlex.join(
@@ -279,6 +309,10 @@ def main() -> int:
                     *map(str, args.runners),
                     "--batch",
                     str(args.batch),
+                    "--engines",
+                    *args.engines,
+                    "--envs-per-runner",
+                    str(args.envs_per_runner),
                 ]
             ),
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -287,6 +321,9 @@ def main() -> int:
             "settings": settings,
             "paper": on_paper(args.batch),
         }
+        if json_path.exists():  # the fixed-budget comparison is a separate measurement
+            old = json.loads(json_path.read_text())
+            data |= {k: old[k] for k in ("budget", "budget_command") if k in old}
         json_path.write_text(json.dumps(data, indent=1) + "\n")
     write_section(markdown(data))
     print(markdown(data))

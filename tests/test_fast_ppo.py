@@ -237,3 +237,26 @@ def test_overrides_are_yaml_scalars():
         False,
         ("easy",),
     )
+
+
+def test_a_finished_run_announces_its_final_evaluation_and_prints_a_summary(tmp_path, capsys):
+    train(_config(total_steps=256), tmp_path / "run")
+    out = capsys.readouterr().out
+    assert "final evaluation: 4 greedy games per difficulty" in out
+    assert "test: 256 learner steps in" in out and "evaluations not counted" in out
+    assert "  doomed: win rate" in out and "model: " in out
+
+
+def test_a_run_stopped_early_says_how_to_continue(tmp_path, capsys):
+    train(_config(total_steps=512), tmp_path / "run", stop_after=256)
+    assert "continue with: python -m shipwreck_training.fast --resume" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("flag", ["--resume", "--export", "--evaluate"])
+def test_a_folder_that_is_not_a_run_is_refused_in_one_line(tmp_path, capsys, flag):
+    from shipwreck_training.fast.run import main
+
+    args = [flag, str(tmp_path)] + (["--to", str(tmp_path / "x.pth")] if flag == "--export" else [])
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and str(tmp_path) in err

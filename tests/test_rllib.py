@@ -197,3 +197,45 @@ def test_command_line_rejects_bad_keys_by_name(tmp_path, capsys):
     assert "ppo.learning_rate is not a known key" in err and "'lr'" in err
     assert main(["--resume", str(tmp_path / "nothing")]) == 2
     assert ENV_NAME == "shipwreck_arcana"
+
+
+def test_vector_env_restarts_a_finished_game_on_the_next_step():
+    """Gymnasium's NEXT_STEP autoreset: the ending step shows the final observation (no
+    legal action), the next one ignores that place's action and shows a new game."""
+    from shipwreck_training.rllib.vector_env import ShipwreckVectorEnv
+
+    env = ShipwreckVectorEnv(4, difficulties=["easy"])
+    obs, _ = env.reset(seed=1)
+    rng = np.random.default_rng(0)
+
+    def random_legal(mask: np.ndarray) -> np.ndarray:
+        return np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in mask])
+
+    for _ in range(500):
+        obs, _, terminated, _, _ = env.step(random_legal(obs["action_mask"]))
+        if terminated.any():
+            break
+    ended = np.flatnonzero(terminated)
+    assert ended.size and not obs["action_mask"][ended].any()
+    obs, reward, terminated, _, _ = env.step(random_legal(obs["action_mask"]))
+    assert obs["action_mask"][ended].any(axis=1).all() and (reward[ended] == 0).all()
+    assert not terminated[ended].any()
+
+
+def test_batched_engine_trains_resumes_and_plays(local_ray, tmp_path):
+    """engine batched: RLlib's single-agent runner over the batched engine's vector env
+    (one module, every seat) trains, checkpoints, resumes, and the checkpoint plays."""
+    changes = {"engine": "batched", "env_runners.num_envs_per_env_runner": 16}
+    changes |= {"eval.games": 4}
+    run = tmp_path / "run"
+    train(_config(**changes), run, log=lambda _: None)
+    lines: list[str] = []
+    out = train(_config(iterations=3, **changes), run, log=lines.append)
+    assert any(line.startswith("resumed from") and "iteration 2" in line for line in lines)
+    progress = [json.loads(line) for line in (run / "progress.jsonl").read_text().splitlines()]
+    assert [row["iteration"] for row in progress] == [1, 2, 3]
+    assert all(row["env_steps"] >= 256 * row["iteration"] for row in progress)
+    assert out["eval"]["results"]["normal"]["games"] == 4  # every decision legal
+    meta = json.loads((run / "checkpoints" / "iter_000003" / "shipwreck_policy.json").read_text())
+    assert meta["module"] == "default_policy"
+    assert make_policy(f"rllib:{run}").name == "rllib:iter_000003"

@@ -23,6 +23,20 @@ from shipwreck_training.rllib.config import env_config, from_dict, load_config
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def test_batched_config_is_valid():
+    cfg = load_config(ROOT / "configs" / "rllib" / "selfplay_batched.yaml")
+    assert cfg.engine == "batched" and cfg.env_runners.num_envs_per_env_runner == 64
+    with pytest.raises(ValueError, match=r"multi_agent\.policies \['a', 'b'\] is not allowed"):
+        load_config(
+            ROOT / "configs" / "rllib" / "selfplay_batched.yaml",
+            [
+                "multi_agent.policies=[a, b]",
+                "multi_agent.policy_mapping={default: a}",
+                "multi_agent.play_policy=a",
+            ],
+        )
+
+
 def test_shipped_config_is_valid():
     cfg = load_config(ROOT / "configs" / "rllib" / "selfplay.yaml")
     assert cfg.multi_agent.policies == ("shared",)

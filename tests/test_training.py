@@ -16,6 +16,7 @@ from shipwreck_training.sb3.train import main as train_main
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "sb3"
 SMOKE = [
+    "engine=reference",
     "total_timesteps=256",
     "n_envs=2",
     "vec_env=dummy",
@@ -176,7 +177,13 @@ def test_regime_trains_resumes_and_loads_into_the_evaluator(tmp_path, name, extr
     # resume with a larger budget: continues from the last checkpoint, keeps the clock
     clock = json.loads((run / "clock.json").read_text())["wall_seconds"]
     if name != "alternating":
+        # a run written before the engine key existed resumes on the reference engine
+        saved = run / "config.yaml"
+        saved.write_text(
+            "".join(x for x in saved.read_text().splitlines(True) if "engine" not in x)
+        )
         assert train_main(["--resume", str(run), "total_timesteps=384"]) == 0
+        assert yaml.safe_load(saved.read_text())["engine"] == "reference"
         resumed = json.loads((run / "summary.json").read_text())
         assert resumed["steps"] >= 384
         assert resumed["wall_seconds"] >= clock
@@ -235,3 +242,46 @@ def test_bad_yaml_is_one_line(tmp_path, capsys):
         err.startswith(f"error: config file {str(bad)!r} is not YAML at line")
         and err.count("\n") == 1
     )
+
+
+BATCHED = ["engine=batched", "num_games=8", "ppo.n_steps=16"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "extra"), [("selfplay", []), ("play", ["partner=literal:0.5"])])
+def test_batched_engine_trains_resumes_and_loads_into_the_evaluator(tmp_path, name, extra):
+    runs = tmp_path / "runs"
+    config = str(CONFIGS / f"{name}.yaml")
+    args = ["--config", config, "--runs-dir", str(runs), *SMOKE, *BATCHED, *extra]
+    assert train_main(args) == 0
+    run = _run_dir(runs)
+    assert yaml.safe_load((run / "config.yaml").read_text())["engine"] == "batched"
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["steps"] >= 256
+    training = summary["wall_seconds"] - summary["eval_seconds"]  # evaluations not counted
+    assert summary["steps_per_second"] == pytest.approx(summary["steps"] / training)
+    assert train_main(["--resume", str(run), "total_timesteps=384"]) == 0
+    assert json.loads((run / "summary.json").read_text())["steps"] >= 384
+    report = evaluate(
+        f"ppo:{run / 'final_model.zip'}", "literal", difficulties=["easy"], games=2, progress=False
+    )
+    assert report["results"]["easy"]["games"] == 2
+
+
+def test_a_budget_below_one_rollout_warns(tmp_path, capsys, monkeypatch):
+    import shipwreck_training.sb3.train as sb3_train
+
+    monkeypatch.setattr(sb3_train, "_train_single", lambda cfg, run_dir, resume: {})
+    cfg = load_config(CONFIGS / "selfplay.yaml", ["total_timesteps=1000"])
+    sb3_train.train(cfg, tmp_path)
+    err = capsys.readouterr().err
+    assert err.startswith("warning: total_timesteps 1000 is smaller than one rollout (8192 steps")
+
+
+def test_batched_engine_refuses_card_sets_it_does_not_cover():
+    with pytest.raises(ValueError, match=r"engine 'batched': card_sets .* not covered"):
+        load_config(CONFIGS / "selfplay.yaml", ["env.card_sets=[base, gencon]"])
+    cfg = load_config(
+        CONFIGS / "selfplay.yaml", ["env.card_sets=[base, gencon]", "engine=reference"]
+    )
+    assert cfg.engine == "reference"

@@ -46,6 +46,7 @@ __all__ = [
     "Section",
     "apply_overrides",
     "check_policy_spec",
+    "check_split",
     "load",
     "plain",
     "read_yaml",
@@ -71,6 +72,20 @@ class Section(BaseModel):
     """A config section: frozen, unknown keys refused."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def check_split(num_games: int, difficulties: tuple[str, ...]) -> int:
+    """Games per difficulty when ``num_games`` are split evenly between ``difficulties``.
+
+    Raises:
+        ValueError: ``num_games`` is not a multiple of their number.
+    """
+    if num_games % len(difficulties):
+        raise ValueError(
+            f"num_games {num_games} is not allowed; allowed: a multiple of the "
+            f"{len(difficulties)} difficulties {list(difficulties)} (one share each)"
+        )
+    return num_games // len(difficulties)
 
 
 def check_policy_spec(spec: str) -> str:

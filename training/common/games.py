@@ -17,7 +17,7 @@ from shipwreck_env.config import GameConfig
 from shipwreck_env.observation import ObservationLayout
 from shipwreck_env.policy import decide, observation_layouts
 from shipwreck_env.vector.game import VectorGame
-from shipwreck_training.common.config import GameSettings
+from shipwreck_training.common.config import GameSettings, check_split
 
 __all__ = ["Games", "ScriptedRole", "learner_decides"]
 
@@ -38,12 +38,7 @@ class Games:
         difficulties: tuple[str, ...] | None = None,
     ) -> None:
         self.difficulties = tuple(difficulties or env.difficulties)
-        if num_games % len(self.difficulties):
-            raise ValueError(
-                f"num_games {num_games} is not allowed; allowed: a multiple of "
-                f"{len(self.difficulties)} (one share per difficulty)"
-            )
-        self.per_part = num_games // len(self.difficulties)
+        self.per_part = check_split(num_games, self.difficulties)
         self.parts = [
             VectorGame(
                 self.per_part,
@@ -75,6 +70,27 @@ class Games:
     def legal_mask(self) -> np.ndarray:
         """bool[N, 259]: every decider's legal actions."""
         return np.concatenate([p.legal_mask() for p in self.parts])
+
+    @property
+    def decider(self) -> np.ndarray:
+        """int[N]: the player deciding now in each game (-1 for a finished game)."""
+        return np.concatenate([p.decider for p in self.parts])
+
+    def observe_games(self, which: np.ndarray, observer: np.ndarray) -> np.ndarray:
+        """float32[len(which), D]: game ``which[i]`` seen by player ``observer[i]``."""
+        out = np.zeros((len(which), self.layout.size), np.float32)
+        for k, pos, local in self.locate(np.asarray(which, np.int64)):
+            out[pos] = self.parts[k].observe(local, np.asarray(observer)[pos])
+        return out
+
+    def restart(self, which: np.ndarray) -> None:
+        """Start new games in the places ``which`` (their streams go on)."""
+        for k, _, local in self.locate(np.asarray(which, np.int64)):
+            self.parts[k].restart(local)
+
+    def difficulty_of(self, which: np.ndarray) -> list[str]:
+        """The difficulty of each game place in ``which``."""
+        return [self.difficulties[int(g) // self.per_part] for g in which]
 
     def field(self, name: str) -> np.ndarray:
         """The engine array ``name`` of every game (``shipwreck_env.vector.arrays``)."""

@@ -155,3 +155,24 @@ def deprecated_command(
     deprecated in favour of ``new`` (kept for one release, so recorded commands run)."""
     print(f"note: python -m {old} is deprecated; use python -m {new}", file=sys.stderr)
     return main(argv)
+
+
+def progress_bar(total: int, initial: int, label: str):
+    """A tqdm bar over learner steps on stderr; steps/s and win rates go in its postfix
+    (:func:`win_rates`), measured by the trainer (tqdm's own rate would count the
+    evaluations' time)."""
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total,
+        initial=initial,
+        desc=label,
+        unit="step",
+        dynamic_ncols=True,
+        bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}{postfix}]",
+    )
+
+
+def win_rates(results: dict[str, dict]) -> str:
+    """``easy 0.99 normal 0.95 ...`` from an evaluation's per-difficulty results."""
+    return " ".join(f"{d} {r['win_rate']:.2f}" for d, r in results.items())

@@ -26,6 +26,7 @@ from shipwreck_training.common.config import (
     RunConfig,
     Section,
     check_policy_spec,
+    check_split,
     load,
     validate,
 )
@@ -130,11 +131,7 @@ class FastConfig(RunConfig):
                 check_policy_spec(spec)
             except ValueError as exc:
                 raise ValueError(f"{key}: {exc}") from None
-        if self.num_games % len(self.env.difficulties):
-            raise ValueError(
-                f"num_games {self.num_games} is not allowed; allowed: a multiple of the "
-                f"{len(self.env.difficulties)} difficulties"
-            )
+        check_split(self.num_games, self.env.difficulties)
         if self.env.belief == "policy" and self.regime != "selfplay":
             raise ValueError(
                 f"env.belief 'policy' is not allowed with regime {self.regime!r}; allowed: "

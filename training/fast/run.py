@@ -16,18 +16,26 @@ import os
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import torch
 import yaml
 
-from shipwreck_agents.actor_critic import ActorCritic, export_sb3
 from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.observation import ObservationLayout
 from shipwreck_training.common.config import read_yaml
-from shipwreck_training.common.run import fail, model_meta, record_command, start
+from shipwreck_training.common.run import (
+    fail,
+    model_meta,
+    progress_bar,
+    record_command,
+    start,
+    win_rates,
+)
 from shipwreck_training.fast.config import FastConfig, from_dict
-from shipwreck_training.fast.evaluate import evaluate_network
-from shipwreck_training.fast.ppo import Trainer
+
+if TYPE_CHECKING:  # torch and torchrl load in seconds: a bad config is refused first
+    from shipwreck_agents.actor_critic import ActorCritic
+    from shipwreck_training.fast.ppo import Trainer
 
 __all__ = [
     "ROLES",
@@ -79,7 +87,10 @@ def _episode_figures(episodes: list[tuple[str, bool, int, int]]) -> dict[str, fl
 def train(cfg: FastConfig, run_dir: Path, resume: bool = False, stop_after: int = 0) -> Trainer:
     """Train (or continue) the run in ``run_dir`` until ``total_steps``, or until
     ``stop_after`` learner steps in this call (0: no limit), checkpointing on the way."""
+    import torch
     from torch.utils.tensorboard import SummaryWriter
+
+    from shipwreck_training.fast.ppo import Trainer
 
     trainer = Trainer(cfg, run_dir)
     checkpoints = run_dir / "checkpoints"
@@ -95,7 +106,9 @@ def train(cfg: FastConfig, run_dir: Path, resume: bool = False, stop_after: int 
         record = imitate(trainer, cfg.imitation)
         trainer.write_json("imitation", record)
     writer = SummaryWriter(str(run_dir / "tb"))
-    start_step = trainer.global_step
+    start_step, start_wall = trainer.global_step, trainer.wall
+    bar = progress_bar(cfg.total_steps, trainer.global_step, cfg.name)
+    last_eval = ""
     next_ckpt = (trainer.global_step // cfg.checkpoint_every + 1) * cfg.checkpoint_every
     every = cfg.eval.every
     next_eval = (trainer.global_step // every + 1) * every if every else None
@@ -111,20 +124,32 @@ def train(cfg: FastConfig, run_dir: Path, resume: bool = False, stop_after: int 
             writer.add_scalar(key if "/" in key else f"train/{key}", value, step)
         trainer.write_json("progress", {"step": step, **figures})
         if next_eval is not None and step >= next_eval:
-            _evaluate(trainer, writer, cfg.eval.games)
+            last_eval = win_rates(_evaluate(trainer, writer, cfg.eval.games)["results"])
             next_eval += every
         if step >= next_ckpt:
             trainer.save(latest)
             next_ckpt += cfg.checkpoint_every
+        sps = (step - start_step) / max(trainer.wall - start_wall, 1e-9)  # no evaluations
+        bar.set_postfix_str(f"{sps:,.0f} steps/s" + (f", win {last_eval}" if last_eval else ""))
+        bar.update(step - bar.n)
+    bar.close()
     trainer.save(latest)
     if trainer.global_step >= cfg.total_steps:
         _finish(trainer, writer)
+    else:
+        print(
+            f"stopped at {trainer.global_step:,} of {cfg.total_steps:,} learner steps; "
+            f"continue with: python -m shipwreck_training.fast --resume {run_dir}",
+            flush=True,
+        )
     writer.close()
     return trainer
 
 
 def _evaluate(trainer: Trainer, writer, games: int) -> dict:
     start = time.perf_counter()
+    from shipwreck_training.fast.evaluate import evaluate_network
+
     results = evaluate_network(trainer.model, trainer.cfg, games)
     record = {
         "step": trainer.global_step,
@@ -140,11 +165,20 @@ def _evaluate(trainer: Trainer, writer, games: int) -> dict:
 
 
 def _finish(trainer: Trainer, writer) -> None:
+    import torch
+
+    from shipwreck_agents.actor_critic import export_sb3
+
     cfg, run_dir = trainer.cfg, trainer.run_dir
     torch.save(trainer.model.state_dict(), run_dir / "model.pt")
     export_sb3(trainer.model, run_dir / "model.pth")
     info = meta(cfg, spec_of(cfg, run_dir / "model.pth"))
     (run_dir / "model.meta.json").write_text(json.dumps(info, indent=2))
+    print(
+        f"final evaluation: {cfg.eval.games} greedy games per difficulty "
+        f"({', '.join(cfg.eval.difficulties)}), held-out seed {cfg.eval.seed} ...",
+        flush=True,
+    )
     final = _evaluate(trainer, writer, cfg.eval.games)
     summary = {
         "name": cfg.name,
@@ -157,10 +191,29 @@ def _finish(trainer: Trainer, writer) -> None:
         "final_eval": final["results"],
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    print(
+        f"{cfg.name}: {trainer.global_step:,} learner steps in {trainer.wall / 60:.1f} min of "
+        f"training ({summary['mean_sps']:,.0f} steps/s, evaluations not counted)",
+        flush=True,
+    )
+    for difficulty, r in final["results"].items():
+        low, high = r["win_rate_ci95"]
+        print(f"  {difficulty}: win rate {r['win_rate']:.3f} [{low:.3f}, {high:.3f}]", flush=True)
+    print(f"model: {run_dir / 'model.pth'} (spec {info['spec']})", flush=True)
 
 
 def _checkpoint_model(run_dir: Path) -> tuple[FastConfig, ActorCritic, dict]:
+    latest = run_dir / "checkpoints" / "latest.pt"
+    if not (run_dir / "config.yaml").is_file() or not latest.is_file():
+        raise ValueError(
+            f"{str(run_dir)!r} is not a fast run with a checkpoint (no config.yaml or "
+            "checkpoints/latest.pt); allowed: a run folder of python -m shipwreck_training.fast"
+        )
     cfg = from_dict(read_yaml((run_dir / "config.yaml").read_text()))
+    import torch
+
+    from shipwreck_agents.actor_critic import ActorCritic
+
     state = torch.load(run_dir / "checkpoints" / "latest.pt", weights_only=False)
     layout = ObservationLayout.for_config(cfg.env.game_config(), belief=cfg.env.belief_block)
     model = ActorCritic(layout.size, NUM_ACTIONS, cfg.ppo.hidden, cfg.env.belief == "aux")
@@ -173,6 +226,8 @@ def evaluate_checkpoint(run_dir: Path, games: int) -> dict:
     held-out seed) and append the record to its ``eval.jsonl``."""
     cfg, model, state = _checkpoint_model(run_dir)
     start = time.perf_counter()
+    from shipwreck_training.fast.evaluate import evaluate_network
+
     results = evaluate_network(model, cfg, games)
     record = {
         "step": state["global_step"],
@@ -191,6 +246,8 @@ def export_checkpoint(run_dir: Path, target: Path) -> dict:
     """Export the network of ``run_dir``'s latest checkpoint as an SB3 ``.pth`` with its
     ``.meta.json`` (a run in progress can be shipped); returns the metadata."""
     cfg, model, state = _checkpoint_model(run_dir)
+    from shipwreck_agents.actor_critic import export_sb3
+
     export_sb3(model, target)
     info = meta(cfg, spec_of(cfg, target))
     info["exported_from"] = f"{run_dir.name}/checkpoints/latest.pt"
@@ -211,17 +268,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=1000, help="with --evaluate: per difficulty")
     parser.add_argument("overrides", nargs="*", help="dotted.key=value")
     args = parser.parse_args(argv)
-    if args.export:
-        if not args.to:
-            parser.error("--export needs --to FILE.pth")
-        print(json.dumps(export_checkpoint(Path(args.export), Path(args.to)), indent=2))
-        return 0
-    if args.evaluate:
-        print(json.dumps(evaluate_checkpoint(Path(args.evaluate), args.games), indent=2))
-        return 0
+    try:
+        if args.export:
+            if not args.to:
+                parser.error("--export needs --to FILE.pth")
+            print(json.dumps(export_checkpoint(Path(args.export), Path(args.to)), indent=2))
+            return 0
+        if args.evaluate:
+            print(json.dumps(evaluate_checkpoint(Path(args.evaluate), args.games), indent=2))
+            return 0
+    except ValueError as exc:
+        return fail(str(exc))
     if bool(args.config) == bool(args.resume):
         parser.error("give exactly one of --config, --resume, --export and --evaluate")
     try:
+        if args.resume and not (Path(args.resume) / "checkpoints" / "latest.pt").is_file():
+            raise ValueError(
+                f"--resume {args.resume!r} has no checkpoints/latest.pt; allowed: a fast run "
+                "folder that reached its first checkpoint"
+            )
         cfg, run_dir = start(FastConfig, args.config, args.resume, args.overrides, args.runs)
     except ValueError as exc:
         return fail(str(exc))

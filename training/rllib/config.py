@@ -21,6 +21,7 @@ from shipwreck_training.common.config import (
     PositiveInt,
     RunConfig,
     Section,
+    check_split,
     load,
     validate,
 )
@@ -43,7 +44,8 @@ class EnvRunnersSection(Section):
     num_env_runners: Count = 1
     """Remote sampling actors (0: sample in the driver)."""
     num_envs_per_env_runner: PositiveInt = 1
-    """Games each runner steps in a Python loop (RLlib's sync multi-agent vector env)."""
+    """Games each runner steps: in a Python loop over AEC envs (``engine: aec``, RLlib's
+    sync multi-agent vector env) or in one batched-engine call (``engine: batched``)."""
     rollout_fragment_length: PositiveInt | Literal["auto"] = "auto"
     sample_timeout_s: Positive = 600.0
     """How long the driver waits for a runner's samples (RLlib's default, 60 s, is too
@@ -119,6 +121,10 @@ class RLlibConfig(RunConfig):
     """Iterations between checkpoints (the last iteration always checkpoints)."""
     output_dir: str = "results/runs/rllib"
     torch_threads: PositiveInt = 1
+    engine: Literal["aec", "batched"] = "aec"
+    """``aec``: RLlib's multi-agent runner over copies of the AEC env (per-seat modules by
+    ``multi_agent``); ``batched``: its single-agent runner over the batched engine
+    (:mod:`shipwreck_training.rllib.vector_env`), one module for every seat."""
     ray: RaySection = Field(default_factory=RaySection)
     env_runners: EnvRunnersSection = Field(default_factory=EnvRunnersSection)
     learners: LearnersSection = Field(default_factory=LearnersSection)
@@ -139,6 +145,14 @@ class RLlibConfig(RunConfig):
                 f"ppo.minibatch_size {self.ppo.minibatch_size} is not allowed; allowed: at "
                 f"most ppo.train_batch_size_per_learner ({self.ppo.train_batch_size_per_learner})"
             )
+        if self.engine == "batched":
+            ma = self.multi_agent
+            if ma.policies != ("shared",) or ma.policy_mapping != {"default": "shared"}:
+                raise ValueError(
+                    f"multi_agent.policies {list(ma.policies)} is not allowed with engine "
+                    "batched; allowed: the default (one module, 'shared', for every seat)"
+                )
+            check_split(self.env_runners.num_envs_per_env_runner, self.env.difficulties)
         if self.env.belief in ("policy", "aux"):
             raise ValueError(
                 f"env.belief {self.env.belief!r} is not allowed for the RLlib trainer; "

@@ -17,7 +17,9 @@ reset at construction.
 
 RLlib's multi-agent env runner vectorises only by a Python loop over copies of this env
 (``num_envs_per_env_runner``, ``SyncVectorMultiAgentEnv``): the batched engine
-(``shipwreck_env.vector``) does not fit under its ``MultiAgentEnv`` interface.
+(``shipwreck_env.vector``) does not fit under its ``MultiAgentEnv`` interface, and runs
+under the single-agent runner instead (``engine: batched``,
+:mod:`shipwreck_training.rllib.vector_env`).
 """
 
 from __future__ import annotations
@@ -30,10 +32,20 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from shipwreck_env.aec_env import raw_env
 from shipwreck_training.common.config import GameSettings, validate
 
-__all__ = ["ENV_NAME", "ShipwreckMultiAgentEnv", "env_creator", "register"]
+__all__ = [
+    "BATCHED_ENV_NAME",
+    "ENV_NAME",
+    "ShipwreckMultiAgentEnv",
+    "batched_env_creator",
+    "env_creator",
+    "register",
+]
 
 ENV_NAME = "shipwreck_arcana"
 """The name the environment is registered under in Ray (``config.environment(ENV_NAME)``)."""
+BATCHED_ENV_NAME = "shipwreck_arcana_batched"
+"""The batched engine's vector env (:mod:`shipwreck_training.rllib.vector_env`) in Ray's
+registry, for the single-agent runner with ``gym_env_vectorize_mode=VECTOR_ENTRY_POINT``."""
 
 
 class ShipwreckMultiAgentEnv(MultiAgentEnv):
@@ -101,10 +113,21 @@ def env_creator(env_config: dict) -> ShipwreckMultiAgentEnv:
     return ShipwreckMultiAgentEnv(**dict(env_config))
 
 
+def batched_env_creator(env_config: dict):
+    """The batched vector env of RLlib's ``env_config`` plus the ``num_envs`` the runner
+    adds (:class:`~shipwreck_training.rllib.vector_env.ShipwreckVectorEnv`)."""
+    from shipwreck_training.rllib.vector_env import ShipwreckVectorEnv
+
+    game = dict(env_config)
+    return ShipwreckVectorEnv(int(game.pop("num_envs", 1)), **game)
+
+
 def register() -> str:
-    """Register :func:`env_creator` in Ray's registry under :data:`ENV_NAME` (the
-    driver's registration reaches every worker of the cluster); returns the name."""
+    """Register :func:`env_creator` under :data:`ENV_NAME` and :func:`batched_env_creator`
+    under :data:`BATCHED_ENV_NAME` in Ray's registry (the driver's registration reaches
+    every worker of the cluster); returns :data:`ENV_NAME`."""
     from ray.tune.registry import register_env
 
     register_env(ENV_NAME, env_creator)
+    register_env(BATCHED_ENV_NAME, batched_env_creator)
     return ENV_NAME

@@ -10,7 +10,9 @@ with ``ray.num_cpus`` CPUs and no dashboard; with it, the run joins a running cl
 README, "Training on a Ray cluster"). The environment reaches the workers through Ray's
 registry (``shipwreck_training.rllib.env.register``); the RLModule is
 ``shipwreck_training.rllib.module.ShipwreckRLModule`` (masking inside it); the seats map to
-modules by ``multi_agent.policy_mapping``.
+modules by ``multi_agent.policy_mapping``. With ``engine: batched`` the single-agent
+runner steps the batched engine's vector env instead
+(:mod:`shipwreck_training.rllib.vector_env`, one module ``default_policy`` for every seat).
 
 A run directory ``<output_dir>/<name>__<seed>__<time>/`` gets ``config.yaml``,
 ``command.txt``, ``progress.jsonl`` (one line per iteration: env steps, steps/s, mean
@@ -37,7 +39,6 @@ from typing import Any
 import numpy as np
 import yaml
 
-from shipwreck_agents.rllib_policy import META_FILE
 from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.observation import ObservationLayout
 from shipwreck_training.common.run import evaluate_team, fail, record_command
@@ -74,42 +75,15 @@ def segment_seed(seed: int, iteration: int) -> int:
     return int(np.random.SeedSequence(seed, spawn_key=(iteration,)).generate_state(1)[0])
 
 
-def algorithm_config(cfg: RLlibConfig, iteration: int = 0):
-    """The ``PPOConfig`` of a run (new API stack; nothing started yet), seeded by
-    :func:`segment_seed` for a run resumed after ``iteration``."""
+def _training(cfg: RLlibConfig):
+    """``PPOConfig`` with the run's PPO settings, learners and seed (no env, no module)."""
     from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from shipwreck_training.rllib.env import ENV_NAME
-    from shipwreck_training.rllib.module import ShipwreckRLModule
-
-    ma, ppo, runners = cfg.multi_agent, cfg.ppo, cfg.env_runners
-    specs = {
-        module: RLModuleSpec(
-            module_class=ShipwreckRLModule, model_config={"hidden": list(ppo.hidden)}
-        )
-        for module in ma.policies
-    }
+    ppo = cfg.ppo
     return (
         PPOConfig()
         .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
-        # RLlib's checker steps random actions, which are illegal here: off.
-        .environment(ENV_NAME, env_config=env_config(cfg), disable_env_checking=True)
-        .env_runners(
-            num_env_runners=runners.num_env_runners,
-            num_envs_per_env_runner=runners.num_envs_per_env_runner,
-            rollout_fragment_length=runners.rollout_fragment_length,
-            sample_timeout_s=runners.sample_timeout_s,
-            num_cpus_per_env_runner=1,
-        )
         .learners(num_learners=cfg.learners.num_learners)
-        .multi_agent(
-            policies=set(ma.policies),
-            policy_mapping_fn=SeatMapping(tuple(sorted(ma.policy_mapping.items()))),
-            policies_to_train=list(ma.policies),
-        )
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
         .training(
             lr=ppo.lr,
             gamma=ppo.gamma,
@@ -122,7 +96,53 @@ def algorithm_config(cfg: RLlibConfig, iteration: int = 0):
             minibatch_size=ppo.minibatch_size,
             num_epochs=ppo.num_epochs,
         )
-        .debugging(seed=segment_seed(cfg.seed, iteration))
+    )
+
+
+def algorithm_config(cfg: RLlibConfig, iteration: int = 0):
+    """The ``PPOConfig`` of a run (new API stack; nothing started yet), seeded by
+    :func:`segment_seed` for a run resumed after ``iteration``."""
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from shipwreck_training.rllib.env import BATCHED_ENV_NAME, ENV_NAME
+    from shipwreck_training.rllib.module import ShipwreckRLModule
+
+    ma, runners = cfg.multi_agent, cfg.env_runners
+
+    def spec() -> RLModuleSpec:  # one object per module: RLlib fills in its spaces
+        return RLModuleSpec(
+            module_class=ShipwreckRLModule, model_config={"hidden": list(cfg.ppo.hidden)}
+        )
+
+    sampling = {
+        "num_env_runners": runners.num_env_runners,
+        "num_envs_per_env_runner": runners.num_envs_per_env_runner,
+        "rollout_fragment_length": runners.rollout_fragment_length,
+        "sample_timeout_s": runners.sample_timeout_s,
+        "num_cpus_per_env_runner": 1,
+    }
+    config = _training(cfg).debugging(seed=segment_seed(cfg.seed, iteration))
+    if cfg.engine == "batched":
+        return (
+            config.environment(BATCHED_ENV_NAME, env_config=env_config(cfg))
+            # the runner builds the batched engine's vector env itself (one call steps
+            # every game) instead of wrapping copies of a single env
+            .env_runners(**sampling, gym_env_vectorize_mode="vector_entry_point")
+            .rl_module(rl_module_spec=spec())
+        )
+    return (
+        # RLlib's checker steps random actions, which are illegal here: off.
+        config.environment(ENV_NAME, env_config=env_config(cfg), disable_env_checking=True)
+        .env_runners(**sampling)
+        .multi_agent(
+            policies=set(ma.policies),
+            policy_mapping_fn=SeatMapping(tuple(sorted(ma.policy_mapping.items()))),
+            policies_to_train=list(ma.policies),
+        )
+        .rl_module(
+            rl_module_spec=MultiRLModuleSpec(rl_module_specs={m: spec() for m in ma.policies})
+        )
     )
 
 
@@ -145,7 +165,8 @@ def _policy_meta(cfg: RLlibConfig, iteration: int, env_steps: int) -> dict:
     game = cfg.env.game_config()
     layout = ObservationLayout.for_config(game, cfg.env.belief_block)
     return {
-        "module": cfg.multi_agent.play_policy,
+        # RLlib's single-agent runner names its one module "default_policy"
+        "module": cfg.multi_agent.play_policy if cfg.engine == "aec" else "default_policy",
         "role": "self",  # one module decides for every seat and role (shipwreck_agents.play: both)
         "obs_dim": layout.size,
         "num_actions": NUM_ACTIONS,
@@ -161,6 +182,8 @@ def _save(algo, cfg: RLlibConfig, run_dir: Path, iteration: int, env_steps: int)
     path = run_dir / "checkpoints" / f"iter_{iteration:06d}"
     algo.save_to_path(str(path.resolve()))
     meta = _policy_meta(cfg, iteration, env_steps)
+    from shipwreck_agents.rllib_policy import META_FILE  # torch: loaded once training starts
+
     (path / META_FILE).write_text(json.dumps(meta, indent=1) + "\n")
     (run_dir / "checkpoints" / "latest").write_text(path.name + "\n")
     return path
@@ -199,6 +222,8 @@ def train(cfg: RLlibConfig, run_dir: Path, log=print) -> dict:
     iteration, env_steps = 0, 0
     checkpoint = _latest(run_dir)
     if checkpoint is not None:
+        from shipwreck_agents.rllib_policy import META_FILE
+
         meta = json.loads((checkpoint / META_FILE).read_text())
         iteration, env_steps = meta["iteration"], meta["env_steps"]
     algo = algorithm_config(cfg, iteration).build_algo()

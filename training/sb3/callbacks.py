@@ -83,11 +83,13 @@ class WinRateEval(BaseCallback):
     def run_eval(self) -> dict:
         """Evaluate now; record and return the report."""
         path = save_with_meta(self.model, self.run_dir / "eval_model.zip", self.meta)
+        start = time.perf_counter()
         report = self.evaluate_model(path, self.num_timesteps)
         record = {
             "label": self.label,
             "steps": int(self.num_timesteps),
             "wall_seconds": time.time() - self._start,
+            "eval_seconds": time.perf_counter() - start,
             "win_rate": {d: r["win_rate"] for d, r in report["results"].items()},
             "report": report,
         }

@@ -23,6 +23,7 @@ from shipwreck_training.common.config import (
     RunConfig,
     Section,
     check_policy_spec,
+    check_split,
     load,
     validate,
 )
@@ -46,6 +47,8 @@ class PPOSettings(Section):
 
     learning_rate: Positive = 3e-4
     n_steps: PositiveInt = 1024
+    """Steps per environment in one rollout (the rollout is ``n_steps`` x the number of
+    environments: ``n_envs``, or ``num_games`` on the batched engine)."""
     batch_size: PositiveInt = 256
     n_epochs: PositiveInt = 5
     gamma: Fraction = 0.99
@@ -116,9 +119,18 @@ class SB3Config(RunConfig):
     total_timesteps: PositiveInt = 1_000_000
     """Learner steps (per model and round in ``alternating``: the budget is split evenly
     across rounds and models)."""
+    engine: Literal["batched", "reference"] = "batched"
+    """``batched``: ``num_games`` games on the batched engine in one process
+    (:class:`shipwreck_training.sb3.vector.BatchedVecEnv`); ``reference``: ``n_envs``
+    Gymnasium envs on the reference engine (``vec_env``), the only choice for card sets
+    the batched engine does not cover and for ``alternating``."""
+    num_games: PositiveInt = 256
+    """Games stepped side by side on the batched engine (a multiple of the number of
+    difficulties: they are split evenly)."""
     n_envs: PositiveInt = 2
+    """Reference-engine environments."""
     vec_env: Literal["subproc", "dummy"] = "subproc"
-    """``subproc`` runs the environments in processes."""
+    """Reference engine: ``subproc`` runs the environments in processes."""
     checkpoint_every: PositiveInt = 50_000
     ppo: PPOSettings = Field(default_factory=PPOSettings)
     eval: EvalSettings = Field(default_factory=EvalSettings)
@@ -146,7 +158,26 @@ class SB3Config(RunConfig):
                 f"env.belief {self.env.belief!r} is not allowed for the SB3 trainer; allowed: "
                 "'none', 'literal' (the other kinds are the fast trainer's)"
             )
+        if self.engine == "batched":
+            if self.regime == "alternating":
+                raise ValueError(
+                    "engine 'batched' is not allowed with regime alternating; allowed: "
+                    "'reference' (its partners are SB3 models deciding one game at a time)"
+                )
+            from shipwreck_env.vector import VectorGame
+
+            try:  # the batched engine says which card sets it covers
+                VectorGame(1, 0, **self.env.engine_kwargs(self.env.difficulties[0]))
+            except ValueError as exc:
+                raise ValueError(f"engine 'batched': {exc} Or set engine=reference.") from None
+            check_split(self.num_games, self.env.difficulties)
         return self
+
+    @property
+    def rollout_size(self) -> int:
+        """Steps in one rollout: ``ppo.n_steps`` x the environments."""
+        envs = self.num_games if self.engine == "batched" else self.n_envs
+        return self.ppo.n_steps * envs
 
 
 def from_dict(data: dict) -> SB3Config:

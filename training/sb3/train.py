@@ -6,19 +6,23 @@
 Regimes (``regime`` in the config): ``play`` learns the active player's decisions with a
 fixed group partner, ``predict`` the group's decisions with a fixed play partner,
 ``selfplay`` one shared policy for every decision, ``alternating`` a play model and a
-predict model trained in turn, each against the latest other one.
+predict model trained in turn, each against the latest other one. ``engine`` picks the
+environments: ``batched`` (default) steps ``num_games`` games of the batched engine as one
+``VecEnv`` (:mod:`shipwreck_training.sb3.vector`), ``reference`` steps ``n_envs``
+Gymnasium envs (:mod:`shipwreck_training.sb3.envs`).
 
 A run writes ``results/runs/<name>__<seed>__<time>/``: ``config.yaml`` (resolved),
 ``command.txt``, ``tb/`` (TensorBoard), ``checkpoints/``, ``eval.jsonl`` (win rate on
 every difficulty during training), the final model(s) with ``.meta.json`` and
-``summary.json`` (budget, speed, final evaluation). ``--resume`` continues from the
-latest checkpoint with the optimiser state, step count and wall clock.
+``summary.json`` (budget, speed without evaluation time, final evaluation). ``--resume``
+continues from the latest checkpoint with the optimiser state, step count and wall clock.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 import zipfile
 from collections.abc import Sequence
@@ -52,6 +56,12 @@ def _meta(cfg: TrainConfig, role: str) -> dict:
 
 
 def _vec_env(cfg: TrainConfig, role: str, partner: str | None, seed_base: int):
+    """The run's environments: ``num_games`` batched games (``engine: batched``) or
+    ``n_envs`` reference-engine Gymnasium envs."""
+    if cfg.engine == "batched":
+        from shipwreck_training.sb3.vector import BatchedVecEnv
+
+        return BatchedVecEnv(cfg.env, cfg.num_games, seed_base, role, partner)
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     from shipwreck_training.sb3.envs import make_env_fn
@@ -228,7 +238,7 @@ def _train_single(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
         _learn(model, remaining, callbacks, latest is None, clock, checkpoints)
     venv.close()
     final = save_with_meta(model, run_dir / "final_model.zip", meta)
-    report = _evaluator(cfg, cfg.eval.final_games)(*_team(cfg, final))
+    report = _final_evaluation(cfg, *_team(cfg, final))
     return _summary(cfg, run_dir, int(model.num_timesteps), clock, report, {"model": final.name})
 
 
@@ -296,9 +306,11 @@ def _train_alternating(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
             done_steps[kind] = int(model.num_timesteps)
         if f"round {r}" in _logged_labels(run_dir):  # evaluated before an interruption
             continue
+        start = time.perf_counter()
         report = evaluate_games(
             f"ppo:{run_dir / f'play_{r}.zip'}", f"ppo:{run_dir / f'predict_{r}.zip'}"
         )
+        seconds = time.perf_counter() - start
         with open(run_dir / "eval.jsonl", "a") as fh:
             fh.write(
                 json.dumps(
@@ -306,6 +318,7 @@ def _train_alternating(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
                         "label": f"round {r}",
                         "steps": sum(done_steps.values()),
                         "wall_seconds": clock.total(),
+                        "eval_seconds": seconds,
                         "win_rate": {d: x["win_rate"] for d, x in report["results"].items()},
                         "report": report,
                     }
@@ -313,8 +326,8 @@ def _train_alternating(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
                 + "\n"
             )
     last = rounds - 1
-    final = _evaluator(cfg, cfg.eval.final_games)(
-        f"ppo:{run_dir / f'play_{last}.zip'}", f"ppo:{run_dir / f'predict_{last}.zip'}"
+    final = _final_evaluation(
+        cfg, f"ppo:{run_dir / f'play_{last}.zip'}", f"ppo:{run_dir / f'predict_{last}.zip'}"
     )
     return _summary(
         cfg,
@@ -326,17 +339,41 @@ def _train_alternating(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
     )
 
 
+def _final_evaluation(cfg: TrainConfig, play: str, group: str) -> dict:
+    """The final evaluation, announced; its report with ``seconds`` added."""
+    print(
+        f"final evaluation: {cfg.eval.final_games} games per difficulty "
+        f"({', '.join(cfg.eval.difficulties)}) on the reference engine ...",
+        flush=True,
+    )
+    start = time.perf_counter()
+    report = _evaluator(cfg, cfg.eval.final_games)(play, group)
+    return {**report, "seconds": time.perf_counter() - start}
+
+
+def _evaluation_seconds(run_dir: Path) -> float:
+    """Seconds spent in the evaluations logged in ``eval.jsonl`` (all segments)."""
+    path = run_dir / "eval.jsonl"
+    if not path.exists():
+        return 0.0
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line]
+    return sum(float(x.get("eval_seconds", 0.0)) for x in lines)
+
+
 def _summary(
     cfg: TrainConfig, run_dir: Path, steps: int, clock: _Clock, report: dict, models: dict
 ) -> dict:
     wall = clock.total()
+    evaluating = _evaluation_seconds(run_dir) + report.get("seconds", 0.0)
+    training = max(wall - evaluating, 1e-9)
     summary = {
         "name": cfg.name,
         "regime": cfg.regime,
         "seed": cfg.seed,
         "steps": steps,
         "wall_seconds": wall,
-        "steps_per_second": steps / wall if wall > 0 else 0.0,
+        "eval_seconds": evaluating,
+        "steps_per_second": steps / training,  # evaluations not counted
         "models": models,
         "final_eval": report,
     }
@@ -349,6 +386,14 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict:
     import torch
 
     torch.set_num_threads(1)  # the environments use the other core(s)
+    if cfg.total_timesteps < cfg.rollout_size:
+        print(
+            f"warning: total_timesteps {cfg.total_timesteps} is smaller than one rollout "
+            f"({cfg.rollout_size} steps: ppo.n_steps x "
+            f"{'num_games' if cfg.engine == 'batched' else 'n_envs'}); SB3 collects whole "
+            f"rollouts, so the run takes {cfg.rollout_size} steps",
+            file=sys.stderr,
+        )
     if cfg.regime == "alternating":
         return _train_alternating(cfg, run_dir, resume)
     return _train_single(cfg, run_dir, resume)
@@ -360,8 +405,12 @@ def main(argv: Sequence[str] | None = None, prog: str = "shipwreck_training.sb3"
     add_source_arguments(parser, "configs/sb3/*.yaml")
     parser.add_argument("--runs-dir", default=str(RUNS_DIR), help="where new runs go")
     args = parser.parse_args(argv)
+    overrides = list(args.overrides)
+    saved = Path(args.resume or "") / "config.yaml"
+    if args.resume and saved.is_file() and "engine:" not in saved.read_text():
+        overrides.insert(0, "engine=reference")  # a run from before the batched engine
     try:
-        cfg, run_dir = start(SB3Config, args.config, args.resume, args.overrides, args.runs_dir)
+        cfg, run_dir = start(SB3Config, args.config, args.resume, overrides, args.runs_dir)
     except ValueError as exc:
         return fail(str(exc))
     record_command(run_dir, prog, argv)

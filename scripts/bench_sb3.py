@@ -1,0 +1,131 @@
+"""SB3 learner steps/s on the batched engine beside the reference-engine path, one run.
+
+    python scripts/bench_sb3.py [--config configs/sb3/selfplay.yaml] [--rollouts 2] [--repeats 3] [key=value ...]
+
+Both sides train MaskablePPO with the same config (hyperparameters, network, rollout of
+8,192 decisions): ``engine=batched`` (``num_games`` x ``ppo.n_steps`` of the config)
+against ``engine=reference n_envs=8 vec_env=dummy ppo.n_steps=1024``, the path the
+shipped SB3 models were trained on. Each measurement builds a fresh model, runs one
+warm-up rollout and update, then times ``--rollouts`` rollouts and updates, splitting
+the time between sampling (``collect_rollouts``) and learning (``train``); the two
+engines alternate (A B, B A, ...) so that a change of load hits both. Figures are
+medians over ``--repeats``, with the 1-minute load average before and after each
+measurement. ``key=value`` overrides apply to both sides. Writes
+``results/sb3_bench.json`` (one entry per distinct command, newest kept).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+REFERENCE = ["engine=reference", "n_envs=8", "vec_env=dummy", "ppo.n_steps=1024"]
+BATCHED = ["engine=batched"]
+
+
+def measure(config: str, overrides: list[str], rollouts: int) -> dict:
+    """One measurement: learner steps/s of whole rollouts+updates, and of each part."""
+    import torch
+
+    from shipwreck_training.sb3.config import load_config
+    from shipwreck_training.sb3.train import _new_model, _vec_env
+
+    torch.set_num_threads(1)  # as the trainer sets it
+    cfg = load_config(ROOT / config, overrides)
+    venv = _vec_env(cfg, "self", None, cfg.seed * 1000)
+    model = _new_model(cfg, venv, Path("/tmp/bench_sb3_tb"))
+    model.tensorboard_log = None
+    spent = {"collect": 0.0, "train": 0.0}
+
+    def timed(name, fn):
+        def run(*args, **kwargs):
+            start = time.perf_counter()
+            out = fn(*args, **kwargs)
+            spent[name] += time.perf_counter() - start
+            return out
+
+        return run
+
+    model.learn(cfg.rollout_size)  # warm-up
+    load_before = os.getloadavg()[0]
+    model.collect_rollouts = timed("collect", model.collect_rollouts)
+    model.train = timed("train", model.train)
+    start = time.perf_counter()
+    model.learn(rollouts * cfg.rollout_size, reset_num_timesteps=False)
+    wall = time.perf_counter() - start
+    venv.close()
+    steps = rollouts * cfg.rollout_size
+    return {
+        "overrides": overrides,
+        "steps": steps,
+        "seconds": wall,
+        "sps": steps / wall,
+        "collect_sps": steps / spent["collect"],
+        "train_sps": steps / spent["train"],
+        "load1_before": load_before,
+        "load1_after": os.getloadavg()[0],
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default="configs/sb3/selfplay.yaml")
+    parser.add_argument("--rollouts", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("overrides", nargs="*", help="key=value for both sides")
+    args = parser.parse_args()
+    rows: dict[str, list[dict]] = {"reference": [], "batched": []}
+    for r in range(args.repeats):
+        order = ("reference", "batched") if r % 2 == 0 else ("batched", "reference")
+        for name in order:
+            engine = REFERENCE if name == "reference" else BATCHED
+            row = measure(args.config, [*args.overrides, *engine], args.rollouts)
+            rows[name].append(row)
+            print(f"{name}: {row['sps']:.0f} steps/s (load {row['load1_before']:.1f})", flush=True)
+    medians = {
+        name: {
+            k: statistics.median(x[k] for x in runs) for k in ("sps", "collect_sps", "train_sps")
+        }
+        for name, runs in rows.items()
+    }
+    data = {
+        "command": "python scripts/bench_sb3.py "
+        + shlex.join(
+            [
+                "--config",
+                args.config,
+                "--rollouts",
+                str(args.rollouts),
+                "--repeats",
+                str(args.repeats),
+            ]
+        ),
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "medians": medians,
+        "ratio": {k: medians["batched"][k] / medians["reference"][k] for k in medians["batched"]},
+        "load1_median": statistics.median(
+            x[k] for runs in rows.values() for x in runs for k in ("load1_before", "load1_after")
+        ),
+        "runs": rows,
+    }
+    path = ROOT / "results" / "sb3_bench.json"
+    kept = json.loads(path.read_text()) if path.exists() else []
+    kept = [x for x in kept if x["command"] != data["command"]] + [data]
+    path.write_text(json.dumps(kept, indent=1) + "\n")
+    print(
+        json.dumps({k: data[k] for k in ("command", "medians", "ratio", "load1_median")}, indent=1)
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
