@@ -167,7 +167,7 @@ def _policy_meta(cfg: RLlibConfig, iteration: int, env_steps: int) -> dict:
     return {
         # RLlib's single-agent runner names its one module "default_policy"
         "module": cfg.multi_agent.play_policy if cfg.engine == "aec" else "default_policy",
-        "role": "self",  # one module decides for every seat and role (shipwreck_agents.play: both)
+        "role": "self",  # one module decides for every seat and role (the table's make_team: both)
         "obs_dim": layout.size,
         "num_actions": NUM_ACTIONS,
         "hidden": list(cfg.ppo.hidden),
