@@ -3,7 +3,7 @@
     python scripts/make_baselines.py [--games 2000] [--jobs 2] [--seed 0]
 
 Writes ``results/baselines.json`` (every figure), ``results/baselines.md`` (the tables
-shown in the README) and ``results/baselines.png`` (win rate by difficulty, one line per
+shown in docs/results.md; the README shows its 3-player headline) and ``results/baselines.png`` (win rate by difficulty, one line per
 team, 95% Wilson intervals as error bars). Base card set, leader mode.
 """
 
