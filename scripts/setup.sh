@@ -8,6 +8,10 @@
 # own torch range accepts it, so pip never fetches a multi-GB CUDA build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# setuptools warns on every editable install that a folder named like its package may take
+# precedence on import; here the folders are the packages (pyproject's package-dir), so the
+# warning only looks like an error in the log.
+export PYTHONWARNINGS="ignore:Editable installation"
 case "${1:-}" in
     --main) ONLY_MAIN=1 ;;
     "") ONLY_MAIN=0 ;;

@@ -91,7 +91,9 @@ def test_import_names_resolve_to_the_folders(package: str) -> None:
 
 def test_the_install_lists_every_package_folder_under_its_import_name() -> None:
     """``pyproject.toml`` lists the packages by hand (the folders are renamed on install):
-    every folder with an ``__init__.py`` is there, under its import name."""
+    every folder with an ``__init__.py`` is there, under its import name, and so is every
+    data folder shipped as package data (setuptools warns at install about a folder that
+    Python could import but the list leaves out)."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     assert config["package-dir"] == {
         "shipwreck_agents": "agents",
@@ -103,6 +105,7 @@ def test_the_install_lists_every_package_folder_under_its_import_name() -> None:
         for init in (ROOT / folder).rglob("__init__.py"):
             parts = init.parent.relative_to(ROOT / folder).parts
             found.add(".".join((name, *parts)))
+    found |= set(config["package-data"])
     assert sorted(config["packages"]) == sorted(found)
 
 
