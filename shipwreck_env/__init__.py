@@ -18,9 +18,12 @@ When gymnasium is installed, ``import shipwreck_env`` registers the Gymnasium id
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shipwreck_env.config import GameConfig
+
+if TYPE_CHECKING:  # for type checkers and editors; at run time they load on first use
+    from shipwreck_env.aec_env import env, raw_env
 
 __all__ = ["GameConfig", "env", "raw_env"]
 __version__ = "0.1.0"
