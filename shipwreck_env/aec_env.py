@@ -75,7 +75,7 @@ from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace
 from shipwreck_env.episodes import apply_reset_options, episode_seed
-from shipwreck_env.observation import ObservationLayout, encode
+from shipwreck_env.observation import ObservationLayout
 from shipwreck_env.render import RENDER_MODES, check_render_mode, render_mode_output
 from shipwreck_env.rewards import REWARDS, check_reward, end_info, team_reward
 from shipwreck_env.state import State
@@ -237,14 +237,17 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = self.agent_name_mapping[agent]
-        obs = encode(self.state_, player, self.observation_layout)
+        s = self.state_
         # bytes filled in Python then viewed as int8: cheaper than np.zeros plus a
         # fancy-index assignment from a list (the array is writable, like before)
         mask = bytearray(_NO_ACTIONS)
-        if self.state_.decider == player:
+        if s.decider == player:
             for action in self._legal:
                 mask[action] = 1
-        return {"observation": obs, "action_mask": np.frombuffer(mask, _INT8)}
+        return {
+            "observation": self.observation_layout.encoder(s, player),  # = encode(...)
+            "action_mask": np.frombuffer(mask, _INT8),
+        }
 
     def view(self, agent: str) -> AgentView:
         """Read-only structured view of what ``agent`` may know (for scripted agents)."""
