@@ -1,21 +1,29 @@
 """Shipwreck Arcana: an exact rules engine and a PettingZoo / Gymnasium environment.
 
-``import shipwreck_env`` registers the Gymnasium ids (Gymnasium >= 1.0 has no
-entry-point plugins, so registration happens here):
+The rules (``cards``, ``rules``, ``state``, ``engine``, the batched engine ``vector``)
+need neither gymnasium nor pettingzoo: importing this package loads neither of them
+itself. The RL adapters sit on top and load on first use.
+
+When gymnasium is installed, ``import shipwreck_env`` registers the Gymnasium ids
+(Gymnasium >= 1.0 has no entry-point plugins, so registration happens here):
 
 * ``ShipwreckArcana-v0`` -- self-play: one learner decides for whichever player must;
 * ``ShipwreckArcana-Play-v0`` -- the learner is every active player, partners the group;
 * ``ShipwreckArcana-Predict-v0`` -- the learner is the group, partners the active player.
 
-``shipwreck_env.env(**config)`` / ``raw_env(**config)`` give the PettingZoo AEC env.
+``shipwreck_env.env(**config)`` / ``raw_env(**config)`` give the PettingZoo AEC env
+(imported from :mod:`shipwreck_env.aec_env` when first asked for; needs pettingzoo).
 """
 
 from __future__ import annotations
 
-from gymnasium.envs.registration import register, registry
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from shipwreck_env.aec_env import env, raw_env
 from shipwreck_env.config import GameConfig
+
+if TYPE_CHECKING:  # for type checkers and editors; at run time they load on first use
+    from shipwreck_env.aec_env import env, raw_env
 
 __all__ = ["GameConfig", "env", "raw_env"]
 __version__ = "0.1.0"
@@ -25,13 +33,44 @@ _GYM_IDS = {
     "ShipwreckArcana-Play-v0": "play",
     "ShipwreckArcana-Predict-v0": "predict",
 }
-for _env_id, _role in _GYM_IDS.items():
-    if _env_id not in registry:
-        register(
-            id=_env_id,
-            entry_point="shipwreck_env.gym_env:ShipwreckGymEnv",
-            vector_entry_point=(
-                "shipwreck_env.vector.gym_vector:ShipwreckVectorEnv" if _role == "self" else None
-            ),
-            kwargs={"role": _role},
-        )
+_LAZY = {"env": "shipwreck_env.aec_env", "raw_env": "shipwreck_env.aec_env"}
+"""Public names of the RL adapters -> the module that defines them (loaded on first use,
+so that the rules import without pettingzoo)."""
+
+
+def _register_gym_ids() -> None:
+    """Register the Gymnasium ids when gymnasium is installed; only entry-point strings,
+    so no adapter is imported here."""
+    try:
+        from gymnasium.envs.registration import register, registry
+    except ModuleNotFoundError as error:
+        if error.name == "gymnasium":  # the rules alone: nothing to register with
+            return
+        raise
+    for env_id, role in _GYM_IDS.items():
+        if env_id not in registry:
+            register(
+                id=env_id,
+                entry_point="shipwreck_env.gym_env:ShipwreckGymEnv",
+                vector_entry_point=(
+                    "shipwreck_env.vector.gym_vector:ShipwreckVectorEnv" if role == "self" else None
+                ),
+                kwargs={"role": role},
+            )
+
+
+def __getattr__(name: str) -> Any:
+    """Load ``env`` / ``raw_env`` from their module on first access (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'shipwreck_env' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
+
+_register_gym_ids()

@@ -75,7 +75,7 @@ from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace
 from shipwreck_env.episodes import apply_reset_options, episode_seed
-from shipwreck_env.observation import ObservationLayout, encode
+from shipwreck_env.observation import ObservationLayout
 from shipwreck_env.render import RENDER_MODES, check_render_mode, render_mode_output
 from shipwreck_env.rewards import REWARDS, check_reward, end_info, team_reward
 from shipwreck_env.state import State
@@ -162,7 +162,11 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
         }
         self.state_: State | None = None
         self._rng: np.random.Generator | None = None
-        self._seeding_rng = np.random.default_rng()  # re-seeded by reset(seed=...)
+        # The generator that draws an unseeded reset's game seed, made from the last
+        # reset(seed=...) only when an unseeded reset needs it: building a generator
+        # hashes its seed, which costs about as much as dealing a new game.
+        self._seeding_rng: np.random.Generator | None = None
+        self._seeding_seed: int | None = None
         self._legal: list[int] = []
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -177,7 +181,9 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
         """Start a game; ``options`` change config fields (see the module docstring)."""
         self.config = apply_reset_options(self.config, options)
         if seed is not None:
-            self._seeding_rng = np.random.default_rng(seed)
+            self._seeding_rng, self._seeding_seed = None, seed
+        elif self._seeding_rng is None:
+            self._seeding_rng = np.random.default_rng(self._seeding_seed)
         self._rng = np.random.default_rng(episode_seed(self._seeding_rng, seed))
         self.state_ = new_game(self.config, self._rng)
         self.agents = self.possible_agents[:]
@@ -193,11 +199,15 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        if action not in self._legal:
+            step_inplace(self.state_, action, self._rng)  # raises the engine's clear error
+        self._step_legal(agent, int(action))
+
+    def _step_legal(self, agent: str, action: int) -> None:
+        """Apply ``action``, legal for the deciding ``agent``, and update the AEC fields."""
         s = self.state_
         score, doom = s.score, s.doom
-        if action not in self._legal:
-            step_inplace(s, action, self._rng)  # raises the engine's clear error
-        step_inplace(s, int(action), self._rng, check=False)
+        step_inplace(s, action, self._rng, check=False)
         reward = team_reward(self.reward_kind, s, score, doom)
         self.rewards = dict.fromkeys(self.agents, reward)
         cumulative = self._cumulative_rewards
@@ -227,14 +237,17 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = self.agent_name_mapping[agent]
-        obs = encode(self.state_, player, self.observation_layout)
+        s = self.state_
         # bytes filled in Python then viewed as int8: cheaper than np.zeros plus a
         # fancy-index assignment from a list (the array is writable, like before)
         mask = bytearray(_NO_ACTIONS)
-        if self.state_.decider == player:
+        if s.decider == player:
             for action in self._legal:
                 mask[action] = 1
-        return {"observation": obs, "action_mask": np.frombuffer(mask, _INT8)}
+        return {
+            "observation": self.observation_layout.encoder(s, player),  # = encode(...)
+            "action_mask": np.frombuffer(mask, _INT8),
+        }
 
     def view(self, agent: str) -> AgentView:
         """Read-only structured view of what ``agent`` may know (for scripted agents)."""
@@ -336,8 +349,8 @@ class ShipwreckWrapper(wrappers.OrderEnforcingWrapper):
         if dead:
             raw._was_dead_step(action)
             return
-        if action in raw._legal:
-            raw.step(action)
+        if action in raw._legal:  # checked once here: the raw env need not check again
+            raw._step_legal(agent, int(action))
             return
         EnvLogger.warn_on_illegal_move()
         raw._cumulative_rewards[agent] = 0

@@ -11,13 +11,18 @@ from dataclasses import asdict, dataclass, field
 
 from shipwreck_env.cards import CARD_SETS
 
-__all__ = ["DIFFICULTIES", "GROUP_DECISIONS", "GameConfig"]
+__all__ = ["BASE_SET", "DIFFICULTIES", "EXPANSIONS", "GROUP_DECISIONS", "GameConfig"]
 
 DIFFICULTIES: dict[str, int] = {"easy": 0, "normal": 2, "hard": 4, "doomed": 6}
 """Difficulty name -> starting doom."""
 GROUP_DECISIONS: tuple[str, ...] = ("leader", "vote")
 IMPLEMENTED_CARD_SETS: tuple[str, ...] = CARD_SETS
 """Card sets the engine plays today."""
+BASE_SET = "base"
+"""The set every playable selection contains: expansions are added to it (docs/rules.md,
+decision 25)."""
+EXPANSIONS: tuple[str, ...] = tuple(name for name in CARD_SETS if name != BASE_SET)
+"""The sets that may be added to the base set, in any combination."""
 
 
 def _normalise_card_sets(value: object) -> tuple[str, ...]:
@@ -48,7 +53,14 @@ def _normalise_card_sets(value: object) -> tuple[str, ...]:
             f"card_sets {sorted(missing)!r} are not playable yet; allowed: "
             f"{list(IMPLEMENTED_CARD_SETS)}"
         )
-    return tuple(s for s in CARD_SETS if s in chosen)
+    selection = tuple(s for s in CARD_SETS if s in chosen)
+    if BASE_SET not in chosen:
+        raise ValueError(
+            f"card_sets {value!r} (the sets {list(selection)}) is not a playable selection: "
+            f"expansion cards are shuffled into the base deck; allowed: {BASE_SET!r} plus "
+            f"any of {list(EXPANSIONS)}, or 'all'"
+        )
+    return selection
 
 
 @dataclass(frozen=True)
@@ -59,9 +71,10 @@ class GameConfig:
         num_players: 2 to 5 players.
         difficulty: ``easy`` (doom starts at 0), ``normal`` (2), ``hard`` (4) or
             ``doomed`` (6).
-        card_sets: which arcana cards make the deck: any of ``base``, ``kickstarter``,
-            ``gencon``, ``stars_below``, or ``all``; a comma-separated string or a list.
-            Stored as a tuple in canonical order.
+        card_sets: which arcana cards make the deck: ``base`` plus any of
+            ``kickstarter``, ``gencon``, ``stars_below`` (expansions join the base deck;
+            a selection without ``base`` is refused), or ``all``; a comma-separated
+            string or a list. Stored as a tuple in canonical order.
         group_decision: ``leader`` -- the first player clockwise from the active one
             decides the group's powers and predictions; ``vote`` -- every other player
             votes a value or pass, a strict majority makes the prediction, and the

@@ -21,10 +21,14 @@ FIXED_PER_ENV: tuple[str, ...] = ("num_players", "challenge_mode")
 observation and action spaces."""
 
 
-def episode_seed(seeding_rng: np.random.Generator, seed: int | None) -> int:
-    """The seed of the next game: ``seed`` if given, else the next draw of
-    ``seeding_rng`` (the generator ``reset(seed=...)`` re-seeded last)."""
-    return seed if seed is not None else int(seeding_rng.integers(2**63))
+def episode_seed(seeding_rng: np.random.Generator | None, seed: int | None) -> int:
+    """The seed of the next game: ``seed`` if given (``seeding_rng`` is then not read and
+    may be ``None``), else the next draw of ``seeding_rng`` (the generator
+    ``reset(seed=...)`` re-seeded last)."""
+    if seed is not None:
+        return seed
+    assert seeding_rng is not None, "an unseeded reset needs the seeding generator"
+    return int(seeding_rng.integers(2**63))
 
 
 def apply_reset_options(config: GameConfig, options: dict | None) -> GameConfig:

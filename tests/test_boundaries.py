@@ -12,6 +12,7 @@ import ast
 import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 try:
@@ -20,6 +21,8 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 import pytest
+
+from shipwreck_env.cards import CARDS
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDER = {
@@ -37,6 +40,24 @@ ABOVE = {
     "shipwreck_apps": ("agents", "training", "apps"),
 }
 """Names a package must not import: those above it, and the folders' bare names."""
+BLOCK_RL_LIBRARIES = (
+    "import sys\n"
+    "class _Blocker:\n"
+    "    def find_spec(self, name, path=None, target=None):\n"
+    "        if name.split('.')[0] in ('gymnasium', 'pettingzoo'):\n"
+    "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+    "sys.meta_path.insert(0, _Blocker())\n"
+)
+"""Code that makes gymnasium and pettingzoo unimportable, as if not installed."""
+
+
+def run_python(code: str, *, without_rl_libraries: bool = False) -> subprocess.CompletedProcess:
+    """Run ``code`` in a fresh interpreter from the repository root; with
+    ``without_rl_libraries``, gymnasium and pettingzoo cannot be found there."""
+    prefix = BLOCK_RL_LIBRARIES if without_rl_libraries else ""
+    return subprocess.run(
+        [sys.executable, "-c", prefix + code], cwd=ROOT, capture_output=True, text=True
+    )
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -77,9 +98,8 @@ def test_importing_every_core_module_loads_no_agents_or_training() -> None:
         "bad = sorted(n for n in sys.modules if n.split('.')[0] in top)\n"
         "print(bad)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
-    )
+    out = run_python(code)
+    assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
 
 
@@ -142,3 +162,96 @@ def test_importing_a_folder_by_its_bare_name_says_what_to_import() -> None:
         )
         assert out.returncode != 0
         assert f"import {name}" in out.stderr, out.stderr
+
+
+# --- the rules without the RL libraries ---------------------------------------------
+
+
+RL_ADAPTERS = {"shipwreck_env.aec_env", "shipwreck_env.gym_env", "shipwreck_env.vector.gym_vector"}
+"""The only core modules that need gymnasium or pettingzoo: the RL adapters."""
+
+
+def test_the_rules_play_without_gymnasium_or_pettingzoo() -> None:
+    """A card table, the reference engine and the batched engine import and play where
+    gymnasium and pettingzoo are not installed (STYLE.md: the pure game's floor)."""
+    code = textwrap.dedent(
+        """
+        import numpy as np
+        from shipwreck_env.cards import CARDS
+        from shipwreck_env.config import GameConfig
+        from shipwreck_env.engine import legal_actions, new_game, step_inplace
+        from shipwreck_env.vector import VectorGame
+        rng = np.random.default_rng(0)
+        s = new_game(GameConfig(num_players=3, card_sets='all'), rng)
+        decisions = 0
+        while not s.over:
+            legal = legal_actions(s)
+            step_inplace(s, legal[int(rng.integers(len(legal)))], rng)
+            decisions += 1
+        vg = VectorGame(4, seed=0, num_players=3)
+        obs = vg.observe()
+        mask = vg.legal_mask()
+        reward, terminated, truncated = vg.step(mask.argmax(axis=1))
+        loaded = sorted(n for n in sys.modules if n.split('.')[0] in ('gymnasium', 'pettingzoo'))
+        print(len(CARDS), decisions > 0, obs.shape[0], reward.shape, loaded)
+        """
+    )
+    out = run_python(code, without_rl_libraries=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [str(len(CARDS)), "True", "4", "(4,)", "[]"], out.stdout
+
+
+def test_without_the_rl_libraries_only_the_adapters_fail_to_import() -> None:
+    """Every module of ``shipwreck_env`` but the RL adapters imports without gymnasium and
+    pettingzoo; the adapters fail naming the missing library; ``shipwreck_env.env`` says
+    the same on first use."""
+    code = textwrap.dedent(
+        """
+        import importlib, pkgutil
+        import shipwreck_env
+        failed = {}
+        for m in pkgutil.walk_packages(shipwreck_env.__path__, 'shipwreck_env.'):
+            try:
+                importlib.import_module(m.name)
+            except ModuleNotFoundError as error:
+                failed[m.name] = error.name
+        try:
+            shipwreck_env.env
+        except ModuleNotFoundError as error:
+            failed['shipwreck_env.env'] = error.name
+        print(sorted(failed.items()))
+        """
+    )
+    out = run_python(code, without_rl_libraries=True)
+    assert out.returncode == 0, out.stderr
+    expected = sorted(
+        {**dict.fromkeys(RL_ADAPTERS, "gymnasium"), "shipwreck_env.env": "gymnasium"}.items()
+    )
+    assert out.stdout.strip() == str(expected)
+
+
+def test_import_shipwreck_env_registers_the_gym_ids_and_gives_the_aec_env() -> None:
+    """With the RL libraries installed, ``import shipwreck_env`` alone is enough for
+    ``gymnasium.make`` and ``shipwreck_env.env()``, as before the adapters became lazy."""
+    code = textwrap.dedent(
+        """
+        import gymnasium, shipwreck_env
+        from shipwreck_env import raw_env
+        ids = sorted(i for i in gymnasium.registry if i.startswith('ShipwreckArcana'))
+        gym_env = gymnasium.make('ShipwreckArcana-v0')
+        aec = shipwreck_env.env(num_players=4)
+        print(ids, type(gym_env.unwrapped).__name__, aec.unwrapped.possible_agents[-1],
+              raw_env is shipwreck_env.raw_env, 'env' in dir(shipwreck_env))
+        """
+    )
+    out = run_python(code)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [
+        "['ShipwreckArcana-Play-v0',",
+        "'ShipwreckArcana-Predict-v0',",
+        "'ShipwreckArcana-v0']",
+        "ShipwreckGymEnv",
+        "player_3",
+        "True",
+        "True",
+    ]

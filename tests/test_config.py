@@ -2,19 +2,24 @@
 
 Defaults; every bad value of every field raises ``ValueError`` whose message names the
 field, the value given and what is allowed; card set spellings; challenge mode only with
-two players; ``to_dict`` / ``from_dict`` round trip and its errors.
+two players; only selections with the base set are playable; ``to_dict`` / ``from_dict`` round trip and its errors.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 
+import numpy as np
 import pytest
 
+from shipwreck_env.aec_env import raw_env
 from shipwreck_env.cards import CARD_SETS, CARDS
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import new_game
+from shipwreck_env.config import DIFFICULTIES, EXPANSIONS, GameConfig
+from shipwreck_env.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.gym_env import ShipwreckGymEnv
+from shipwreck_env.vector import VectorGame
 
 FIELDS = ("num_players", "difficulty", "card_sets", "group_decision", "challenge_mode", "reveal")
 
@@ -98,7 +103,7 @@ def test_challenge_mode_default_players_is_an_error() -> None:
         (" base , stars_below ", ("base", "stars_below")),
         (["base"], ("base",)),
         (["stars_below", "base"], ("base", "stars_below")),
-        (("gencon",), ("gencon",)),
+        (("gencon", "base"), ("base", "gencon")),
         (["base", "base"], ("base",)),
         (["all"], CARD_SETS),
         (["base", "all"], CARD_SETS),
@@ -118,11 +123,86 @@ def test_all_card_sets_make_the_whole_deck() -> None:
     assert sorted(cards) == list(range(len(CARDS)))
 
 
-def test_each_card_set_makes_its_deck() -> None:
-    for name in CARD_SETS:
-        s = new_game(GameConfig(card_sets=name), 0)
+def test_each_selection_makes_its_deck() -> None:
+    for selection in PLAYABLE_SELECTIONS:
+        s = new_game(GameConfig(card_sets=selection), 0)
         cards = sorted(c for c in (*s.deck, *s.slots) if c >= 0)
-        assert cards == [i for i, card in enumerate(CARDS) if card.set == name]
+        assert cards == [i for i, card in enumerate(CARDS) if card.set in selection]
+
+
+PLAYABLE_SELECTIONS = [
+    ("base", *extra)
+    for n in range(len(EXPANSIONS) + 1)
+    for extra in itertools.combinations(EXPANSIONS, n)
+]
+"""Every selection docs/rules.md (decision 25) allows: base plus any expansions."""
+UNPLAYABLE_SELECTIONS = [
+    list(extra)
+    for n in range(1, len(EXPANSIONS) + 1)
+    for extra in itertools.combinations(EXPANSIONS, n)
+]
+"""Every selection without the base set."""
+
+
+def test_the_playable_selections_are_base_plus_any_expansions() -> None:
+    assert len(PLAYABLE_SELECTIONS) == 8
+    assert len(UNPLAYABLE_SELECTIONS) == 7
+    assert set(EXPANSIONS) == set(CARD_SETS) - {"base"}
+
+
+@pytest.mark.parametrize("selection", UNPLAYABLE_SELECTIONS, ids=",".join)
+def test_a_selection_without_the_base_set_is_refused_by_name(selection: list[str]) -> None:
+    """Decision 25: expansions join the base deck; the Gen Con promo alone would make a
+    table of one card (every game used to crash in ``legal_mask``)."""
+    for spelling in (selection, ",".join(selection)):
+        with pytest.raises(ValueError) as info:
+            GameConfig(num_players=3, card_sets=spelling)
+        message = str(info.value)
+        assert repr(spelling) in message, message
+        assert f"allowed: 'base' plus any of {list(EXPANSIONS)}, or 'all'" in message, message
+
+
+@pytest.mark.parametrize("make", ["VectorGame", "raw_env", "ShipwreckGymEnv"])
+def test_the_envs_refuse_a_selection_without_the_base_set_with_the_config_message(
+    make: str,
+) -> None:
+    """The batched engine and both environments build a ``GameConfig`` from their
+    keywords, so they refuse the selection with its message and build nothing."""
+    with pytest.raises(ValueError) as expected:
+        GameConfig(num_players=3, card_sets="gencon")
+    constructors = {
+        "VectorGame": lambda **kw: VectorGame(4, seed=0, **kw),
+        "raw_env": raw_env,
+        "ShipwreckGymEnv": ShipwreckGymEnv,
+    }
+    with pytest.raises(ValueError) as info:
+        constructors[make](num_players=3, card_sets="gencon")
+    assert str(info.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("selection", PLAYABLE_SELECTIONS, ids=",".join)
+def test_every_playable_selection_plays_to_the_end(selection: tuple[str, ...]) -> None:
+    """Random legal play ends every game without error, for 2-5 players (and the
+    2-player challenge) at every difficulty."""
+    rng = np.random.default_rng(0)
+    ended = 0
+    for players, difficulty, challenge in [
+        *itertools.product((2, 3, 4, 5), DIFFICULTIES, (False,)),
+        *itertools.product((2,), DIFFICULTIES, (True,)),
+    ]:
+        config = GameConfig(
+            num_players=players,
+            difficulty=difficulty,
+            card_sets=selection,
+            challenge_mode=challenge,
+        )
+        for _ in range(3):
+            s = new_game(config, rng)
+            while not s.over:
+                legal = legal_actions(s)
+                step_inplace(s, legal[int(rng.integers(len(legal)))], rng)
+            ended += 1
+    assert ended == 3 * 20
 
 
 # --- bad values -----------------------------------------------------------------------
@@ -224,7 +304,7 @@ ROUND_TRIP = [
     GameConfig(num_players=2, challenge_mode=True, difficulty="doomed"),
     GameConfig(num_players=5, card_sets="all", group_decision="vote", reveal=False),
     GameConfig(num_players=4, card_sets="base,kickstarter", max_turns=None),
-    GameConfig(num_players=3, card_sets=["stars_below"], max_turns=1),
+    GameConfig(num_players=3, card_sets=["stars_below", "base"], max_turns=1),
 ]
 
 

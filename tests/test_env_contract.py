@@ -67,6 +67,20 @@ def test_aec_reset_without_seed_continues_the_seeded_generator() -> None:
     assert e.unwrapped.game_state != second_games[0]
 
 
+def test_aec_unseeded_resets_play_the_seeds_drawn_from_the_last_seed() -> None:
+    """After ``reset(seed=n)``, each ``reset()`` plays the game of the next draw of
+    ``default_rng(n)``; a new ``reset(seed=m)`` starts the draws again from ``m``."""
+    config = GameConfig(num_players=3)
+    e = shipwreck_env.env(num_players=3)
+    for seed in (3, 8):
+        e.reset(seed=seed)
+        draws = np.random.default_rng(seed)
+        for _ in range(3):
+            e.reset()
+            expected = new_game(config, np.random.default_rng(int(draws.integers(2**63))))
+            assert e.unwrapped.game_state == expected
+
+
 @pytest.mark.parametrize("env_id", GYM_IDS)
 def test_both_envs_play_the_same_games_for_a_seed_and_after_it(env_id: str) -> None:
     """Seed ``n`` is the engine game ``new_game(config, default_rng(n))`` in both
