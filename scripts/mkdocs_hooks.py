@@ -3,7 +3,8 @@
 On GitHub, a page such as docs/rules.md links to the code it cites (``../tests``,
 ``../shipwreck_env/cards.py``); the site holds only docs/, so there such a link would be
 broken. This hook turns each one into the path in code style when the file exists, and
-fails the build when it does not (so a broken link never passes ``--strict``).
+fails the build when it does not (so a broken link never passes ``--strict``). Pictures
+of ``results/`` (``![...](../results/x.png)``) are copied into the site instead.
 """
 
 from __future__ import annotations
@@ -12,9 +13,25 @@ import re
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
 
 ROOT = Path(__file__).resolve().parent.parent
 _LINK = re.compile(r"(?<!!)\[([^\]]+)\]\(([^)\s]+)\)")
+_RESULT_IMAGE = re.compile(r"(!\[[^\]]*\]\()\.\./results/([\w.-]+\.png)\)")
+
+
+def on_files(files, config):  # mkdocs passes files, config
+    """Add the pictures of ``results/`` to the site, as ``results/NAME.png``."""
+    for png in sorted((ROOT / "results").glob("*.png")):
+        files.append(
+            File(
+                f"results/{png.name}",
+                src_dir=str(ROOT),
+                dest_dir=config["site_dir"],
+                use_directory_urls=config["use_directory_urls"],
+            )
+        )
+    return files
 
 
 def on_page_markdown(
@@ -39,4 +56,10 @@ def on_page_markdown(
         shown = resolved.relative_to(ROOT).as_posix() + ("/" if resolved.is_dir() else "")
         return text if shown in text else f"{text} (`{shown}`)"
 
-    return _LINK.sub(rewrite, markdown)
+    def picture(match: re.Match[str]) -> str:
+        if not (ROOT / "results" / match.group(2)).exists():
+            raise PluginError(f"{page.file.src_path}: picture results/{match.group(2)} is missing")
+        depth = "../" * len(page_dir.parts)
+        return f"{match.group(1)}{depth}results/{match.group(2)})"
+
+    return _RESULT_IMAGE.sub(picture, _LINK.sub(rewrite, markdown))

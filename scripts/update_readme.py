@@ -8,7 +8,8 @@ page under docs/ (each section must appear somewhere), come from: ``observation`
 observation layout, 3 players), ``actions`` (the action blocks), ``bench``
 (results/bench.json), ``headline`` (the 3-player win rates of the scripted and the shipped
 learned teams, from results/baselines.json and results/fast_reference_eval.json),
-``baselines`` (results/baselines.md), ``training`` (results/training.md).
+``baselines`` (results/baselines.md), ``training`` (results/training.md), ``crossplay``
+(results/crossplay.md).
 ``docs/actions.md`` lists all 259 actions and ``docs/observation.md`` the layout for every
 player count. Nothing here is typed by hand: a section whose source file is missing says so.
 """
@@ -116,6 +117,9 @@ def sections() -> dict[str, str]:
         "headline": _headline(),
         "baselines": _file_section("baselines.md", "python scripts/make_baselines.py"),
         "training": _file_section("training.md", "python scripts/make_training_report.py"),
+        "crossplay": _file_section(
+            "crossplay.md", "shipwreck-arcana crossplay TEAM TEAM ... --out-dir results"
+        ),
     }
 
 

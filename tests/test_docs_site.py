@@ -39,6 +39,9 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     assert (tmp_path / "site" / "rules" / "index.html").exists()
     api = (tmp_path / "site" / "api" / "vector" / "index.html").read_text()
     assert "VectorGame" in api and "legal_mask" in api
+    # the pictures of results/ are copied into the site and shown by the results page
+    assert (tmp_path / "site" / "results" / "crossplay.png").exists()
+    assert 'src="crossplay.png"' in (tmp_path / "site" / "results" / "index.html").read_text()
 
 
 @pytest.mark.parametrize(
@@ -48,6 +51,7 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
         ("[gone](missing-page.md)", "missing-page.md"),
         ("[gone](../no_such_file.py)", "no_such_file.py"),
         ("[gone](rules.md#no-such-part)", "no-such-part"),
+        ("![gone](../results/no_such_plot.png)", "no_such_plot.png"),
     ],
 )
 def test_a_broken_link_fails_the_build(tmp_path: Path, link: str, named: str | None) -> None:

@@ -167,7 +167,7 @@ def test_an_illegal_action_in_one_game_names_that_game_and_changes_none() -> Non
 def test_card_sets_the_batched_engine_does_not_cover_are_refused_by_name() -> None:
     with pytest.raises(ValueError, match="covered: \\['base'\\]"):
         VectorGame(2, card_sets="all")
-    states = [new_game(GameConfig(card_sets="kickstarter"), 0)]
+    states = [new_game(GameConfig(card_sets="base,kickstarter"), 0)]
     with pytest.raises(ValueError, match="card_sets"):
         VectorGame.from_states(states)
 
