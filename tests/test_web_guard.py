@@ -131,15 +131,17 @@ def test_a_games_replay_opens_only_to_its_own_seats_once_it_is_over(server) -> N
     assert client.get(replay, headers=headers).status_code == 200
 
 
-def test_serve_refuses_replays_off_this_machine_unless_public(tmp_path: Path) -> None:
+def test_serve_refuses_replays_off_this_machine_unless_public(tmp_path: Path, capsys) -> None:
     from shipwreck_apps.cli import main
 
     with pytest.raises(SystemExit, match="--public-replays"):
         main(["serve", "--host", "192.0.2.1", "--replays", str(tmp_path)])
     with pytest.raises(SystemExit, match="--allowed-host"):
         main(["serve", "--host", "0.0.0.0"])
-    with pytest.raises(SystemExit, match="--idle-timeout"):
+    with pytest.raises(SystemExit) as refused:  # argparse: usage, one line, exit 2
         main(["serve", "--idle-timeout", "0"])
+    assert refused.value.code == 2
+    assert "argument --idle-timeout: 0 is not allowed" in capsys.readouterr().err
 
 
 # --- finding 3: teammates that fail ------------------------------------------------------
