@@ -82,9 +82,15 @@ def uniform_at(key: np.uint64, counter: np.uint64) -> float:
 def permutation_at(key: np.uint64, counter: np.uint64, n: int) -> np.ndarray:
     """The same shuffle as :func:`permutations` for one stream, in compiled code."""
     u = np.empty(n, np.float64)
-    for i in range(n):
+    order = np.empty(n, np.int64)
+    for i in range(n):  # a stable insertion sort: decks are short, argsort costs more
         u[i] = uniform_at(key, np.uint64(counter) + np.uint64(i))
-    return np.argsort(u, kind="mergesort")
+        j = i
+        while j > 0 and u[order[j - 1]] > u[i]:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = i
+    return order
 
 
 class StreamGenerator(np.random.Generator):

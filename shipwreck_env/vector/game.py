@@ -102,7 +102,6 @@ class VectorGame:
         self._offsets = layout_offsets(self.layout)
         self._all = np.arange(num_games)
         self._mask: np.ndarray | None = None
-        self._mask_buffer = np.zeros((num_games, NUM_ACTIONS), bool)
         self._obs = np.zeros((num_games, self.layout.size), np.float32)
         self._reward = np.zeros(num_games, np.float32)
         self._ended = np.zeros(num_games, bool)
@@ -140,8 +139,8 @@ class VectorGame:
     def legal_mask(self) -> np.ndarray:
         """bool[N, 259]: the legal actions of each game's decider (a read-only view)."""
         if self._mask is None:
-            mask = self._mask_buffer
-            mask.flags.writeable = True
+            # a new array per step: callers may keep the masks of earlier steps
+            mask = np.empty((self.num_games, NUM_ACTIONS), bool)
             engine.legal_masks(self._packed, self._rules, mask)
             mask.flags.writeable = False
             self._mask = mask

@@ -20,6 +20,8 @@ plays by are the ones in ``vector.tables`` when the batch was made.
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections import namedtuple
 from typing import NamedTuple
 
@@ -30,7 +32,7 @@ from shipwreck_env.vector.arrays import Arrays
 
 try:
     import numba
-    from numba.core import types
+    from numba.core import caching, types
     from numba.experimental import structref
 except ImportError as error:  # pragma: no cover - numba is a dependency
     raise ImportError(
@@ -40,6 +42,53 @@ except ImportError as error:  # pragma: no cover - numba is a dependency
     ) from error
 
 __all__ = ["GameArrays", "Rules", "njit", "pack", "rule", "rules_for", "rules_tuple"]
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_CORE = os.path.dirname(_HERE)
+# Modules whose code or constants are compiled in: the rules here, and the reference
+# modules of the action numbers, phases and card counts.
+_RULES = ("arrays", "chance", "engine", "group", "jit", "observe", "ops", "plays", "tables", "turn")
+_COMPILED_FROM = sorted(
+    [os.path.join(_HERE, f"{name}.py") for name in _RULES]
+    + [os.path.join(_CORE, f"{name}.py") for name in ("actions", "state", "cards")]
+)
+
+
+def _sources_stamp() -> str:
+    digest = hashlib.sha256()
+    for path in _COMPILED_FROM:
+        with open(path, "rb") as fh:
+            digest.update(path.encode() + b"\0" + fh.read())
+    return digest.hexdigest()
+
+
+_STAMP = _sources_stamp()
+
+
+class _StampedLocator:
+    """numba keeps a cached function while its own source file is unchanged, so a
+    changed rule in another module would leave stale machine code in the cache; for
+    the batched rules the stamp is the hash of every module they are compiled from."""
+
+    def get_source_stamp(self) -> str:
+        return _STAMP
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if os.path.dirname(os.path.abspath(py_file)) != _HERE:
+            return None  # not ours: numba's own locators decide
+        return super().from_function(py_func, py_file)
+
+
+class _StampedUserLocator(_StampedLocator, caching.UserProvidedCacheLocator):
+    """In ``NUMBA_CACHE_DIR`` when it is set."""
+
+
+class _StampedInTreeLocator(_StampedLocator, caching.InTreeCacheLocator):
+    """In ``__pycache__`` beside the source."""
+
+
+caching.CacheImpl._locator_classes[:0] = [_StampedUserLocator, _StampedInTreeLocator]
 
 
 def njit(function):

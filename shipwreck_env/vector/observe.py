@@ -87,8 +87,9 @@ def layout_offsets(layout: ObservationLayout) -> np.ndarray:
 
 
 @rule
-def _encode(s, r, o, g, observer, b) -> None:
-    """Fill ``b`` (one zeroed float32 row) with what ``observer`` sees of game ``g``."""
+def _encode(s, r, o, g, observer, b, unseen) -> None:
+    """Fill ``b`` (one zeroed float32 row) with what ``observer`` sees of game ``g``
+    (``unseen``: int64[7] work space)."""
     P, S = o[PLAYERS], o[SEATS]
     active, decider, phase = s.active[g], s.decider[g], s.phase[g]
     b[o[PHASE] + phase] = 1
@@ -98,7 +99,7 @@ def _encode(s, r, o, g, observer, b) -> None:
     b[o[DOOM] + min(s.doom[g], 7)] = 1
     if decider >= 0:
         b[o[DECIDER] + (decider - observer) % P] = 1
-    unseen = np.full(7, 3, np.int64)
+    unseen[:] = 3
     for k in range(o[OWN_SEATS]):
         seat = observer + k * P
         for i in range(s.hand_len[g, seat]):
@@ -198,27 +199,26 @@ def _encode_belief(s, o, g, observer, unseen, b) -> None:
     active = s.active[g]
     if s.hand_len[g, active] != 1 or s.phase[g] == PLAY_PHASE or s.correct[g]:
         return
-    counts = unseen.copy()
-    if active % o[PLAYERS] == observer:
-        counts[s.hands[g, active, 0] - 1] += 1  # what the group could think, seen by its owner
+    own = s.hands[g, active, 0] - 1 if active % o[PLAYERS] == observer else -1
     line = s.lines[g, active]
     total = 0
-    for v in range(7):
-        if not (line >> v) & 1:
-            counts[v] = 0
-        total += counts[v]
+    for v in range(7):  # the unseen copies, and the kept fate seen by its owner
+        if (line >> v) & 1:
+            total += unseen[v] + (v == own)
     if total > 0:
         for v in range(7):
-            b[o[BELIEF] + v] = counts[v] / total
+            if (line >> v) & 1:
+                b[o[BELIEF] + v] = (unseen[v] + (v == own)) / total
 
 
 @njit
 def encode_rows(s, r, o, games, observers, out) -> None:
     """``out[i]`` = the observation of game ``games[i]`` by ``observers[i]``."""
+    unseen = np.empty(7, np.int64)
     for i in range(len(games)):
         row = out[i]
         row[:] = 0.0
-        _encode(s, r, o, games[i], observers[i], row)
+        _encode(s, r, o, games[i], observers[i], row, unseen)
 
 
 def encode_batch(

@@ -19,6 +19,7 @@ __all__ = [
     "deck_top",
     "event",
     "fade_card",
+    "greater_mask",
     "real_mask",
     "table_append",
     "table_clear",
@@ -154,6 +155,18 @@ def real_mask(s, g, holds) -> int:
     mask = 0
     for k in range(1, 8):
         if holds[k + shift]:
+            mask |= 1 << (k - 1)
+    return mask
+
+
+@rule
+def greater_mask(s, g, value) -> int:
+    """Mask of real kept values ``k`` whose effective value (Shadows: +1) is greater
+    than ``value``."""
+    shift = 1 if s.shadows[g] else 0
+    mask = 0
+    for k in range(1, 8):
+        if k + shift > value:
             mask |= 1 << (k - 1)
     return mask
 

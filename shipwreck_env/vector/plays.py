@@ -18,6 +18,7 @@ from shipwreck_env.state import Phase
 from shipwreck_env.vector import tables as t
 from shipwreck_env.vector.jit import njit, rule
 from shipwreck_env.vector.ops import (
+    ALL,
     CHALICE_EVENT,
     PLAY,
     POWER_EVENT,
@@ -25,7 +26,7 @@ from shipwreck_env.vector.ops import (
     deck_append,
     deck_pop,
     event,
-    real_mask,
+    greater_mask,
     table_append,
     table_remove,
     take_power,
@@ -41,39 +42,41 @@ POWER_KIND = 4  # tables.ACTION_KIND of a power action
 
 
 @rule
-def _kept_rows(slots, tcount, shadows, r, g) -> np.ndarray:
-    """uint8[4, 7]: ``rows[slot, played - 1]`` = real kept values that allow playing
-    ``played`` on the card of ``slot`` (0 for an empty slot)."""
+def _visible(tcount, g) -> int:
+    """Bit mask of the distinct values in front of the slots."""
     visible = 0
     for slot in range(4):
         for v in range(7):
             if tcount[g, slot, v] > 0:
                 visible |= 1 << v
-    rows = np.empty((4, 7), np.uint8)
-    shadow = 1 if shadows[g] else 0
-    for slot in range(4):
-        card = slots[g, slot]
-        if card < 0:
-            card = NUM_CARDS  # the table's row of "no card": nothing allowed
-        key = visible if r.card_kind[card] == 1 else 0
-        rows[slot] = r.kept[card, shadow, key]
-    return rows
+    return visible
+
+
+@rule
+def _kept(slots, shadows, r, g, visible, slot, played) -> int:
+    """Mask of real kept values that allow playing ``played`` on the card of ``slot``
+    (0 for an empty slot)."""
+    card = slots[g, slot]
+    if card < 0:
+        card = NUM_CARDS  # the table's row of "no card": nothing allowed
+    key = visible if r.card_kind[card] == 1 else 0
+    return r.kept[card, 1 if shadows[g] else 0, key, played - 1]
 
 
 @rule
 def _plays_into(slots, tcount, shadows, hands, active, r, g, mask) -> None:
     """Set the legal plays of the active seat of ``g`` in ``mask`` (its row)."""
-    rows = _kept_rows(slots, tcount, shadows, r, g)
+    visible = _visible(tcount, g)
     seat = active[g]
     x = hands[g, seat, 0]
     y = hands[g, seat, 1]
     stuck = True
     for slot in range(4):
-        if (rows[slot, x - 1] >> (y - 1)) & 1:  # play x, keep y
+        if (_kept(slots, shadows, r, g, visible, slot, x) >> (y - 1)) & 1:  # play x, keep y
             mask[r.play_action[slot, x]] = True
             stuck = False
-        if x != y and (rows[slot, y - 1] >> (x - 1)) & 1:  # play y, keep x
-            mask[r.play_action[slot, y]] = True
+        if x != y and (_kept(slots, shadows, r, g, visible, slot, y) >> (x - 1)) & 1:
+            mask[r.play_action[slot, y]] = True  # play y, keep x
             stuck = False
     if stuck:
         mask[r.play_action[HOURS_TARGET, x]] = True
@@ -96,14 +99,20 @@ def _plays_rows(slots, tcount, shadows, hands, active, r, games, mask) -> None:
         _plays_into(slots, tcount, shadows, hands, active, r, games[i], mask[i])
 
 
+_PLAY_TABLES: list = []
+
+
 def play_legal(a, g: np.ndarray, mask: np.ndarray) -> None:
     """Set the legal plays of the active seats of games ``g`` of the arrays ``a`` (an
     ``Arrays`` or anything with its ``slots``, ``tcount``, ``shadows``, ``hands`` and
     ``active``) in the rows of ``mask`` (``mask[g]``), as the engine does; Sparrows
     is not included."""
-    from shipwreck_env.vector.jit import rules_for
+    if not _PLAY_TABLES:  # the card tables only: the plays read no configuration
+        from shipwreck_env.config import GameConfig
+        from shipwreck_env.vector.jit import rules_for
 
-    rules = rules_for(a.config, np.zeros(0, np.int8))
+        _PLAY_TABLES.append(rules_for(GameConfig(), np.zeros(0, np.int8)))
+    rules = _PLAY_TABLES[0]
     rows = np.zeros((len(g), mask.shape[1]), np.bool_)
     _plays_rows(a.slots, a.tcount, a.shadows, a.hands, a.active, rules, np.asarray(g), rows)
     mask[g] |= rows
@@ -119,22 +128,25 @@ def apply_play_phase(s, r, g, action) -> bool:
 
 
 @rule
-def _hours_kept_mask(rows, played) -> int:
+def _hours_kept_mask(s, r, g, visible, played) -> int:
     """Real kept values ``k`` for which the hand (``played``, ``k``) fits no card."""
     fits = 0
     for slot in range(4):
-        fits |= rows[slot, played - 1]  # play it, keep k
-        for k in range(7):
-            if (rows[slot, k] >> (played - 1)) & 1:  # play k, keep it
+        fits |= _kept(s.slots, s.shadows, r, g, visible, slot, played)  # play it, keep k
+        for k in range(7):  # play k, keep it
+            if (_kept(s.slots, s.shadows, r, g, visible, slot, k + 1) >> (played - 1)) & 1:
                 fits |= 1 << k
     return ~fits & 0x7F
 
 
 @rule
 def _play(s, r, g, value, target) -> bool:
-    rows = _kept_rows(s.slots, s.tcount, s.shadows, r, g)
+    visible = _visible(s.tcount, g)
     hours = target == HOURS_TARGET
-    condition = _hours_kept_mask(rows, value) if hours else rows[target, value - 1]
+    if hours:
+        condition = _hours_kept_mask(s, r, g, visible, value)
+    else:
+        condition = _kept(s.slots, s.shadows, r, g, visible, target, value)
     seat = s.active[g]
     other = s.hands[g, seat, 1] if s.hands[g, seat, 0] == value else s.hands[g, seat, 0]
     old = s.old_fate[g]
@@ -175,10 +187,8 @@ def _play(s, r, g, value, target) -> bool:
     s.kept_eff[g] = kept_eff
     if not hours and s.slots[g, target] == CHALICE:
         higher = kept_eff > value
-        holds = np.zeros(9, np.bool_)
-        for e in range(9):
-            holds[e] = (e > value) == higher
-        constrain_kept(s, g, real_mask(s, g, holds))
+        greater = greater_mask(s, g, value)
+        constrain_kept(s, g, greater if higher else ALL & ~greater)
         event(s, g, CHALICE_EVENT, 1 if higher else 0, -1, -1, -1)
         s.ann_chalice[g] = 1 if higher else 0
     if not s.power_used[g] and (s.fcount[g, SHELLS] > 0 or s.fcount[g, SINNERS] > 0):
@@ -254,10 +264,7 @@ def _apply_sinners(s, r, g, slot, value) -> None:
     table_remove(s, g, slot, value)
     s.bag[g, value - 1] += 1
     s.bag_known[g, value - 1] += 1
-    holds = np.zeros(9, np.bool_)
-    for e in range(9):
-        holds[e] = e > value
-    constrain_kept(s, g, real_mask(s, g, holds))
+    constrain_kept(s, g, greater_mask(s, g, value))
     event(s, g, POWER_EVENT, SINNERS, slot, value, -1)
     s.ann_value[g] = value
     s.ann_slot[g] = slot

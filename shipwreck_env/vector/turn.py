@@ -193,21 +193,22 @@ def slot_hours(s, r, g, slot) -> int:
 @rule
 def end_turn(s, r, g) -> None:
     """Score or doom, fade, refill, then end the game or start the next seat's turn."""
-    fading = np.zeros(4, np.bool_)
+    fading = 0  # bit per slot
     wrong = not s.correct[g]
     doom = 1 if wrong and s.pred_len[g] > 0 else 0
     for slot in range(4):
         card = s.slots[g, slot]
-        if card >= 0 and s.table_len[g, slot] > 0:
-            fading[slot] = slot_hours(s, r, g, slot) >= r.card_moons[card]
-            if fading[slot] and card != BLIND_MAN and wrong:
+        fades = card >= 0 and s.table_len[g, slot] > 0
+        if fades and slot_hours(s, r, g, slot) >= r.card_moons[card]:
+            fading |= 1 << slot
+            if card != BLIND_MAN and wrong:
                 doom += 2
     if s.correct[g]:
         s.score[g] += 1
     s.doom[g] += doom
     refill = False
     for slot in range(4):
-        if fading[slot]:
+        if (fading >> slot) & 1:
             _fade(s, r, g, slot)
         refill |= s.slots[g, slot] < 0  # a faded slot, or one left empty before
     if refill:
