@@ -203,11 +203,15 @@ def _shipwreck_aec(config_kwargs: dict) -> Callable[[float], float]:
     return _pettingzoo(lambda: shipwreck_env.env(**config_kwargs))
 
 
-def _pz_classic(name: str) -> Callable[[float], float] | None:
+def _pz_classic(name: str) -> Callable[[float], float] | str | None:
     try:
         module = __import__(f"pettingzoo.classic.{name}", fromlist=["env"])
     except Exception:  # not installed (pettingzoo[classic] extra)
         return None
+    try:
+        module.env()  # hanabi_v5 imports without its own dependencies, then fails here
+    except ImportError as error:
+        return f"not installed ({error.__cause__ or error})"
     return _pettingzoo(module.env)
 
 
