@@ -4,8 +4,10 @@ Measures, on one core, with uniformly random legal actions:
 
 * ``engine``: engine decisions per second (``legal_actions`` + ``step_inplace``);
 * ``batched engine``: agent-steps per second of :class:`~shipwreck_env.vector.VectorGame`
-  at several batch sizes N (every game's decider observed, one random legal action per
-  game and step), with the peak memory per game (``tracemalloc``);
+  at several batch sizes N, for the base set and for every set (every game's decider
+  observed, one random legal action per game and step), with the peak memory per game
+  (``tracemalloc``), and its compile time: the first ``VectorGame`` call in a fresh
+  process with an empty numba cache (cold) and with the cache it left (warm);
 * ``aec``: agent-steps per second of the wrapped PettingZoo env (``env()``), with the
   acting agent's observation built at every step by ``last()``;
 * when installed (``pip install "pettingzoo[classic]" open_spiel``), the same loop on
@@ -25,7 +27,9 @@ import os
 import platform
 import shlex
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 
@@ -80,19 +84,22 @@ def _pettingzoo(make: Callable[[], object]) -> Callable[[float], float]:
 
 def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random legal action per row of a bool ``[N, A]`` mask (every row
-    must allow one)."""
-    used = np.flatnonzero(mask.any(axis=0))  # the few actions legal anywhere
-    rows, cols = np.nonzero(mask[:, used])  # row-major: each row's legal actions, ascending
-    cols = used[cols]
-    counts = np.bincount(rows, minlength=len(mask))
-    start = np.cumsum(counts) - counts
-    pick = (rng.random(len(mask)) * counts).astype(np.int64)
-    return cols[start + pick]
+    must allow one): the ``floor(u * count)``-th legal action of each row, with ``u``
+    uniform from ``rng`` (compiled: the policy must not cost more than the game)."""
+    from shipwreck_env.vector.engine import pick_legal
+
+    return pick_legal(mask, rng.random(len(mask)))
 
 
-def _batched(num_games: int, config_kwargs: dict) -> Callable[[float], float]:
-    """The batched engine: every game's decider observed, a random legal action each."""
+def _batched(num_games: int, config_kwargs: dict) -> Callable[[float], float] | str:
+    """The batched engine: every game's decider observed, a random legal action each
+    (or why it cannot run these games)."""
     from shipwreck_env.vector import VectorGame
+
+    try:
+        VectorGame(1, seed=0, **config_kwargs)
+    except ValueError as error:
+        return "not covered" if "not covered" in str(error) else f"cannot run: {error}"
 
     def run(seconds: float) -> float:
         vg = VectorGame(num_games, seed=0, **config_kwargs)
@@ -153,17 +160,58 @@ def batched_split(num_games: int, seconds: float = 3.0) -> dict[str, float]:
     return {name: statistics.median(values) for name, values in parts.items()}
 
 
+_FIRST_CALL = """
+import time
+start = time.perf_counter()
+import numpy as np
+from shipwreck_env.bench import sample_legal
+from shipwreck_env.vector import VectorGame
+vg = VectorGame(64, seed=0, num_players=3)
+vg.observe()
+vg.step(sample_legal(vg.legal_mask(), np.random.default_rng(0)))
+print(time.perf_counter() - start, time.process_time())
+"""
+
+
+def compile_seconds(repeats: int = 3) -> dict[str, list[float]]:
+    """Seconds from a fresh process's first import to the end of its first batched
+    step (64 games, 3 players): ``cold`` with an empty numba cache (everything
+    compiled), then ``warm`` with the cache that run left (``repeats`` runs each);
+    ``cold_cpu`` and ``warm_cpu``: the processor time of those runs (what a busy
+    machine does not inflate)."""
+    runs: dict[str, list[float]] = {"cold": [], "warm": [], "cold_cpu": [], "warm_cpu": []}
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as cache:
+            env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+            for kind in ("cold", "warm"):
+                out = subprocess.run(
+                    [sys.executable, "-c", _FIRST_CALL],
+                    env=env,
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                )
+                wall, cpu = out.stdout.split()[-2:]
+                runs[kind].append(float(wall))
+                runs[f"{kind}_cpu"].append(float(cpu))
+    return runs
+
+
 def _shipwreck_aec(config_kwargs: dict) -> Callable[[float], float]:
     import shipwreck_env
 
     return _pettingzoo(lambda: shipwreck_env.env(**config_kwargs))
 
 
-def _pz_classic(name: str) -> Callable[[float], float] | None:
+def _pz_classic(name: str) -> Callable[[float], float] | str | None:
     try:
         module = __import__(f"pettingzoo.classic.{name}", fromlist=["env"])
     except Exception:  # not installed (pettingzoo[classic] extra)
         return None
+    try:
+        module.env()  # hanabi_v5 imports without its own dependencies, then fails here
+    except ImportError as error:
+        return f"not installed ({error.__cause__ or error})"
     return _pettingzoo(module.env)
 
 
@@ -197,7 +245,7 @@ def _openspiel_hanabi() -> Callable[[float], float] | None:
 BATCH_SIZES = (1, 64, 1024, 4096)
 """Batch sizes of the batched-engine rows."""
 
-BENCHMARKS: dict[str, Callable[[], Callable[[float], float] | None]] = {
+BENCHMARKS: dict[str, Callable[[], Callable[[float], float] | str | None]] = {
     "shipwreck engine (3 players, base)": lambda: _engine({"num_players": 3}),
     "shipwreck engine (3 players, all sets)": lambda: _engine(
         {"num_players": 3, "card_sets": "all"}
@@ -209,6 +257,12 @@ BENCHMARKS: dict[str, Callable[[], Callable[[float], float] | None]] = {
     **{
         f"shipwreck batched engine, N={n} (3 players, base)": (
             lambda n=n: _batched(n, {"num_players": 3})
+        )
+        for n in BATCH_SIZES
+    },
+    **{
+        f"shipwreck batched engine, N={n} (3 players, all sets)": (
+            lambda n=n: _batched(n, {"num_players": 3, "card_sets": "all"})
         )
         for n in BATCH_SIZES
     },
@@ -227,15 +281,16 @@ def run_benchmarks(seconds: float, repeats: int, only: Sequence[str] = ()) -> di
         if only and not any(key in name for key in only):
             continue
         run = factory()
-        if run is None:
-            results[name] = {"available": False}
+        if run is None or isinstance(run, str):
+            results[name] = {"available": False, "why": run or "not installed"}
             continue
         run(min(0.5, seconds))  # warm up
         runs = [run(seconds) for _ in range(repeats)]
         results[name] = {"available": True, "runs": runs, "median": statistics.median(runs)}
         if name.startswith("shipwreck batched engine"):
             num_games = int(name.split("N=")[1].split(" ")[0])
-            results[name]["bytes_per_game"] = batched_memory(num_games, {"num_players": 3})
+            sets = {"card_sets": "all"} if "all sets" in name else {}
+            results[name]["bytes_per_game"] = batched_memory(num_games, {"num_players": 3, **sets})
     return results
 
 
@@ -251,7 +306,7 @@ def format_table(results: dict) -> str:
     ]
     for name, r in results.items():
         if not r.get("available"):
-            rows.append(f"| {name} | not installed | - | - | - | - |")
+            rows.append(f"| {name} | {r.get('why', 'not installed')} | - | - | - | - |")
             continue
         ratio = f"{r['median'] / ref:.2f}x" if ref else "-"
         vs_aec = f"{r['median'] / aec:.2f}x" if aec else "-"
@@ -260,6 +315,17 @@ def format_table(results: dict) -> str:
             f"| {name} | {r['median']:,.0f} | {len(r['runs'])} | {ratio} | {vs_aec} | {memory} |"
         )
     return "\n".join(rows)
+
+
+def format_compile(runs: dict[str, list[float]]) -> str:
+    """One line: the batched engine's first-call time, cold and warm (medians)."""
+    m = {kind: statistics.median(values) for kind, values in runs.items()}
+    return (
+        f"Batched engine, first call in a fresh process (import, 64 games, one observe, "
+        f"mask and step; median of {len(runs['cold'])}): **{m['cold']:.1f} s** "
+        f"({m['cold_cpu']:.1f} s of processor time) with an empty numba cache (everything "
+        f"compiled), **{m['warm']:.1f} s** ({m['warm_cpu']:.1f} s) with the cache it left."
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -287,6 +353,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="N",
         help="only show where a batched step's time goes at N games (median ms per call)",
     )
+    parser.add_argument(
+        "--compile-repeats",
+        type=int,
+        default=3,
+        metavar="K",
+        help="time the batched engine's first call K times cold and warm (0: skip)",
+    )
     args = parser.parse_args(argv)
     if args.split:
         split = batched_split(args.split, args.seconds)
@@ -308,6 +381,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     load_average = list(os.getloadavg())  # how busy the shared machine was at the start
     results = run_benchmarks(args.seconds, args.repeats, args.only)
     table = format_table(results)
+    compile_runs = None
+    if args.compile_repeats:
+        compile_runs = compile_seconds(args.compile_repeats)
+        table += "\n\n" + format_compile(compile_runs)
     print(table)
     payload = {
         "command": shlex.join(
@@ -319,6 +396,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "python": platform.python_version(),
         "machine": platform.machine(),
         "results": results,
+        "compile_seconds": compile_runs,
+        "load_average_end": list(os.getloadavg()),
         "table": table,
     }
     if args.json:

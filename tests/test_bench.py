@@ -5,25 +5,32 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
-from shipwreck_env.bench import format_table, main, sample_legal
+from shipwreck_env.bench import compile_seconds, format_compile, format_table, main, sample_legal
 
 
 def test_bench_writes_medians_runs_command_and_load(tmp_path, capsys):
     out = tmp_path / "bench.json"
     args = ["--seconds", "0.05", "--repeats", "2", "--only", "shipwreck", "--json", str(out)]
+    args += ["--compile-repeats", "0"]
     assert main(args) == 0
     data = json.loads(out.read_text())
     assert data["command"] == "python -m shipwreck_env.bench " + " ".join(args)
     assert len(data["load_average"]) == 3
     names = [name for name in data["results"] if name.startswith("shipwreck")]
-    assert len(names) == 8 and set(data["results"]) == set(names)
-    for name in names:
+    assert len(names) == 12 and set(data["results"]) == set(names)
+    covered = [name for name in names if "batched" not in name or "all sets" not in name]
+    for name in covered:
         entry = data["results"][name]
         assert len(entry["runs"]) == 2 and entry["median"] > 0
         assert name in data["table"]
         assert ("bytes_per_game" in entry) == ("batched" in name)
-    assert sum("batched engine, N=" in name for name in names) == 4
+    assert sum("batched engine, N=" in name for name in covered) == 4
+    for name in set(names) - set(covered):  # all sets: not covered by the batched engine yet
+        assert data["results"][name] == {"available": False, "why": "not covered"}
+        assert f"| {name} | not covered |" in data["table"]
+    assert data["compile_seconds"] is None
     assert data["table"] in capsys.readouterr().out
 
 
@@ -73,3 +80,18 @@ def test_bench_split_option_reports_each_part_of_a_batched_step(capsys):
     out = capsys.readouterr().out
     for part in ("observe", "legal_mask", "policy", "step", "agent steps/s"):
         assert part in out
+
+
+def test_compile_line_gives_the_cold_and_warm_medians():
+    runs = {"cold": [30.0, 20.0, 25.0], "warm": [2.0, 1.0, 3.0]}
+    runs |= {"cold_cpu": [9.0, 8.0, 7.0], "warm_cpu": [1.5, 1.0, 0.5]}
+    line = format_compile(runs)
+    assert "**25.0 s** (8.0 s of processor time) with an empty numba cache" in line
+    assert "**2.0 s** (1.0 s) with the cache" in line
+
+
+@pytest.mark.slow
+def test_compile_seconds_times_a_cold_then_a_warm_first_call():
+    runs = compile_seconds(1)
+    assert all(len(values) == 1 for values in runs.values()) and len(runs) == 4
+    assert runs["cold_cpu"][0] > runs["warm_cpu"][0] > 0

@@ -131,12 +131,12 @@ def test_batched_engine_agrees_over_thousands_of_games(family: str) -> None:
 
 
 def test_the_differential_check_catches_a_planted_rule_change(monkeypatch) -> None:
-    """A one-line change of the batched rules (The Beast fading at 2 moons instead of
-    1) must be reported: the check above can fail."""
-    from shipwreck_env.vector import turn
+    """A one-line change of the batched rules' tables (The Beast fading at 2 moons
+    instead of 1) must be reported: the check above can fail."""
+    from shipwreck_env.vector import tables
 
-    moons = turn.CARD_MOONS.copy()
+    moons = tables.CARD_MOONS.copy()
     moons[0] += 1  # card 0 is The Beast
-    monkeypatch.setattr(turn, "CARD_MOONS", moons)
+    monkeypatch.setattr(tables, "CARD_MOONS", moons)  # read when a batch is made
     problem, _ = run_differential(dict(num_players=3), 16, 120, seed=3)
     assert problem, "a planted rules change went unnoticed"

@@ -193,3 +193,25 @@ def test_observations_and_masks_have_the_documented_shapes() -> None:
     assert vg.legal_mask().shape == (7, 259)
     assert vg.decider.shape == (7,)
     assert 0 < vg.memory_per_game() < 20_000
+
+
+def test_without_numba_the_import_fails_naming_it() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['numba'] = None\n"
+        "try:\n    import shipwreck_env.vector\n"
+        "except ImportError as error:\n    print(error)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "needs numba" in out.stdout and "pip install numba" in out.stdout
+
+
+def test_the_compiled_rules_are_cached_under_a_stamp_of_every_module_they_read() -> None:
+    from shipwreck_env.vector import engine, jit
+
+    locator = engine.step_games._cache._impl.locator
+    assert isinstance(locator, jit._StampedLocator)
+    assert locator.get_source_stamp() == jit._sources_stamp()
+    assert any(path.endswith("vector/ops.py") for path in jit._COMPILED_FROM)

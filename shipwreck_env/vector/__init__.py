@@ -2,10 +2,11 @@
 stepped at once, exact to the reference engine (:mod:`shipwreck_env.engine`).
 
 Start with :class:`~shipwreck_env.vector.game.VectorGame`. The package holds the array
-layout (``arrays``), per-game random streams (``chance``), the rules over arrays
-(``tables``, ``ops``, ``turn``, ``plays``, ``group``, ``engine``), the conversion to and
-from reference states (``convert``) and batched observations (``observe``). Covered:
-the base card set in every configuration.
+layout (``arrays``), per-game random streams (``chance``), the rules as compiled scalar
+code over one game at a time (``jit`` compiles them with numba; ``tables``, ``ops``,
+``turn``, ``plays``, ``group``, ``engine``), the conversion to and from reference
+states (``convert``) and batched observations (``observe``). Covered: the base card set
+in every configuration.
 """
 
 from shipwreck_env.vector.game import VectorGame

@@ -1,8 +1,9 @@
 """The batched game state: every field of :class:`~shipwreck_env.state.State` held as
 numpy arrays over ``N`` games (axis 0 is the game).
 
-This module only declares and allocates the arrays; the rules that change them live in
-:mod:`shipwreck_env.vector.engine`, the conversion to and from reference ``State``
+This module only declares and allocates the arrays; the rules that change them (compiled
+code over one game at a time) live in :mod:`shipwreck_env.vector.engine` and the modules
+it calls, the conversion to and from reference ``State``
 objects in :mod:`shipwreck_env.vector.convert`, the observations in
 :mod:`shipwreck_env.vector.observe`.
 
@@ -13,7 +14,7 @@ fates, hands, faded cards, the turn's plays, predictions, votes, events and acti
 are kept in order as a padded array plus a length, so that :func:`convert.to_states`
 rebuilds them exactly. Some facts are kept twice, as the ordered list and as counts
 (``tcount``, ``fcount``): the counts are what the rules and observations read; every
-change goes through the helpers in ``vector.engine`` that update both.
+change goes through the helpers in ``vector.ops`` that update both.
 
 Covered: the base card set (20 cards, 9 powers) in every configuration. The fields of
 ``State`` that only expansion cards use (attachments, Sands, The Fall, The Ash, The

@@ -13,7 +13,16 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["StreamGenerator", "game_keys", "permutations", "uniforms"]
+from shipwreck_env.vector.jit import njit
+
+__all__ = [
+    "StreamGenerator",
+    "game_keys",
+    "permutation_at",
+    "permutations",
+    "uniform_at",
+    "uniforms",
+]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -57,6 +66,31 @@ def permutations(keys: np.ndarray, counters: np.ndarray, n: int) -> np.ndarray:
     steps = np.arange(n, dtype=np.uint64)
     u = uniforms(keys[:, None], counters.astype(np.uint64)[:, None] + steps)
     return np.argsort(u, axis=1, kind="stable")
+
+
+@njit
+def uniform_at(key: np.uint64, counter: np.uint64) -> float:
+    """The same number as :func:`uniforms` for one stream, in compiled code."""
+    z = np.uint64(key) + np.uint64(counter) * _GOLDEN
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    z = z ^ (z >> _S31)
+    return np.float64(z >> _S11) * _SCALE
+
+
+@njit
+def permutation_at(key: np.uint64, counter: np.uint64, n: int) -> np.ndarray:
+    """The same shuffle as :func:`permutations` for one stream, in compiled code."""
+    u = np.empty(n, np.float64)
+    order = np.empty(n, np.int64)
+    for i in range(n):  # a stable insertion sort: decks are short, argsort costs more
+        u[i] = uniform_at(key, np.uint64(counter) + np.uint64(i))
+        j = i
+        while j > 0 and u[order[j - 1]] > u[i]:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = i
+    return order
 
 
 class StreamGenerator(np.random.Generator):

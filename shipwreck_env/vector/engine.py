@@ -1,19 +1,23 @@
-"""The batched engine's public functions: deal, legal masks and one step of every game.
-
-``step`` splits the games by phase, applies each phase's rule to its games with array
-operations, and lets the automatic parts of the turn (announcements, reveals asked,
-resolving, fading, the next turn's draw) follow in the same call, as
-:func:`shipwreck_env.engine.step` does for one game.
-"""
+"""The batched engine's entry points, compiled: every game's legal mask, one decision
+in every game (with the automatic rest of the turn, the rewards and the restart of
+finished games), and dealing new games. Each loops over the games and applies the
+rules of ``plays``, ``group`` and ``turn`` to one game at a time, as
+:func:`shipwreck_env.engine.step` does for one game."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from shipwreck_env.actions import NUM_ACTIONS, PASS, REVEAL
+from shipwreck_env.actions import PASS, REVEAL
 from shipwreck_env.state import Phase
-from shipwreck_env.vector.arrays import TURN_ACTION_CAPACITY, Arrays
+from shipwreck_env.vector.arrays import TURN_ACTION_CAPACITY
 from shipwreck_env.vector.group import (
+    DONE,
+    END,
+    GROUP,
+    PREDICT,
+    REVEAL_NEXT,
+    VOTE,
     apply_group,
     apply_reveal,
     apply_vote,
@@ -25,75 +29,149 @@ from shipwreck_env.vector.group import (
     predict,
     vote_legal,
 )
-from shipwreck_env.vector.ops import Pending
+from shipwreck_env.vector.jit import njit, rule
 from shipwreck_env.vector.plays import (
     after_play_legal,
     apply_after_play,
     apply_play_phase,
-    play_legal,
+    play_phase_legal,
 )
+from shipwreck_env.vector.turn import deal
 
-__all__ = ["legal_mask", "step"]
+__all__ = ["count_illegal", "deal_games", "legal_masks", "pick_legal", "step_games"]
 
-_LEGAL = {
-    Phase.PLAY: play_legal,
-    Phase.AFTER_PLAY: after_play_legal,
-    Phase.GROUP: group_legal,
-    Phase.VOTE: vote_legal,
-}
-_APPLY = {
-    Phase.PLAY: apply_play_phase,
-    Phase.AFTER_PLAY: apply_after_play,
-    Phase.REVEAL: apply_reveal,
-    Phase.GROUP: apply_group,
-    Phase.VOTE: apply_vote,
-}
+PLAY, AFTER_PLAY, REVEAL_PHASE = Phase.PLAY, Phase.AFTER_PLAY, Phase.REVEAL
+GROUP_PHASE, VOTE_PHASE = Phase.GROUP, Phase.VOTE
 
 
-def legal_mask(a: Arrays, out: np.ndarray | None = None) -> np.ndarray:
-    """bool[N, 259]: the legal actions of each game's decider (none once it is over)."""
-    mask = np.zeros((a.num_games, NUM_ACTIONS), bool) if out is None else out
-    if out is not None:
-        mask[:] = False
-    phase = a.phase
-    for p, legal in _LEGAL.items():
-        g = np.flatnonzero(phase == p)
-        if len(g):
-            legal(a, g, mask)
-    g = np.flatnonzero(phase == Phase.REVEAL)
-    if len(g):
-        mask[g, PASS] = True
-        mask[g, REVEAL] = True
-    return mask
+@njit
+def legal_masks(s, r, mask) -> None:
+    """Fill ``mask`` (bool[N, 259]) with the legal actions of each game's decider (none
+    once it is over)."""
+    mask[:] = False
+    for g in range(mask.shape[0]):
+        phase = s.phase[g]
+        row = mask[g]
+        if phase == PLAY:
+            play_phase_legal(s, r, g, row)
+        elif phase == AFTER_PLAY:
+            after_play_legal(s, r, g, row)
+        elif phase == REVEAL_PHASE:
+            row[PASS] = True
+            row[REVEAL] = True
+        elif phase == GROUP_PHASE:
+            group_legal(s, r, g, row)
+        elif phase == VOTE_PHASE:
+            vote_legal(row)
 
 
-def step(a: Arrays, actions: np.ndarray, games: np.ndarray | None = None) -> None:
-    """Apply ``actions[i]`` in game ``games[i]`` (default: every game, one action
-    each). The actions must be legal (the caller checks)."""
-    g = np.arange(a.num_games) if games is None else games
-    n = a.turn_actions_len[g]
-    if (n >= TURN_ACTION_CAPACITY).any():
-        raise RuntimeError(f"a turn took more than {TURN_ACTION_CAPACITY} actions")
-    a.turn_actions[g, n] = actions
-    a.turn_actions_len[g] = n + 1
-    phase = a.phase[g]
-    todo = Pending(a.num_games)
-    groups = [(p, phase == p) for p in _APPLY]  # split first: the rules move phases
-    for p, sub in groups:
-        if sub.any():
-            _APPLY[p](a, g[sub], actions[sub], todo)
-    # The rest of the turn, each part once for every game that reaches it, in the
-    # order a turn can pass through them within one decision.
-    gp = np.flatnonzero(todo.predict)
-    if len(gp):
-        predict(a, gp, todo.value[gp], todo)
-    for mark, part in ((todo.reveal, enter_reveal), (todo.group, enter_group)):
-        gm = np.flatnonzero(mark)
-        if len(gm):
-            part(a, gm, todo)
-    gv = np.flatnonzero(todo.vote)
-    if len(gv):
-        enter_vote(a, gv)
-    ge = np.flatnonzero(todo.end)
-    if len(ge):
-        end_predictions(a, ge)
+@njit
+def count_illegal(mask, actions, over) -> int:
+    """How many games still playing have an action that ``mask`` does not allow."""
+    bad = 0
+    for g in range(len(actions)):
+        if not over[g]:
+            a = actions[g]
+            if a < 0 or a >= mask.shape[1] or not mask[g, a]:
+                bad += 1
+    return bad
+
+
+@rule
+def _step_one(s, r, g, action) -> None:
+    n = s.turn_actions_len[g]
+    if n >= TURN_ACTION_CAPACITY:
+        raise RuntimeError("a turn took more actions than arrays.TURN_ACTION_CAPACITY")
+    s.turn_actions[g, n] = action  # every action is public: noted before it is applied
+    s.turn_actions_len[g] = n + 1
+    phase = s.phase[g]
+    after = DONE
+    if phase == PLAY:
+        after = REVEAL_NEXT if apply_play_phase(s, r, g, action) else DONE
+    elif phase == AFTER_PLAY:
+        apply_after_play(s, r, g, action)
+        after = REVEAL_NEXT
+    elif phase == REVEAL_PHASE:
+        after = apply_reveal(s, r, g, action)
+    elif phase == GROUP_PHASE:
+        after = apply_group(s, r, g, action)
+    elif phase == VOTE_PHASE:
+        after = apply_vote(s, r, g, action)
+    # the automatic rest of the turn, part after part, until someone must decide
+    while after != DONE:
+        if after == REVEAL_NEXT:
+            after = enter_reveal(s, r, g)
+        elif after == GROUP:
+            after = enter_group(s, r, g)
+        elif after == VOTE:
+            after = enter_vote(s, r, g)
+        elif after == END:
+            end_predictions(s, r, g)
+            after = DONE
+        else:
+            after = predict(s, r, g, after - PREDICT)
+
+
+@njit
+def step_games(s, r, actions, score_doom, autoreset, reward, ended, final) -> int:
+    """Apply ``actions[g]`` in every game still playing (the actions must be legal)
+    and fill, per game, ``reward`` (team reward: ``score_doom`` or win/loss),
+    ``ended`` (the game ended in this step) and ``final`` (int64[N, 4]: score, doom,
+    won, truncated of an ended game, else 0); with ``autoreset`` ended games start again.
+    Returns how many games ended."""
+    count = 0
+    for g in range(len(actions)):
+        reward[g] = 0.0
+        ended[g] = False
+        final[g, 0] = 0
+        final[g, 1] = 0
+        final[g, 2] = 0
+        final[g, 3] = 0
+        if s.over[g]:
+            continue
+        score, doom = s.score[g], s.doom[g]
+        _step_one(s, r, g, actions[g])
+        if score_doom:
+            reward[g] = (s.score[g] - score) - (s.doom[g] - doom)
+        elif s.over[g] and not s.truncated[g]:
+            reward[g] = 1.0 if s.won[g] else -1.0
+        if s.over[g]:
+            count += 1
+            ended[g] = True
+            final[g, 0] = s.score[g]
+            final[g, 1] = s.doom[g]
+            final[g, 2] = s.won[g]
+            final[g, 3] = s.truncated[g]
+    if autoreset and count:
+        for g in range(len(actions)):
+            if ended[g]:
+                deal(s, r, g)
+    return count
+
+
+@njit
+def deal_games(s, r, games) -> None:
+    """Start new games in the places ``games``."""
+    for g in games:
+        deal(s, r, g)
+
+
+@njit
+def pick_legal(mask, u) -> np.ndarray:
+    """Per row of ``mask`` (bool[N, A], every row allowing an action): its
+    ``floor(u[g] * count)``-th legal action, ascending (a uniform pick for uniform
+    ``u``)."""
+    n, width = mask.shape
+    out = np.empty(n, np.int64)
+    for g in range(n):
+        count = 0
+        for a in range(width):
+            count += mask[g, a]
+        k = int(u[g] * count)
+        for a in range(width):
+            if mask[g, a]:
+                if k == 0:
+                    out[g] = a
+                    break
+                k -= 1
+    return out

@@ -25,9 +25,10 @@ from shipwreck_env.config import GameConfig
 from shipwreck_env.observation import ObservationLayout
 from shipwreck_env.rewards import check_reward
 from shipwreck_env.state import State
-from shipwreck_env.vector import chance, convert, engine, turn
+from shipwreck_env.vector import chance, convert, engine
 from shipwreck_env.vector.arrays import Arrays
-from shipwreck_env.vector.observe import encode_batch
+from shipwreck_env.vector.jit import pack, rules_for
+from shipwreck_env.vector.observe import encode_rows, layout_offsets
 from shipwreck_env.vector.tables import COVERED_SETS
 
 __all__ = ["VectorGame"]
@@ -97,10 +98,25 @@ class VectorGame:
             [i for i, c in enumerate(CARDS) if c.set in self.config.card_sets], np.int64
         )
         self.arrays = Arrays(num_games, self.config, len(self.cards))
+        self._rules = rules_for(self.config, self.cards)
+        self._offsets = layout_offsets(self.layout)
         self._all = np.arange(num_games)
         self._mask: np.ndarray | None = None
         self._obs = np.zeros((num_games, self.layout.size), np.float32)
+        self._reward = np.zeros(num_games, np.float32)
+        self._ended = np.zeros(num_games, bool)
+        self._final = np.zeros((num_games, 4), np.int64)
         self.final_info: dict[str, np.ndarray] = self._no_final()
+
+    @property
+    def arrays(self) -> Arrays:
+        """The games' state arrays (see :mod:`shipwreck_env.vector.arrays`)."""
+        return self._arrays
+
+    @arrays.setter
+    def arrays(self, value: Arrays) -> None:
+        self._arrays = value
+        self._packed = pack(value)
 
     # --- API ----------------------------------------------------------------------
 
@@ -111,7 +127,7 @@ class VectorGame:
         if seed is not None or not a.key.any():
             a.key[:] = chance.game_keys(seed, self.num_games)
             a.draws[:] = 0
-        turn.deal(a, self._all, self.cards)
+        engine.deal_games(self._packed, self._rules, self._all)
         self._mask = None
         self.final_info = self._no_final()
 
@@ -123,8 +139,11 @@ class VectorGame:
     def legal_mask(self) -> np.ndarray:
         """bool[N, 259]: the legal actions of each game's decider (a read-only view)."""
         if self._mask is None:
-            self._mask = engine.legal_mask(self.arrays)
-            self._mask.flags.writeable = False
+            # a new array per step: callers may keep the masks of earlier steps
+            mask = np.empty((self.num_games, NUM_ACTIONS), bool)
+            engine.legal_masks(self._packed, self._rules, mask)
+            mask.flags.writeable = False
+            self._mask = mask
         return self._mask
 
     def observe(
@@ -143,19 +162,37 @@ class VectorGame:
             next call: copy it to keep it.
         """
         a = self.arrays
-        if games is None and observer is None:
-            return encode_batch(a, self.layout, np.maximum(a.decider, 0), out=self._obs)
-        games = self._all if games is None else np.asarray(games, np.int64)
+        out = self._obs
+        if games is None:
+            games = self._all
+        else:
+            games = np.asarray(games)
+            if (
+                games.ndim != 1
+                or games.dtype.kind not in "iu"
+                or (games.size and (games.min() < 0 or games.max() >= self.num_games))
+            ):
+                raise ValueError(
+                    f"games {games.tolist()} are not allowed; allowed: game indexes "
+                    f"0..{self.num_games - 1} in a 1-d integer array"
+                )
+            games = games.astype(np.int64)
+            out = np.empty((len(games), self.layout.size), np.float32)
         if observer is None:
-            observer = np.maximum(a.decider[games], 0)
+            observer = np.maximum(a.decider[games], 0).astype(np.int64)
         observer = np.asarray(observer)
         players = self.config.num_players
-        if observer.shape != games.shape or ((observer < 0) | (observer >= players)).any():
+        if (
+            observer.shape != games.shape
+            or observer.dtype.kind not in "iu"
+            or ((observer < 0) | (observer >= players)).any()
+        ):
             raise ValueError(
                 f"observer {observer.tolist()} is not allowed; allowed: one player "
                 f"0..{players - 1} per game of {games.tolist()}"
             )
-        return encode_batch(a.subset(games), self.layout, observer.astype(np.int64))
+        encode_rows(self._packed, self._rules, self._offsets, games, observer.astype(np.int64), out)
+        return out
 
     def restart(self, games: np.ndarray) -> None:
         """Start new games in the places ``games`` (their streams go on), as autoreset
@@ -165,7 +202,7 @@ class VectorGame:
             raise ValueError(
                 f"games {games.tolist()} are not allowed; allowed: 0..{self.num_games - 1}"
             )
-        turn.deal(self.arrays, games, self.cards)
+        engine.deal_games(self._packed, self._rules, games)
         self._mask = None
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -183,32 +220,30 @@ class VectorGame:
                 illegal in some game; then no game changes.
         """
         actions = self._check_actions(actions)
-        a = self.arrays
-        live = ~a.over
-        g = self._all if live.all() else np.flatnonzero(live)
-        score, doom = a.score.astype(np.int32), a.doom.astype(np.int32)
-        engine.step(a, actions[g], g)
+        reward, ended, final = self._reward, self._ended, self._final
+        count = engine.step_games(
+            self._packed,
+            self._rules,
+            actions,
+            self.reward_kind == "score_doom",
+            self.autoreset,
+            reward,
+            ended,
+            final,
+        )
         self._mask = None
-        if self.reward_kind == "score_doom":
-            reward = (a.score - score) - (a.doom - doom)
-        else:
-            reward = np.where(a.over & ~a.truncated, np.where(a.won, 1, -1), 0)
-        ended = a.over & live
-        terminated = ended & ~a.truncated
-        truncated = ended & a.truncated
-        reward = np.where(live, reward, 0).astype(np.float32)
         self.final_info = self._no_final()
-        if ended.any():
-            e = np.flatnonzero(ended)
-            self.final_info = {
-                "_final": ended,
-                "score": np.where(ended, a.score, 0).astype(np.int64),
-                "doom": np.where(ended, a.doom, 0).astype(np.int64),
-                "won": ended & a.won,
-            }
-            if self.autoreset:
-                self.restart(e)
-        return reward, terminated, truncated
+        if not count:
+            none = np.zeros(self.num_games, bool)
+            return reward.copy(), none, none.copy()
+        cut = final[:, 3].astype(bool)
+        self.final_info = {
+            "_final": ended.copy(),
+            "score": final[:, 0].copy(),
+            "doom": final[:, 1].copy(),
+            "won": final[:, 2].astype(bool),
+        }
+        return reward.copy(), ended & ~cut, ended & cut
 
     def to_states(self, games: Sequence[int] | None = None) -> list[State]:
         """Reference ``State`` objects of the games (all by default): inspect, save,
@@ -264,6 +299,9 @@ class VectorGame:
                 f"actions of dtype {arr.dtype} are not allowed; allowed: an integer dtype"
             )
         arr = arr.astype(np.int64)
+        mask = self.legal_mask()
+        if not engine.count_illegal(mask, arr, self.arrays.over):
+            return arr
         live = ~self.arrays.over
         out_of_range = live & ((arr < 0) | (arr >= NUM_ACTIONS))
         if out_of_range.any():
@@ -272,7 +310,6 @@ class VectorGame:
                 f"actions {arr[bad].tolist()} in games {bad.tolist()} are not action "
                 f"numbers; allowed: 0..{NUM_ACTIONS - 1}"
             )
-        mask = self.legal_mask()
         illegal = live & ~mask[self._all, np.where(live, arr, 0)]
         if illegal.any():
             bad = np.flatnonzero(illegal)[:10]

@@ -1,7 +1,11 @@
-"""The active player's part of a turn in the batched engine: the legal plays, the play
-itself (with The Hours' slide and The Chalice's tell), and the active player's powers
-(Sparrows before the play; Shells and Sinners after it). Mirrors
-:mod:`shipwreck_env.plays` and the active player's rules of :mod:`shipwreck_env.powers`.
+"""The active player's part of a turn in the batched engine, for one game: the legal
+plays, the play itself (with The Hours' slide and The Chalice's tell), and the active
+player's powers (Sparrows before the play; Shells and Sinners after it). Mirrors
+:mod:`shipwreck_env.plays` and the active player's rules of :mod:`shipwreck_env.powers`
+(compiled, see :mod:`shipwreck_env.vector.jit`).
+
+:func:`play_legal` is also public over arrays: the legal plays of hypothetical hands
+(``training/belief.py``).
 """
 
 from __future__ import annotations
@@ -9,229 +13,258 @@ from __future__ import annotations
 import numpy as np
 
 from shipwreck_env.actions import HOURS_TARGET, PASS
+from shipwreck_env.cards import NUM_CARDS
 from shipwreck_env.state import Phase
-from shipwreck_env.vector.arrays import Arrays
+from shipwreck_env.vector import tables as t
+from shipwreck_env.vector.jit import njit, rule
 from shipwreck_env.vector.ops import (
-    Pending,
+    ALL,
+    CHALICE_EVENT,
+    PLAY,
+    POWER_EVENT,
     constrain_kept,
     deck_append,
     deck_pop,
     event,
-    real_mask,
+    greater_mask,
     table_append,
     table_remove,
     take_power,
 )
-from shipwreck_env.vector.tables import (
-    ACTION_SLOT,
-    ACTION_VALUE,
-    BIT,
-    CARD_KIND,
-    CHALICE,
-    KEPT,
-    PLAY_ACTION,
-    SINGLE_ACTION,
-    SINNERS_ACTION,
-    SPARROWS_ACTION,
-    P,
-)
 
 __all__ = ["after_play_legal", "apply_after_play", "apply_play_phase", "play_legal"]
 
-SHELLS, SINNERS, SPARROWS = P["shells"], P["sinners"], P["sparrows"]
-_VALUE_RANGE = np.arange(1, 8)
-_EFFECTIVE = np.arange(9)  # effective kept values 0..8 (Shadows may add 1 to a 7)
+SHELLS, SINNERS, SPARROWS = t.P["shells"], t.P["sinners"], t.P["sparrows"]
+CHALICE = t.CHALICE
+AFTER_PLAY = Phase.AFTER_PLAY
+C_PLAYERS = t.C_PLAYERS
+POWER_KIND = 4  # tables.ACTION_KIND of a power action
 
 
-def _visible_mask(a: Arrays, g: np.ndarray) -> np.ndarray:
-    """Bit mask of the distinct visible values of each game."""
-    seen = a.tcount[g].sum(axis=1) > 0  # [n, 7]
-    return (seen * BIT[None, :]).sum(axis=1, dtype=np.int64)
+@rule
+def _visible(tcount, g) -> int:
+    """Bit mask of the distinct values in front of the slots."""
+    visible = 0
+    for slot in range(4):
+        for v in range(7):
+            if tcount[g, slot, v] > 0:
+                visible |= 1 << v
+    return visible
 
 
-def _kept_rows(a: Arrays, g: np.ndarray) -> np.ndarray:
-    """[n, 4, 7] masks: ``rows[i, slot, played - 1]`` = real kept values that allow
-    playing ``played`` on the card of ``slot`` (0 for an empty slot)."""
-    slots = a.slots[g]  # [n, 4]
-    key = np.where(CARD_KIND[slots] == 1, _visible_mask(a, g)[:, None], 0)
-    return KEPT[slots, a.shadows[g, None].astype(np.int64), key]
+@rule
+def _kept(slots, shadows, r, g, visible, slot, played) -> int:
+    """Mask of real kept values that allow playing ``played`` on the card of ``slot``
+    (0 for an empty slot)."""
+    card = slots[g, slot]
+    if card < 0:
+        card = NUM_CARDS  # the table's row of "no card": nothing allowed
+    key = visible if r.card_kind[card] == 1 else 0
+    return r.kept[card, 1 if shadows[g] else 0, key, played - 1]
 
 
-def play_legal(a: Arrays, g: np.ndarray, mask: np.ndarray) -> None:
-    """Set the legal plays of the active seats of ``g`` in ``mask`` (rows of ``g``)."""
-    rows = _kept_rows(a, g)
-    hand = a.hands[g, a.active[g]].astype(np.int64)  # [n, 2]
-    x, y = hand[:, 0], hand[:, 1]
-    n = len(g)
-    i = np.arange(n)
-    first = (rows[i, :, x - 1] >> (y - 1)[:, None]) & 1  # play x, keep y: [n, 4]
-    second = ((rows[i, :, y - 1] >> (x - 1)[:, None]) & 1) * (x != y)[:, None]
-    slots = np.arange(4)
-    mask[g[:, None], PLAY_ACTION[slots[None, :], x[:, None]]] |= first.astype(bool)
-    mask[g[:, None], PLAY_ACTION[slots[None, :], y[:, None]]] |= second.astype(bool)
-    stuck = ~(first.any(axis=1) | second.any(axis=1))
-    if stuck.any():
-        gs = g[stuck]
-        mask[gs, PLAY_ACTION[HOURS_TARGET, x[stuck]]] = True
-        mask[gs, PLAY_ACTION[HOURS_TARGET, y[stuck]]] = True
-    _sparrows_legal(a, g, mask)
+@rule
+def _plays_into(slots, tcount, shadows, hands, active, r, g, mask) -> None:
+    """Set the legal plays of the active seat of ``g`` in ``mask`` (its row)."""
+    visible = _visible(tcount, g)
+    seat = active[g]
+    x = hands[g, seat, 0]
+    y = hands[g, seat, 1]
+    stuck = True
+    for slot in range(4):
+        if (_kept(slots, shadows, r, g, visible, slot, x) >> (y - 1)) & 1:  # play x, keep y
+            mask[r.play_action[slot, x]] = True
+            stuck = False
+        if x != y and (_kept(slots, shadows, r, g, visible, slot, y) >> (x - 1)) & 1:
+            mask[r.play_action[slot, y]] = True  # play y, keep x
+            stuck = False
+    if stuck:
+        mask[r.play_action[HOURS_TARGET, x]] = True
+        mask[r.play_action[HOURS_TARGET, y]] = True
 
 
-def _sparrows_legal(a: Arrays, g: np.ndarray, mask: np.ndarray) -> None:
-    ok = (a.fcount[g, SPARROWS] > 0) & ~a.power_used[g] & (a.deck_len[g] > 0)
-    if ok.any():
-        go = g[ok]
-        free = (a.slots[go] >= 0) & (a.table_len[go] == 0)
-        mask[go[:, None], SPARROWS_ACTION[None, :]] = free
+@rule
+def play_phase_legal(s, r, g, mask) -> None:
+    """The legal plays and Sparrows."""
+    _plays_into(s.slots, s.tcount, s.shadows, s.hands, s.active, r, g, mask)
+    if s.fcount[g, SPARROWS] > 0 and not s.power_used[g] and s.deck_len[g] > 0:
+        for slot in range(4):
+            if s.slots[g, slot] >= 0 and s.table_len[g, slot] == 0:
+                mask[r.sparrows_action[slot]] = True
 
 
-def apply_play_phase(a: Arrays, g: np.ndarray, action: np.ndarray, todo: Pending) -> None:
-    """Apply play-phase actions: Sparrows or a play."""
-    sparrows = action >= SPARROWS_ACTION[0]
-    if sparrows.any():
-        _apply_sparrows(a, g[sparrows], ACTION_SLOT[action[sparrows]])
-    play = ~sparrows
-    if play.any():
-        _play(a, g[play], ACTION_VALUE[action[play]], ACTION_SLOT[action[play]], todo)
+@njit
+def _plays_rows(slots, tcount, shadows, hands, active, r, games, mask) -> None:
+    for i in range(len(games)):
+        _plays_into(slots, tcount, shadows, hands, active, r, games[i], mask[i])
 
 
-def _hours_kept_mask(rows: np.ndarray, played: np.ndarray) -> np.ndarray:
+_PLAY_TABLES: list = []
+
+
+def play_legal(a, g: np.ndarray, mask: np.ndarray) -> None:
+    """Set the legal plays of the active seats of games ``g`` of the arrays ``a`` (an
+    ``Arrays`` or anything with its ``slots``, ``tcount``, ``shadows``, ``hands`` and
+    ``active``) in the rows of ``mask`` (``mask[g]``), as the engine does; Sparrows
+    is not included."""
+    if not _PLAY_TABLES:  # the card tables only: the plays read no configuration
+        from shipwreck_env.config import GameConfig
+        from shipwreck_env.vector.jit import rules_for
+
+        _PLAY_TABLES.append(rules_for(GameConfig(), np.zeros(0, np.int8)))
+    rules = _PLAY_TABLES[0]
+    rows = np.zeros((len(g), mask.shape[1]), np.bool_)
+    _plays_rows(a.slots, a.tcount, a.shadows, a.hands, a.active, rules, np.asarray(g), rows)
+    mask[g] |= rows
+
+
+@rule
+def apply_play_phase(s, r, g, action) -> bool:
+    """Sparrows or a play; True when the plays are over and the reveals come next."""
+    if r.action_kind[action] == POWER_KIND:
+        _apply_sparrows(s, r, g, r.action_slot[action])
+        return False
+    return _play(s, r, g, r.action_value[action], r.action_slot[action])
+
+
+@rule
+def _hours_kept_mask(s, r, g, visible, played) -> int:
     """Real kept values ``k`` for which the hand (``played``, ``k``) fits no card."""
-    i = np.arange(len(played))
-    direct = np.bitwise_or.reduce(rows[i, :, played - 1], axis=1)  # play it, keep k
-    other = ((rows >> (played - 1)[:, None, None]) & 1).any(axis=1)  # play k, keep it
-    other_mask = (other * BIT[None, :]).sum(axis=1, dtype=np.uint8)
-    return (~(direct | other_mask)) & 0x7F
+    fits = 0
+    for slot in range(4):
+        fits |= _kept(s.slots, s.shadows, r, g, visible, slot, played)  # play it, keep k
+        for k in range(7):  # play k, keep it
+            if (_kept(s.slots, s.shadows, r, g, visible, slot, k + 1) >> (played - 1)) & 1:
+                fits |= 1 << k
+    return ~fits & 0x7F
 
 
-def _play(a: Arrays, g: np.ndarray, value: np.ndarray, target: np.ndarray, todo: Pending) -> None:
-    n = len(g)
-    i = np.arange(n)
-    rows = _kept_rows(a, g)
-    v64 = value.astype(np.int64)
+@rule
+def _play(s, r, g, value, target) -> bool:
+    visible = _visible(s.tcount, g)
     hours = target == HOURS_TARGET
-    direct = rows[i, np.minimum(target, 3), v64 - 1]
-    condition = np.where(hours, _hours_kept_mask(rows, v64), direct).astype(np.uint8)
-    seat = a.active[g]
-    hand = a.hands[g, seat]  # [n, 2]
-    other = np.where(hand[:, 0] == value, hand[:, 1], hand[:, 0])
-    old = a.old_fate[g]
-    played_old = (old != 0) & (value == old) & (other != value)
-    a.played_old[g] = played_old
-    a.old_fate[g] = np.where(played_old, 0, old)
-    a.hands[g, seat, 0] = other
-    a.hands[g, seat, 1] = 0
-    a.hand_len[g, seat] = 1
-    # number lines (number_lines.record_play)
-    tracked = a.tracked[g]
-    line_tracked = tracked & condition
-    line_fresh = np.where((tracked >> (v64 - 1)) & 1, condition, 0).astype(np.uint8)
-    a.line_tracked[g] = line_tracked
-    a.line_fresh[g] = line_fresh
-    a.lines[g, seat] = line_fresh | line_tracked
-    # where the fate lands: The Hours slides it to the first card in play
-    occupied = a.slots[g] >= 0
-    first_card = np.where(occupied.any(axis=1), np.argmax(occupied, axis=1), -1)
-    landed = np.where(hours, first_card, target).astype(np.int8)
-    on_table = landed >= 0
-    if on_table.all():
-        table_append(a, g, landed, value)
+    if hours:
+        condition = _hours_kept_mask(s, r, g, visible, value)
     else:
-        table_append(a, g[on_table], landed[on_table], value[on_table])
-        gb, vb = g[~on_table], value[~on_table] - 1
-        a.bag[gb, vb] += 1
-        a.bag_known[gb, vb] += 1
-    k = a.plays_len[g]
-    a.plays[g, k, 0] = value
-    a.plays[g, k, 1] = target
-    a.plays[g, k, 2] = landed
-    a.plays_len[g] = k + 1
-    event(a, g, "play", value, target, landed)
+        condition = _kept(s.slots, s.shadows, r, g, visible, target, value)
+    seat = s.active[g]
+    other = s.hands[g, seat, 1] if s.hands[g, seat, 0] == value else s.hands[g, seat, 0]
+    old = s.old_fate[g]
+    played_old = old != 0 and value == old and other != value
+    s.played_old[g] = played_old
+    if played_old:
+        s.old_fate[g] = 0
+    s.hands[g, seat, 0] = other
+    s.hands[g, seat, 1] = 0
+    s.hand_len[g, seat] = 1
+    # number lines (number_lines.record_play)
+    tracked = s.tracked[g]
+    line_tracked = tracked & condition
+    line_fresh = condition if (tracked >> (value - 1)) & 1 else 0
+    s.line_tracked[g] = line_tracked
+    s.line_fresh[g] = line_fresh
+    s.lines[g, seat] = line_fresh | line_tracked
+    # where the fate lands: The Hours slides it to the first card in play
+    landed = target
+    if hours:
+        landed = -1
+        for slot in range(3, -1, -1):
+            if s.slots[g, slot] >= 0:
+                landed = slot
+    if landed >= 0:
+        table_append(s, g, landed, value)
+    else:
+        s.bag[g, value - 1] += 1
+        s.bag_known[g, value - 1] += 1
+    k = s.plays_len[g]
+    s.plays[g, k, 0] = value
+    s.plays[g, k, 1] = target
+    s.plays[g, k, 2] = landed
+    s.plays_len[g] = k + 1
+    event(s, g, PLAY, value, target, landed, -1)
     # the plays are over (no Feast in the covered sets): the kept fate is known
-    kept_eff = (other + a.shadows[g]).astype(np.int8)
-    a.kept_eff[g] = kept_eff
-    card = np.where(hours, -1, a.slots[g, np.minimum(target, 3)])
-    chalice = card == CHALICE
-    if chalice.any():
-        gc, vc = g[chalice], v64[chalice]
-        higher = kept_eff[chalice] > vc
-        holds = _EFFECTIVE[None, :] > vc[:, None]
-        holds = holds == higher[:, None]
-        constrain_kept(a, gc, real_mask(a, gc, holds))
-        event(a, gc, "chalice", higher)
-        a.ann_chalice[gc] = higher
-    after = ~a.power_used[g] & ((a.fcount[g, SHELLS] > 0) | (a.fcount[g, SINNERS] > 0))
-    if after.any():
-        ga = g[after]
-        a.phase[ga] = Phase.AFTER_PLAY
-        a.decider[ga] = a.active[ga] % a.config.num_players
-    todo.reveal[g[~after]] = True
+    kept_eff = other + (1 if s.shadows[g] else 0)
+    s.kept_eff[g] = kept_eff
+    if not hours and s.slots[g, target] == CHALICE:
+        higher = kept_eff > value
+        greater = greater_mask(s, g, value)
+        constrain_kept(s, g, greater if higher else ALL & ~greater)
+        event(s, g, CHALICE_EVENT, 1 if higher else 0, -1, -1, -1)
+        s.ann_chalice[g] = 1 if higher else 0
+    if not s.power_used[g] and (s.fcount[g, SHELLS] > 0 or s.fcount[g, SINNERS] > 0):
+        s.phase[g] = AFTER_PLAY
+        s.decider[g] = s.active[g] % r.config[C_PLAYERS]
+        return False
+    return True
 
 
-def _apply_sparrows(a: Arrays, g: np.ndarray, slot: np.ndarray) -> None:
-    card = take_power(a, g, np.full(len(g), SPARROWS))
-    a.power_used[g] = True
-    old = a.slots[g, slot]
-    new = deck_pop(a, g)
-    deck_append(a, g, old)
-    a.slots[g, slot] = new
-    deck_append(a, g, card)
-    event(a, g, "power", SPARROWS, slot, old, new)
-    a.ann_power[g] = SPARROWS
-    a.ann_slot[g] = slot
+@rule
+def _apply_sparrows(s, r, g, slot) -> None:
+    card = take_power(s, r, g, SPARROWS)
+    s.power_used[g] = True
+    old = s.slots[g, slot]
+    new = deck_pop(s, g)
+    deck_append(s, g, old)
+    s.slots[g, slot] = new
+    deck_append(s, g, card)
+    event(s, g, POWER_EVENT, SPARROWS, slot, old, new)
+    s.ann_power[g] = SPARROWS
+    s.ann_slot[g] = slot
 
 
-def after_play_legal(a: Arrays, g: np.ndarray, mask: np.ndarray) -> None:
+@rule
+def after_play_legal(s, r, g, mask) -> None:
     """Pass, Shells, and Sinners on a visible fate lower than the kept fate."""
-    mask[g, PASS] = True
-    free = ~a.power_used[g]
-    mask[g, SINGLE_ACTION["shells"]] = free & (a.fcount[g, SHELLS] > 0)
-    sinners = free & (a.fcount[g, SINNERS] > 0)
-    if sinners.any():
-        gs = g[sinners]
-        lower = _VALUE_RANGE[None, None, :] < a.kept_eff[gs, None, None]  # [n, 1, 7]
-        mask[gs[:, None, None], SINNERS_ACTION[None, :, 1:]] = (a.tcount[gs] > 0) & lower
+    mask[PASS] = True
+    if s.power_used[g]:
+        return
+    if s.fcount[g, SHELLS] > 0:
+        mask[r.single_action[SHELLS]] = True
+    if s.fcount[g, SINNERS] > 0:
+        for slot in range(4):
+            for v in range(1, s.kept_eff[g]):
+                if v <= 7 and s.tcount[g, slot, v - 1] > 0:
+                    mask[r.sinners_action[slot, v]] = True
 
 
-def apply_after_play(a: Arrays, g: np.ndarray, action: np.ndarray, todo: Pending) -> None:
-    """Shells, Sinners or pass; then the reveals."""
-    shells = action == SINGLE_ACTION["shells"]
-    if shells.any():
-        _apply_shells(a, g[shells])
-    sinners = (action != PASS) & ~shells
-    if sinners.any():
-        _apply_sinners(a, g[sinners], ACTION_SLOT[action[sinners]], ACTION_VALUE[action[sinners]])
-    todo.reveal[g] = True
+@rule
+def apply_after_play(s, r, g, action) -> None:
+    """Shells, Sinners or pass (the reveals come next)."""
+    if action == r.single_action[SHELLS]:
+        _apply_shells(s, r, g)
+    elif action != PASS:
+        _apply_sinners(s, r, g, r.action_slot[action], r.action_value[action])
 
 
-def _use(a: Arrays, g: np.ndarray, power: int) -> None:
+@rule
+def _use(s, r, g, power) -> None:
     """Take the earliest faded card of ``power`` to the deck bottom; the turn's power
     is used."""
-    card = take_power(a, g, np.full(len(g), power))
-    deck_append(a, g, card)
-    a.power_used[g] = True
-    a.ann_power[g] = power
+    deck_append(s, g, take_power(s, r, g, power))
+    s.power_used[g] = True
+    s.ann_power[g] = power
 
 
-def _apply_shells(a: Arrays, g: np.ndarray) -> None:
-    _use(a, g, SHELLS)
-    answer = a.played_old[g]
-    line = np.where(answer, a.line_fresh[g], a.line_tracked[g])
-    a.line_fresh[g] = line
-    a.line_tracked[g] = line
-    a.lines[g, a.active[g]] = line
-    played = a.plays[g, a.plays_len[g] - 1, 0]
-    event(a, g, "power", SHELLS, played, -1, answer)
-    a.ann_answer[g] = answer
+@rule
+def _apply_shells(s, r, g) -> None:
+    _use(s, r, g, SHELLS)
+    answer = s.played_old[g]
+    line = s.line_fresh[g] if answer else s.line_tracked[g]
+    s.line_fresh[g] = line
+    s.line_tracked[g] = line
+    s.lines[g, s.active[g]] = line
+    played = s.plays[g, s.plays_len[g] - 1, 0]
+    event(s, g, POWER_EVENT, SHELLS, played, -1, 1 if answer else 0)
+    s.ann_answer[g] = 1 if answer else 0
 
 
-def _apply_sinners(a: Arrays, g: np.ndarray, slot: np.ndarray, value: np.ndarray) -> None:
-    _use(a, g, SINNERS)
-    table_remove(a, g, slot, value)
-    a.bag[g, value - 1] += 1
-    a.bag_known[g, value - 1] += 1
-    holds = _EFFECTIVE[None, :] > value[:, None]
-    constrain_kept(a, g, real_mask(a, g, holds))
-    event(a, g, "power", SINNERS, slot, value, -1)
-    a.ann_value[g] = value
-    a.ann_slot[g] = slot
+@rule
+def _apply_sinners(s, r, g, slot, value) -> None:
+    _use(s, r, g, SINNERS)
+    table_remove(s, g, slot, value)
+    s.bag[g, value - 1] += 1
+    s.bag_known[g, value - 1] += 1
+    constrain_kept(s, g, greater_mask(s, g, value))
+    event(s, g, POWER_EVENT, SINNERS, slot, value, -1)
+    s.ann_value[g] = value
+    s.ann_slot[g] = slot

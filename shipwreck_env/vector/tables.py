@@ -109,6 +109,31 @@ QUESTION_SETS = {
 }
 """Values each set question asks about (the same sets as ``powers``)."""
 
+SINGLE_ACTIONS = np.full(NUM_POWERS, -1, np.int16)
+"""``SINGLE_ACTIONS[power]``: the one action of a power without an argument, else -1."""
+for _name, _action in SINGLE_ACTION.items():
+    SINGLE_ACTIONS[POWER_INDEX[_name]] = _action
+SAINTS_ACTIONS = SAINTS_ACTIONS.astype(np.int16)
+
+
+def _question_holds() -> np.ndarray:
+    """``QUESTION_HOLDS[action, e]``: the answer "yes" of a question action about a
+    kept fate whose effective value is ``e`` (0..8; Shadows may add 1 to a 7); all
+    False for other actions."""
+    effective = np.arange(9)
+    holds = np.zeros((NUM_ACTIONS, 9), np.bool_)
+    for x, action in enumerate(SAINTS_ACTIONS, start=1):
+        holds[action] = effective > x
+    for power, values in QUESTION_SETS.items():
+        holds[SINGLE_ACTIONS[power]] = np.isin(effective, values)
+    return holds
+
+
+QUESTION_HOLDS = _question_holds()
+
+# Indexes of the configuration numbers in ``jit.Rules.config``.
+C_PLAYERS, C_SEATS, C_REVEAL, C_LEADER, C_MAX_TURNS, C_STARTING_DOOM, C_SIZE = range(7)
+
 P = POWER_INDEX
 CHALICE = CARD_INDEX["chalice"]
 BLIND_MAN = CARD_INDEX["blind_man"]

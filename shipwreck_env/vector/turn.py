@@ -1,236 +1,265 @@
-"""The start and the end of a turn in the batched engine: dealing new games, drawing
-fates, the per-turn reset and public snapshot, scoring, fading, refilling and the end
-check. Mirrors :mod:`shipwreck_env.turn_start` and :mod:`shipwreck_env.fading`."""
+"""The start and the end of a turn in the batched engine, for one game: dealing a new
+game, drawing fates, the per-turn reset and public snapshot, scoring, fading, refilling
+and the end check. Mirrors :mod:`shipwreck_env.turn_start` and
+:mod:`shipwreck_env.fading` (compiled, see :mod:`shipwreck_env.vector.jit`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from shipwreck_env.cards import FATE_COPIES
-from shipwreck_env.state import ALL_VALUES, Phase
-from shipwreck_env.vector import chance
-from shipwreck_env.vector.arrays import Arrays
-from shipwreck_env.vector.ops import deck_top, event, events_at, table_clear
-from shipwreck_env.vector.tables import BLIND_MAN, CARD_MOONS, CARD_POWER_OF, HOURS_OF
+from shipwreck_env.state import Phase
+from shipwreck_env.vector import tables as t
+from shipwreck_env.vector.chance import permutation_at, uniform_at
+from shipwreck_env.vector.jit import rule
+from shipwreck_env.vector.ops import (
+    ALL,
+    DRAW,
+    EXILED_TO_BAG,
+    FADE_EVENT,
+    REFILL_EVENT,
+    TABLE_TO_BAG,
+    deck_top,
+    event,
+    fade_card,
+    table_clear,
+)
 
 __all__ = ["deal", "end_turn", "game_over", "start_turn"]
 
 WIN_SCORE = 7
 LOSE_DOOM = 7
+BLIND_MAN = t.BLIND_MAN
+PLAY_PHASE, OVER_PHASE = Phase.PLAY, Phase.GAME_OVER
+C_PLAYERS, C_SEATS, C_MAX_TURNS, C_DOOM = t.C_PLAYERS, t.C_SEATS, t.C_MAX_TURNS, t.C_STARTING_DOOM
 
 
-def deal(a: Arrays, g: np.ndarray, cards: np.ndarray) -> None:
-    """Start new games in ``g`` (as ``engine.new_game``): shuffle ``cards`` (the card
-    numbers of the chosen sets, in card order) from each game's stream, deal four,
-    let seat 0 draw."""
+@rule
+def deal(s, r, g) -> None:
+    """Start a new game in ``g`` (as ``engine.new_game``): shuffle the deck from the
+    game's stream, deal four cards, let seat 0 draw."""
+    cards = r.cards
     m = len(cards)
-    perm = chance.permutations(a.key[g], a.draws[g], m)
-    a.draws[g] += np.uint64(m)
-    deck = cards[perm].astype(np.int8)
-    a.slots[g] = deck[:, :4]
-    a.deck[g] = -1
-    a.deck[g, : m - 4] = deck[:, 4:]
-    a.deck_head[g] = 0
-    a.deck_len[g] = m - 4
-    a.table[g] = 0
-    a.table_len[g] = 0
-    a.tcount[g] = 0
-    a.faded[g] = -1
-    a.faded_len[g] = 0
-    a.fcount[g] = 0
-    a.bag[g] = FATE_COPIES
-    a.bag_known[g] = 0
-    a.exiled[g] = 0
-    a.hands[g] = 0
-    a.hand_len[g] = 0
-    a.lines[g] = ALL_VALUES
-    a.score[g] = 0
-    a.doom[g] = a.config.starting_doom
-    a.turn[g] = 0
-    a.over[g] = a.won[g] = a.truncated[g] = False
-    a.events_len[g] = 0
-    a.events_cur[g] = 0
-    start_turn(a, g, np.zeros(len(g), np.int8))
+    perm = permutation_at(s.key[g], s.draws[g], m)
+    s.draws[g] += np.uint64(m)
+    for i in range(4):
+        s.slots[g, i] = cards[perm[i]]
+    s.deck[g, :] = -1
+    for i in range(4, m):
+        s.deck[g, i - 4] = cards[perm[i]]
+    s.deck_head[g] = 0
+    s.deck_len[g] = m - 4
+    s.table[g] = 0
+    s.table_len[g] = 0
+    s.tcount[g] = 0
+    s.faded[g] = -1
+    s.faded_len[g] = 0
+    s.fcount[g] = 0
+    s.bag[g] = FATE_COPIES
+    s.bag_known[g] = 0
+    s.exiled[g] = 0
+    s.hands[g] = 0
+    s.hand_len[g] = 0
+    s.lines[g] = ALL
+    s.score[g] = 0
+    s.doom[g] = r.config[C_DOOM]
+    s.turn[g] = 0
+    s.over[g] = False
+    s.won[g] = False
+    s.truncated[g] = False
+    s.events_len[g] = 0
+    s.events_cur[g] = 0
+    start_turn(s, r, g, 0)
 
 
-def start_turn(a: Arrays, g: np.ndarray, seat: np.ndarray) -> None:
+@rule
+def start_turn(s, r, g, seat) -> None:
     """Make ``seat`` active, reset the turn, draw up to two fates, note the snapshot."""
-    a.turn[g] += 1
-    _reset_turn(a, g, seat)
-    drawn = 2 - a.hand_len[g, seat]
-    for k in (1, 2):
-        sub = drawn >= k
-        if sub.any():
-            gs = g[sub]
-            value = _draw_fate(a, gs)
-            seats = seat[sub]
-            n = a.hand_len[gs, seats]
-            a.hands[gs, seats, n] = value
-            a.hand_len[gs, seats] = n + 1
-    event(a, g, "draw", seat, drawn)
-    _snapshot(a, g)
+    s.turn[g] += 1
+    _reset_turn(s, r, g, seat)
+    drawn = 2 - s.hand_len[g, seat]
+    for _ in range(drawn):
+        n = s.hand_len[g, seat]
+        s.hands[g, seat, n] = _draw_fate(s, g)
+        s.hand_len[g, seat] = n + 1
+    event(s, g, DRAW, seat, drawn, -1, -1)
+    _snapshot(s, g)
 
 
-def _reset_turn(a: Arrays, g: np.ndarray, seat: np.ndarray) -> None:
-    a.active[g] = seat
-    cur = 1 - a.events_cur[g]  # this turn's events go to the other buffer
-    a.events_cur[g] = cur
-    a.events_len[g, cur] = 0
-    a.turn_actions_len[g] = 0
-    a.queue_pos[g] = 0
-    a.queue_len[g] = 0
-    for flag in (a.power_used, a.shadows, a.feast_done, a.played_old, a.correct):
-        flag[g] = False
-    a.plays_len[g] = 0
-    a.pred_len[g] = 0
-    a.votes_len[g] = 0
-    a.preds_left[g] = 1
-    a.kept_eff[g] = 0
-    holds = a.hand_len[g, seat] > 0
-    a.old_fate[g] = np.where(holds, a.hands[g, seat, 0], 0)
-    line = np.where(holds, a.lines[g, seat], ALL_VALUES).astype(np.uint8)
-    a.tracked[g] = line
-    a.line_fresh[g] = line
-    a.line_tracked[g] = line
-    a.phase[g] = Phase.PLAY
-    a.decider[g] = seat % a.config.num_players
-    a.ann_power[g] = -1
-    a.ann_value[g] = 0
-    a.ann_slot[g] = -1
-    a.ann_answer[g] = -1
-    a.ann_chalice[g] = -1
-    a.ann_reveal[g] = 0
+@rule
+def _reset_turn(s, r, g, seat) -> None:
+    s.active[g] = seat
+    cur = 1 - s.events_cur[g]  # this turn's events go to the other buffer
+    s.events_cur[g] = cur
+    s.events_len[g, cur] = 0
+    s.turn_actions_len[g] = 0
+    s.queue_pos[g] = 0
+    s.queue_len[g] = 0
+    s.power_used[g] = False
+    s.shadows[g] = False
+    s.feast_done[g] = False
+    s.played_old[g] = False
+    s.correct[g] = False
+    s.plays_len[g] = 0
+    s.pred_len[g] = 0
+    s.votes_len[g] = 0
+    s.preds_left[g] = 1
+    s.kept_eff[g] = 0
+    line = ALL
+    s.old_fate[g] = 0
+    if s.hand_len[g, seat] > 0:
+        s.old_fate[g] = s.hands[g, seat, 0]
+        line = s.lines[g, seat]
+    s.tracked[g] = line
+    s.line_fresh[g] = line
+    s.line_tracked[g] = line
+    s.phase[g] = PLAY_PHASE
+    s.decider[g] = seat % r.config[C_PLAYERS]
+    s.ann_power[g] = -1
+    s.ann_value[g] = 0
+    s.ann_slot[g] = -1
+    s.ann_answer[g] = -1
+    s.ann_chalice[g] = -1
+    s.ann_reveal[g] = 0
 
 
-def _draw_fate(a: Arrays, g: np.ndarray) -> np.ndarray:
-    """One fate from each game's bag (an empty bag first takes back the table's fates,
-    then -- if still empty -- the exiled ones), as ``turn_start.draw_fate``."""
-    total = a.bag[g].sum(axis=1, dtype=np.int64)
-    empty = total == 0
-    if empty.any():
-        ge = g[empty]
-        returned = a.tcount[ge].sum(axis=1)  # [n, 7]
-        a.bag[ge] += returned.astype(np.int8)
-        back = returned.sum(axis=1)
+@rule
+def _draw_fate(s, g) -> int:
+    """One fate from the bag (an empty bag first takes back the table's fates, then --
+    if still empty -- the exiled ones), as ``turn_start.draw_fate``."""
+    bag = s.bag[g]
+    total = 0
+    for v in range(7):
+        total += bag[v]
+    if total == 0:
+        back = 0
         for slot in range(4):
-            table_clear(a, ge, np.full(len(ge), slot))
-        event(a, ge, "table_to_bag", back)
-        none = back == 0
-        if none.any():
-            gn = ge[none]
-            a.bag[gn] += a.exiled[gn]
-            a.exiled[gn] = 0
-            event(a, gn, "exiled_to_bag", a.bag[gn].sum(axis=1))
-        total = a.bag[g].sum(axis=1, dtype=np.int64)
-    a.bag_known[g] = 0
-    u = chance.uniforms(a.key[g], a.draws[g])
-    a.draws[g] += np.uint64(1)
-    r = (u * total).astype(np.int64)  # as int(rng.random() * total)
-    cum = np.cumsum(a.bag[g], axis=1, dtype=np.int64)
-    index = np.argmax(cum > r[:, None], axis=1)
-    a.bag[g, index] -= 1
-    return (index + 1).astype(np.int8)
+            for v in range(7):
+                bag[v] += s.tcount[g, slot, v]
+                back += s.tcount[g, slot, v]
+            table_clear(s, g, slot)
+        event(s, g, TABLE_TO_BAG, back, -1, -1, -1)
+        if back == 0:
+            for v in range(7):
+                bag[v] += s.exiled[g, v]
+                s.exiled[g, v] = 0
+            total = 0
+            for v in range(7):
+                total += bag[v]
+            event(s, g, EXILED_TO_BAG, total, -1, -1, -1)
+        total = 0
+        for v in range(7):
+            total += bag[v]
+    s.bag_known[g] = 0
+    u = uniform_at(s.key[g], s.draws[g])
+    s.draws[g] += np.uint64(1)
+    pick = int(u * total)  # as int(rng.random() * total)
+    v = 0
+    cum = bag[0]
+    while cum <= pick:
+        v += 1
+        cum += bag[v]
+    bag[v] -= 1
+    return v + 1
 
 
-def _snapshot(a: Arrays, g: np.ndarray) -> None:
+@rule
+def _snapshot(s, g) -> None:
     """The public table after the draw (``State.turn_start``)."""
-    a.ts_slots[g] = a.slots[g]
-    a.ts_table[g] = a.table[g]
-    a.ts_table_len[g] = a.table_len[g]
-    a.ts_faded[g] = a.faded[g]
-    a.ts_faded_len[g] = a.faded_len[g]
-    a.ts_deck_top[g] = deck_top(a, g)
-    a.ts_deck_len[g] = a.deck_len[g]
-    a.ts_exiled[g] = a.exiled[g]
-    a.ts_lines[g] = a.lines[g]
-    a.ts_hand_len[g] = a.hand_len[g]
-    a.ts_score[g] = a.score[g]
-    a.ts_doom[g] = a.doom[g]
-    a.ts_turn[g] = a.turn[g]
+    s.ts_slots[g] = s.slots[g]
+    s.ts_table[g] = s.table[g]
+    s.ts_table_len[g] = s.table_len[g]
+    s.ts_faded[g] = s.faded[g]
+    s.ts_faded_len[g] = s.faded_len[g]
+    s.ts_deck_top[g] = deck_top(s, g)
+    s.ts_deck_len[g] = s.deck_len[g]
+    s.ts_exiled[g] = s.exiled[g]
+    s.ts_lines[g] = s.lines[g]
+    s.ts_hand_len[g] = s.hand_len[g]
+    s.ts_score[g] = s.score[g]
+    s.ts_doom[g] = s.doom[g]
+    s.ts_turn[g] = s.turn[g]
 
 
-def slot_hours(a: Arrays, g: np.ndarray) -> np.ndarray:
-    """Hours in front of every slot, [n, 4] (base cards: the fates' hours)."""
-    return (a.tcount[g] * HOURS_OF[None, None, 1:]).sum(axis=2)
+@rule
+def slot_hours(s, r, g, slot) -> int:
+    """Hours in front of ``slot`` (base cards: the fates' hours)."""
+    hours = 0
+    for v in range(7):
+        hours += s.tcount[g, slot, v] * r.hours_of[v + 1]
+    return hours
 
 
-def end_turn(a: Arrays, g: np.ndarray) -> None:
+@rule
+def end_turn(s, r, g) -> None:
     """Score or doom, fade, refill, then end the game or start the next seat's turn."""
-    slots = a.slots[g]
-    fading = (slots >= 0) & (a.table_len[g] > 0) & (slot_hours(a, g) >= CARD_MOONS[slots])
-    correct = a.correct[g]
-    a.score[g] += correct.astype(np.int8)
-    wrong = ~correct
-    doom = (wrong & (a.pred_len[g] > 0)).astype(np.int8)
-    doom += 2 * (fading & (slots != BLIND_MAN) & wrong[:, None]).sum(axis=1, dtype=np.int8)
-    a.doom[g] += doom
-    _fade(a, g, fading)
-    _refill(a, g, fading.any(axis=1) | (slots.min(axis=1) < 0))
-    won = a.score[g] >= WIN_SCORE
-    lost = ~won & (a.doom[g] >= LOSE_DOOM)
-    ended = won | lost
-    max_turns = a.config.max_turns
-    if max_turns is not None:
-        cut = ~ended & (a.turn[g] >= max_turns)
-        a.truncated[g[cut]] = True
-        ended |= cut
-    if ended.any():
-        game_over(a, g[ended], won[ended])
-    going = ~ended
-    if going.any():
-        gg = g[going]
-        start_turn(a, gg, ((a.active[gg] + 1) % a.config.num_seats).astype(np.int8))
+    fading = 0  # bit per slot
+    wrong = not s.correct[g]
+    doom = 1 if wrong and s.pred_len[g] > 0 else 0
+    for slot in range(4):
+        card = s.slots[g, slot]
+        fades = card >= 0 and s.table_len[g, slot] > 0
+        if fades and slot_hours(s, r, g, slot) >= r.card_moons[card]:
+            fading |= 1 << slot
+            if card != BLIND_MAN and wrong:
+                doom += 2
+    if s.correct[g]:
+        s.score[g] += 1
+    s.doom[g] += doom
+    refill = False
+    for slot in range(4):
+        if (fading >> slot) & 1:
+            _fade(s, r, g, slot)
+        refill |= s.slots[g, slot] < 0  # a faded slot, or one left empty before
+    if refill:
+        _refill(s, g)
+    won = s.score[g] >= WIN_SCORE
+    ended = won or s.doom[g] >= LOSE_DOOM
+    max_turns = r.config[C_MAX_TURNS]
+    if not ended and max_turns >= 0 and s.turn[g] >= max_turns:
+        s.truncated[g] = True
+        ended = True
+    if ended:
+        game_over(s, g, won)
+    else:
+        start_turn(s, r, g, (s.active[g] + 1) % r.config[C_SEATS])
 
 
-def _fade(a: Arrays, g: np.ndarray, fading: np.ndarray) -> None:
-    """Fade the cards of ``fading`` ([n, 4]), in slot order."""
-    gi, slot = np.nonzero(fading)  # by game, then slot: the reference's order
-    if len(gi) == 0:
-        return
-    counts = a.tcount[g] * fading[:, :, None]  # [n, 4, 7]
-    back = counts.sum(axis=1, dtype=np.int8)
-    a.bag[g] += back
-    a.bag_known[g] += back
-    gp = g[gi]
-    a.table[gp, slot] = 0
-    a.table_len[gp, slot] = 0
-    a.tcount[gp, slot] = 0
-    card = a.slots[gp, slot]
-    a.slots[gp, slot] = -1
-    per_game = fading.sum(axis=1, dtype=np.int16)
-    rank = (np.cumsum(fading, axis=1) - 1)[gi, slot]  # 0, 1, ... within each game
-    a.faded[gp, a.faded_len[gp] + rank] = card
-    a.faded_len[g] += per_game.astype(np.int8)
-    power = CARD_POWER_OF[card]
-    np.add.at(a.fcount, (gp, power), 1)
-    events_at(a, gp, rank, "fade", slot, card)
-    a.events_len[g, a.events_cur[g]] += per_game
+@rule
+def _fade(s, r, g, slot) -> None:
+    """Fade the card of ``slot``: its fates go back to the bag (known), it becomes a
+    faded card."""
+    for v in range(7):
+        n = s.tcount[g, slot, v]
+        s.bag[g, v] += n
+        s.bag_known[g, v] += n
+    table_clear(s, g, slot)
+    card = s.slots[g, slot]
+    s.slots[g, slot] = -1
+    fade_card(s, r, g, card)
+    event(s, g, FADE_EVENT, slot, card, -1, -1)
 
 
-def _refill(a: Arrays, g: np.ndarray, refill: np.ndarray) -> None:
+@rule
+def _refill(s, g) -> None:
     """Fill empty slots from the top of the deck, left to right, while it has cards."""
-    empty = (a.slots[g] < 0) & refill[:, None]
-    rank = np.cumsum(empty, axis=1) - 1
-    take = empty & (rank < a.deck_len[g, None])
-    gi, slot = np.nonzero(take)
-    if len(gi) == 0:
-        return
-    gp = g[gi]
-    r = rank[gi, slot]
-    card = a.deck[gp, (a.deck_head[gp] + r) % a.num_cards]
-    a.slots[gp, slot] = card
-    taken = take.sum(axis=1, dtype=np.int16)
-    a.deck_head[g] = (a.deck_head[g] + taken) % a.num_cards
-    a.deck_len[g] -= taken
-    events_at(a, gp, r, "refill", slot, card)
-    a.events_len[g, a.events_cur[g]] += taken
+    m = s.deck.shape[1]
+    for slot in range(4):
+        if s.slots[g, slot] < 0 and s.deck_len[g] > 0:
+            head = s.deck_head[g] % m
+            card = s.deck[g, head]
+            s.slots[g, slot] = card
+            s.deck_head[g] = (head + 1) % m
+            s.deck_len[g] -= 1
+            event(s, g, REFILL_EVENT, slot, card, -1, -1)
 
 
-def game_over(a: Arrays, g: np.ndarray, won: np.ndarray) -> None:
-    """End the games ``g`` (``won`` per game)."""
-    a.over[g] = True
-    a.won[g] = won
-    a.phase[g] = Phase.GAME_OVER
-    a.decider[g] = -1
-    a.queue_pos[g] = 0
-    a.queue_len[g] = 0
+@rule
+def game_over(s, g, won) -> None:
+    """End game ``g``."""
+    s.over[g] = True
+    s.won[g] = won
+    s.phase[g] = OVER_PHASE
+    s.decider[g] = -1
+    s.queue_pos[g] = 0
+    s.queue_len[g] = 0

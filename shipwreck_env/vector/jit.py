@@ -1,0 +1,305 @@
+"""How the batched rules are compiled: numba, the two structures every compiled rule
+takes, and the clear error when numba cannot be used.
+
+The rules (``ops``, ``turn``, ``plays``, ``group``, ``engine``, ``observe``) are scalar
+functions over one game, compiled with numba. The entry points called from Python are
+cached on disk (``cache=True``: later processes load the machine code instead of
+compiling it). Every compiled rule takes
+
+* ``s``, the arrays of an :class:`~shipwreck_env.vector.arrays.Arrays` (the same
+  buffers, not copies), and
+* ``r``, the static tables of ``vector.tables`` (built from the reference's own
+  tables) and the configuration's numbers (:class:`Rules`),
+
+each as a numba structure reached through one pointer (``pack`` and ``rules_for``
+build them). A named tuple of the 71 arrays would be passed as some 500 machine
+arguments to every rule and costs about a second of compile time per function.
+Nothing is read from module globals inside compiled code, so that the tables a batch
+plays by are the ones in ``vector.tables`` when the batch was made.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import namedtuple
+from typing import NamedTuple
+
+import numpy as np
+
+from shipwreck_env.config import GameConfig
+from shipwreck_env.vector.arrays import Arrays
+
+try:
+    import numba
+    from numba.core import caching, types
+    from numba.experimental import structref
+except ImportError as error:  # pragma: no cover - numba is a dependency
+    raise ImportError(
+        "the batched engine (shipwreck_env.vector) needs numba, which could not be "
+        f"imported ({error}); install it with `pip install numba` or use the reference "
+        "engine (shipwreck_env.engine)"
+    ) from error
+
+__all__ = ["GameArrays", "Rules", "njit", "pack", "rule", "rules_for", "rules_tuple"]
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_CORE = os.path.dirname(_HERE)
+# Modules whose code or constants are compiled in: the rules here, and the reference
+# modules of the action numbers, phases and card counts.
+_RULES = ("arrays", "chance", "engine", "group", "jit", "observe", "ops", "plays", "tables", "turn")
+_COMPILED_FROM = sorted(
+    [os.path.join(_HERE, f"{name}.py") for name in _RULES]
+    + [os.path.join(_CORE, f"{name}.py") for name in ("actions", "state", "cards")]
+)
+
+
+def _sources_stamp() -> str:
+    digest = hashlib.sha256()
+    for path in _COMPILED_FROM:
+        with open(path, "rb") as fh:
+            digest.update(path.encode() + b"\0" + fh.read())
+    return digest.hexdigest()
+
+
+_STAMP = _sources_stamp()
+
+
+class _StampedLocator:
+    """numba keeps a cached function while its own source file is unchanged, so a
+    changed rule in another module would leave stale machine code in the cache; for
+    the batched rules the stamp is the hash of every module they are compiled from."""
+
+    def get_source_stamp(self) -> str:
+        return _STAMP
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if os.path.dirname(os.path.abspath(py_file)) != _HERE:
+            return None  # not ours: numba's own locators decide
+        return super().from_function(py_func, py_file)
+
+
+class _StampedUserLocator(_StampedLocator, caching.UserProvidedCacheLocator):
+    """In ``NUMBA_CACHE_DIR`` when it is set."""
+
+
+class _StampedInTreeLocator(_StampedLocator, caching.InTreeCacheLocator):
+    """In ``__pycache__`` beside the source."""
+
+
+caching.CacheImpl._locator_classes[:0] = [_StampedUserLocator, _StampedInTreeLocator]
+
+
+def njit(function):
+    """Compile ``function``, an entry point called from Python: cached on disk, no
+    Python objects, bounds not checked (the rules keep every index in range; the
+    differential test is the proof)."""
+    return numba.njit(cache=True, nogil=True, error_model="numpy")(function)
+
+
+def rule(function):
+    """A rule called only from compiled code (compiled into the cached entry points)."""
+    return numba.njit(nogil=True, error_model="numpy")(function)
+
+
+GameArrays = namedtuple(  # type: ignore[misc]
+    "GameArrays", Arrays(1, GameConfig(), 1).fields(), module=__name__
+)
+"""Every array of an ``Arrays``, by the same name, as one tuple numba can take."""
+
+
+@structref.register
+class _StructType(types.StructRef):
+    """A numba structure of named arrays (its fields' types as given)."""
+
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+class _Struct(structref.StructRefProxy):
+    """The Python side of a :class:`_StructType` (opaque: only compiled code reads it)."""
+
+
+structref.define_boxing(_StructType, _Struct)
+
+
+def _struct_type(fields: tuple) -> _StructType:
+    return _StructType([(name, numba.typeof(value)) for name, value in fields])
+
+
+_PROTOTYPE = Arrays(1, GameConfig(), 1)
+GAME_TYPE = _struct_type(tuple((name, getattr(_PROTOTYPE, name)) for name in GameArrays._fields))
+
+
+@numba.njit(cache=True)
+def _game_struct(t):
+    """The structure of the tuple ``t`` of arrays (every field of ``GameArrays``)."""
+    s = structref.new(GAME_TYPE)
+    s.deck = t.deck
+    s.deck_head = t.deck_head
+    s.deck_len = t.deck_len
+    s.slots = t.slots
+    s.table = t.table
+    s.table_len = t.table_len
+    s.tcount = t.tcount
+    s.faded = t.faded
+    s.faded_len = t.faded_len
+    s.fcount = t.fcount
+    s.bag = t.bag
+    s.bag_known = t.bag_known
+    s.exiled = t.exiled
+    s.hands = t.hands
+    s.hand_len = t.hand_len
+    s.lines = t.lines
+    s.score = t.score
+    s.doom = t.doom
+    s.turn = t.turn
+    s.over = t.over
+    s.won = t.won
+    s.truncated = t.truncated
+    s.active = t.active
+    s.phase = t.phase
+    s.decider = t.decider
+    s.queue = t.queue
+    s.queue_pos = t.queue_pos
+    s.queue_len = t.queue_len
+    s.power_used = t.power_used
+    s.shadows = t.shadows
+    s.feast_done = t.feast_done
+    s.played_old = t.played_old
+    s.correct = t.correct
+    s.old_fate = t.old_fate
+    s.kept_eff = t.kept_eff
+    s.preds_left = t.preds_left
+    s.tracked = t.tracked
+    s.line_fresh = t.line_fresh
+    s.line_tracked = t.line_tracked
+    s.plays = t.plays
+    s.plays_len = t.plays_len
+    s.predictions = t.predictions
+    s.pred_len = t.pred_len
+    s.votes = t.votes
+    s.votes_len = t.votes_len
+    s.events = t.events
+    s.events_len = t.events_len
+    s.events_cur = t.events_cur
+    s.turn_actions = t.turn_actions
+    s.turn_actions_len = t.turn_actions_len
+    s.ann_power = t.ann_power
+    s.ann_value = t.ann_value
+    s.ann_slot = t.ann_slot
+    s.ann_answer = t.ann_answer
+    s.ann_chalice = t.ann_chalice
+    s.ann_reveal = t.ann_reveal
+    s.ts_slots = t.ts_slots
+    s.ts_table = t.ts_table
+    s.ts_table_len = t.ts_table_len
+    s.ts_faded = t.ts_faded
+    s.ts_faded_len = t.ts_faded_len
+    s.ts_deck_top = t.ts_deck_top
+    s.ts_deck_len = t.ts_deck_len
+    s.ts_exiled = t.ts_exiled
+    s.ts_lines = t.ts_lines
+    s.ts_hand_len = t.ts_hand_len
+    s.ts_score = t.ts_score
+    s.ts_doom = t.ts_doom
+    s.ts_turn = t.ts_turn
+    s.draws = t.draws
+    s.key = t.key
+    return s
+
+
+def pack(a: Arrays) -> _Struct:
+    """The arrays of ``a`` as the structure compiled rules take (the same buffers)."""
+    return _game_struct(GameArrays(*(getattr(a, name) for name in GameArrays._fields)))
+
+
+class Rules(NamedTuple):
+    """The static tables and the configuration one batch plays by (see
+    ``vector.tables`` for what each table holds)."""
+
+    kept: np.ndarray
+    card_kind: np.ndarray
+    card_moons: np.ndarray
+    card_power: np.ndarray
+    hours_of: np.ndarray
+    play_action: np.ndarray
+    sinners_action: np.ndarray
+    sparrows_action: np.ndarray
+    single_action: np.ndarray
+    saints_actions: np.ndarray
+    action_kind: np.ndarray
+    action_value: np.ndarray
+    action_slot: np.ndarray
+    action_power: np.ndarray
+    question_holds: np.ndarray
+    cards: np.ndarray
+    """Card numbers of the chosen sets, in card order (what a new game shuffles)."""
+    config: np.ndarray
+    """int64: see the ``C_*`` indexes of ``vector.tables``."""
+
+
+def rules_for(config: GameConfig, cards: np.ndarray) -> _Struct:
+    """:func:`rules_tuple` as the structure compiled rules take."""
+    return _rules_struct(rules_tuple(config, cards))
+
+
+def rules_tuple(config: GameConfig, cards: np.ndarray) -> Rules:
+    """The tables and numbers games of ``config`` with the deck ``cards`` play by (read
+    from ``vector.tables`` now)."""
+    from shipwreck_env.vector import tables as t
+
+    numbers = np.zeros(t.C_SIZE, np.int64)
+    numbers[t.C_PLAYERS] = config.num_players
+    numbers[t.C_SEATS] = config.num_seats
+    numbers[t.C_REVEAL] = config.reveal
+    numbers[t.C_LEADER] = config.group_decision == "leader"
+    numbers[t.C_MAX_TURNS] = -1 if config.max_turns is None else config.max_turns
+    numbers[t.C_STARTING_DOOM] = config.starting_doom
+    return Rules(
+        kept=t.KEPT,
+        card_kind=t.CARD_KIND,
+        card_moons=t.CARD_MOONS,
+        card_power=t.CARD_POWER_OF,
+        hours_of=t.HOURS_OF,
+        play_action=t.PLAY_ACTION,
+        sinners_action=t.SINNERS_ACTION,
+        sparrows_action=t.SPARROWS_ACTION,
+        single_action=t.SINGLE_ACTIONS,
+        saints_actions=t.SAINTS_ACTIONS,
+        action_kind=t.ACTION_KIND,
+        action_value=t.ACTION_VALUE,
+        action_slot=t.ACTION_SLOT,
+        action_power=t.ACTION_POWER,
+        question_holds=t.QUESTION_HOLDS,
+        cards=np.ascontiguousarray(cards, np.int8),
+        config=numbers,
+    )
+
+
+RULES_TYPE = _struct_type(tuple(rules_tuple(GameConfig(), np.zeros(1, np.int8))._asdict().items()))
+
+
+@numba.njit(cache=True)
+def _rules_struct(t):
+    """The structure of the rules ``t`` (every field of ``Rules``)."""
+    s = structref.new(RULES_TYPE)
+    s.kept = t.kept
+    s.card_kind = t.card_kind
+    s.card_moons = t.card_moons
+    s.card_power = t.card_power
+    s.hours_of = t.hours_of
+    s.play_action = t.play_action
+    s.sinners_action = t.sinners_action
+    s.sparrows_action = t.sparrows_action
+    s.single_action = t.single_action
+    s.saints_actions = t.saints_actions
+    s.action_kind = t.action_kind
+    s.action_value = t.action_value
+    s.action_slot = t.action_slot
+    s.action_power = t.action_power
+    s.question_holds = t.question_holds
+    s.cards = t.cards
+    s.config = t.config
+    return s
