@@ -112,7 +112,8 @@ def test_maskable_ppo_learns_on_the_batched_engine():
         return np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in mask])
 
     def trained(obs, mask):
-        return model.predict(obs, action_masks=mask, deterministic=True)[0]
+        # VectorGame's masks are read-only views; torch warns on tensors over those
+        return model.predict(obs, action_masks=mask.copy(), deterministic=True)[0]
 
     random_win, random_score = _greedy_easy_games(random_team)
     win, score = _greedy_easy_games(trained)
