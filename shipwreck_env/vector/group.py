@@ -70,18 +70,15 @@ def enter_reveal(s, r, g) -> int:
     reveals; else the group decides."""
     if not r.config[C_REVEAL]:
         return GROUP
-    seats, players = r.config[C_SEATS], r.config[C_PLAYERS]
-    active = s.active[g]
+    order = r.others_after[s.active[g]]  # seating.others_after
     asked = 0  # the seats asked first, then the others (never asked)
-    for i in range(1, seats):
-        seat = (active + i) % seats
-        if seat % players != active % players and s.hand_len[g, seat] > 0:
+    for seat in order:
+        if s.hand_len[g, seat] > 0:
             s.queue[g, asked] = seat
             asked += 1
     length = asked
-    for i in range(1, seats):
-        seat = (active + i) % seats
-        if seat % players != active % players and s.hand_len[g, seat] == 0:
+    for seat in order:
+        if s.hand_len[g, seat] == 0:
             s.queue[g, length] = seat
             length += 1
     s.queue_pos[g] = 0
@@ -89,7 +86,7 @@ def enter_reveal(s, r, g) -> int:
     if asked == 0:
         return GROUP
     s.phase[g] = REVEAL_PHASE
-    s.decider[g] = s.queue[g, 0] % players
+    s.decider[g] = s.queue[g, 0] % r.config[C_PLAYERS]
     return DONE
 
 
@@ -131,7 +128,7 @@ def enter_group(s, r, g) -> int:
         return VOTE
     n = r.config[C_PLAYERS]
     s.phase[g] = GROUP_PHASE
-    s.decider[g] = (s.active[g] % n + 1) % n
+    s.decider[g] = r.voters[s.active[g] % n, 0]  # the leader
     return DONE
 
 
@@ -197,9 +194,9 @@ def _apply_group_power(s, r, g, action) -> None:
 def enter_vote(s, r, g) -> int:
     """Every other player votes, clockwise from the leader."""
     n = r.config[C_PLAYERS]
-    me = s.active[g] % n
+    order = r.voters[s.active[g] % n]  # seating.voters: the leader first
     for k in range(n - 1):
-        s.queue[g, k] = (me + 1 + k) % n
+        s.queue[g, k] = order[k]
     s.queue_pos[g] = 0
     s.queue_len[g] = n - 1
     s.votes_len[g] = 0

@@ -28,6 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from shipwreck_env.config import GameConfig
+from shipwreck_env.seating import others_after_table, voters_table
 from shipwreck_env.vector.arrays import Arrays
 
 try:
@@ -234,6 +235,10 @@ class Rules(NamedTuple):
     action_slot: np.ndarray
     action_power: np.ndarray
     question_holds: np.ndarray
+    others_after: np.ndarray
+    """int8[seats, L]: the other players' seats clockwise from each active seat."""
+    voters: np.ndarray
+    """int8[players, players - 1]: the vote order (the leader first) for each active player."""
     cards: np.ndarray
     """Card numbers of the chosen sets, in card order (what a new game shuffles)."""
     config: np.ndarray
@@ -273,6 +278,8 @@ def rules_tuple(config: GameConfig, cards: np.ndarray) -> Rules:
         action_slot=t.ACTION_SLOT,
         action_power=t.ACTION_POWER,
         question_holds=t.QUESTION_HOLDS,
+        others_after=others_after_table(config.num_seats, config.num_players),
+        voters=voters_table(config.num_players),
         cards=np.ascontiguousarray(cards, np.int8),
         config=numbers,
     )
@@ -300,6 +307,8 @@ def _rules_struct(t):
     s.action_slot = t.action_slot
     s.action_power = t.action_power
     s.question_holds = t.question_holds
+    s.others_after = t.others_after
+    s.voters = t.voters
     s.cards = t.cards
     s.config = t.config
     return s

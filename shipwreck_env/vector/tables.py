@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from shipwreck_env import questions
 from shipwreck_env.actions import ACTIONS, HOURS_TARGET, NUM_ACTIONS, PASS, REVEAL
 from shipwreck_env.cards import CARD_INDEX, CARDS, NUM_POWERS, POWER_INDEX, fate_hours
 from shipwreck_env.number_lines import CARD_CONTEXT
@@ -102,12 +103,12 @@ SINGLE_ACTION = {
 }
 """The one action of each power without an argument."""
 QUESTION_SETS = {
-    POWER_INDEX["secrets"]: (1, 2, 3),
-    POWER_INDEX["songs"]: (1, 4, 7),
-    POWER_INDEX["spires"]: (3, 4, 5),
-    POWER_INDEX["swords"]: (5, 6, 7),
+    POWER_INDEX[power]: tuple(sorted(values))
+    for power, values in questions.QUESTION_SETS.items()
+    if power != "scythes"  # Scythes asks after its cost: a Stars Below rule
 }
-"""Values each set question asks about (the same sets as ``powers``)."""
+"""The group's set questions of the covered cards, by power number (values from
+``shipwreck_env.questions``)."""
 
 SINGLE_ACTIONS = np.full(NUM_POWERS, -1, np.int16)
 """``SINGLE_ACTIONS[power]``: the one action of a power without an argument, else -1."""
@@ -116,20 +117,10 @@ for _name, _action in SINGLE_ACTION.items():
 SAINTS_ACTIONS = SAINTS_ACTIONS.astype(np.int16)
 
 
-def _question_holds() -> np.ndarray:
-    """``QUESTION_HOLDS[action, e]``: the answer "yes" of a question action about a
-    kept fate whose effective value is ``e`` (0..8; Shadows may add 1 to a 7); all
-    False for other actions."""
-    effective = np.arange(9)
-    holds = np.zeros((NUM_ACTIONS, 9), np.bool_)
-    for x, action in enumerate(SAINTS_ACTIONS, start=1):
-        holds[action] = effective > x
-    for power, values in QUESTION_SETS.items():
-        holds[SINGLE_ACTIONS[power]] = np.isin(effective, values)
-    return holds
-
-
-QUESTION_HOLDS = _question_holds()
+QUESTION_HOLDS = questions.HOLDS
+"""``QUESTION_HOLDS[action, e]``: the yes of a question action about a kept fate read
+as ``e`` (``shipwreck_env.questions.HOLDS``, the table the reference engine's answers
+come from)."""
 
 # Indexes of the configuration numbers in ``jit.Rules.config``.
 C_PLAYERS, C_SEATS, C_REVEAL, C_LEADER, C_MAX_TURNS, C_STARTING_DOOM, C_SIZE = range(7)
