@@ -141,6 +141,14 @@ def test_train_checkpoint_resume_and_evaluate(local_ray, tmp_path):
     assert out[1:] == ["False", "3"] and out[0] != "1.2.2", out
 
 
+# RLlib's local env runner registers its gymnasium env each time an algorithm is built in
+# this process; the second build's "Overriding environment" note is RLlib's, expected here.
+_REREGISTERS = pytest.mark.filterwarnings(
+    "ignore:.*Overriding environment rllib-multi-agent-env:UserWarning"
+)
+
+
+@_REREGISTERS
 def test_masked_actions_never_sampled(local_ray):
     """Thousands of exploration steps of an untrained (near uniform) policy: every action
     is legal in the mask it was sampled with (the raw env would also raise)."""
@@ -164,6 +172,7 @@ def test_masked_actions_never_sampled(local_ray):
     assert len(seen) > 20  # exploring, not stuck on one action
 
 
+@_REREGISTERS
 def test_module_puts_all_probability_on_legal_actions(local_ray):
     import torch
     from ray.rllib.core.columns import Columns
