@@ -36,6 +36,11 @@ def _first_line(code: str) -> str:
     return next(line for line in code.splitlines() if line.strip())[:60]
 
 
+def test_the_readme_stays_short() -> None:
+    """What a newcomer reads first (issue 23): the rest lives on the documentation site."""
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 250
+
+
 def test_the_readme_has_code_blocks() -> None:
     assert len(PYTHON) >= 5 and len(SHELL) >= 2
 
