@@ -21,11 +21,15 @@ Nothing here reads a hidden fate: each player's policy sees only its own view
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 
-from shipwreck_agents.evaluate import game_seed, play_game, wilson_interval
+from shipwreck_agents.evaluate import (
+    check_counts,
+    game_seed,
+    map_tasks,
+    play_game,
+    wilson_interval,
+)
 from shipwreck_agents.registry import make_team
 from shipwreck_env.config import DIFFICULTIES, GameConfig
 from shipwreck_env.policy import Team
@@ -114,9 +118,7 @@ def crossplay(
         raise ValueError(
             f"teams {teams!r} are not allowed; allowed: two or more distinct team specs"
         )
-    for name, value in (("games", games), ("jobs", jobs)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{name} {value!r} is not allowed; allowed: an integer >= 1")
+    check_counts(games=games, jobs=jobs)
     if difficulty not in DIFFICULTIES:
         raise ValueError(f"difficulty {difficulty!r} is not allowed; allowed: {list(DIFFICULTIES)}")
     for spec in teams:  # fail early, in this process, on an unknown or cheating team
@@ -132,12 +134,7 @@ def crossplay(
         for b in teams
         for start in range(0, games, chunk)
     ]
-    if jobs <= 1:
-        results = [_run_cell(task) for task in tasks]
-    else:
-        context = multiprocessing.get_context("spawn")  # as the evaluator: torch-safe
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-            results = list(pool.map(_run_cell, tasks))
+    results = list(map_tasks(_run_cell, tasks, jobs))
     won: dict[tuple[str, str], int] = {}
     for task, out in zip(tasks, results, strict=True):
         won[(task[1], task[2])] = won.get((task[1], task[2]), 0) + sum(out)

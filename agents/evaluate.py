@@ -15,10 +15,11 @@ import math
 import multiprocessing
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -30,13 +31,17 @@ from shipwreck_env.policy import Policy, Team, decide, observation_layouts
 __all__ = [
     "GameRecord",
     "PolicyLike",
+    "check_counts",
     "evaluate",
     "format_table",
     "game_seed",
+    "map_tasks",
     "play_game",
     "wilson_interval",
     "write_outputs",
 ]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -220,9 +225,7 @@ def evaluate(
     game is also written there as a replay record (``DIFFICULTY-GAME.json``:
     ``shipwreck_agents.records``).
     """
-    for name, value in (("games", games), ("jobs", jobs)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{name} {value!r} is not allowed; allowed: an integer >= 1")
+    check_counts(games=games, jobs=jobs)
     team = Team(_policy(play), _policy(group))  # fail early on a bad spec
     base = GameConfig(num_players=players, **config)
     chunk = max(1, min(100, games // max(1, 4 * jobs)))
@@ -234,20 +237,9 @@ def evaluate(
             tasks.append((config_dict, play, group, seed, difficulty, games_range, record))
     bar = _progress(len(tasks) and games * len(difficulties), progress, team.name)
     by_task: list[list[tuple[int, dict]]] = []
-    if jobs <= 1:
-        for task in tasks:
-            by_task.append(_run_chunk(task))
-            bar.update(len(task[5]))
-    else:
-        # spawn, not fork: a forked child of a process that already ran torch (a trained
-        # policy was loaded above) can hang in torch's thread pool.
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(
-            max_workers=jobs, mp_context=context, initializer=_one_thread_per_worker
-        ) as pool:
-            for task, out in zip(tasks, pool.map(_run_chunk, tasks), strict=True):
-                by_task.append(out)
-                bar.update(len(task[5]))
+    for task, out in zip(tasks, map_tasks(_run_chunk, tasks, jobs), strict=True):
+        by_task.append(out)
+        bar.update(len(task[5]))
     bar.close()
     results = {}
     for difficulty in difficulties:
@@ -268,6 +260,32 @@ def evaluate(
         "games": games,
         "results": results,
     }
+
+
+def check_counts(**counts: object) -> None:
+    """Refuse a count (games, jobs, ...) that is not an integer >= 1, naming it.
+
+    Raises:
+        ValueError: the first such count, its value and what is allowed.
+    """
+    for name, value in counts.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{name} {value!r} is not allowed; allowed: an integer >= 1")
+
+
+def map_tasks(run: Callable[[tuple], T], tasks: Sequence[tuple], jobs: int) -> Iterator[T]:
+    """``run(task)`` for every task, in order: in this process for ``jobs <= 1``, else in
+    ``jobs`` worker processes (one thread each), so results do not depend on ``jobs``."""
+    if jobs <= 1:
+        yield from map(run, tasks)
+        return
+    # spawn, not fork: a forked child of a process that already ran torch (a trained
+    # policy was loaded) can hang in torch's thread pool.
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(
+        max_workers=jobs, mp_context=context, initializer=_one_thread_per_worker
+    ) as pool:
+        yield from pool.map(run, tasks)
 
 
 def _one_thread_per_worker() -> None:
