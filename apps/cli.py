@@ -87,8 +87,15 @@ def _team_options(
 ) -> None:
     parser.add_argument("--play", default=play, help="play policy spec")
     parser.add_argument("--group", default=group, help="group policy spec")
+    _evaluation_options(parser, games, jobs, "games per difficulty")
+
+
+def _evaluation_options(
+    parser: argparse.ArgumentParser, games: int, jobs: int, games_help: str
+) -> None:
+    """The options of any command that plays a batch of evaluated games."""
     parser.add_argument("--players", type=between(2, 5), default=3, help="players, 2 to 5")
-    parser.add_argument("--games", type=at_least(1), default=games, help="games per difficulty")
+    parser.add_argument("--games", type=at_least(1), default=games, help=games_help)
     parser.add_argument("--seed", type=at_least(0), default=0, help="evaluation seed")
     parser.add_argument("--card-sets", default="base", help="card sets, e.g. base or all")
     parser.add_argument("--jobs", type=at_least(1), default=jobs, help="worker processes")
@@ -166,14 +173,10 @@ def build_parser() -> argparse.ArgumentParser:
         default=list(CROSSPLAY_TEAMS),
         help="team specs (SPEC or PLAY+GROUP), two or more",
     )
-    cross.add_argument("--players", type=between(2, 5), default=3, help="players, 2 to 5")
+    _evaluation_options(cross, games=500, jobs=1, games_help="games per cell")
     cross.add_argument(
         "--difficulty", default="normal", choices=list(DIFFICULTIES), help="difficulty"
     )
-    cross.add_argument("--games", type=at_least(1), default=500, help="games per cell")
-    cross.add_argument("--seed", type=at_least(0), default=0, help="evaluation seed")
-    cross.add_argument("--card-sets", default="base", help="card sets, e.g. base or all")
-    cross.add_argument("--jobs", type=at_least(1), default=1, help="worker processes")
     cross.add_argument(
         "--out-dir",
         default=None,
