@@ -52,10 +52,10 @@ __all__ = [
 DONE, REVEAL_NEXT, GROUP, VOTE, END, PREDICT = 0, 1, 2, 3, 4, 8
 
 SAINTS, SORROWS = t.P["saints"], t.P["sorrows"]
-GROUP_POWERS = np.array([SAINTS, SORROWS, *t.QUESTION_SETS], np.int64)
-QUESTION_POWERS = np.array([SORROWS, *t.QUESTION_SETS], np.int64)  # one action each
+GROUP_POWERS = np.array([SAINTS, SORROWS, *t.SET_QUESTIONS], np.int64)
+QUESTION_POWERS = np.array([SORROWS, *t.SET_QUESTIONS], np.int64)  # one action each
 REVEAL_PHASE, GROUP_PHASE, VOTE_PHASE = Phase.REVEAL, Phase.GROUP, Phase.VOTE
-C_PLAYERS, C_SEATS, C_REVEAL, C_LEADER = t.C_PLAYERS, t.C_SEATS, t.C_REVEAL, t.C_LEADER
+C_PLAYERS, C_REVEAL, C_LEADER = t.C_PLAYERS, t.C_REVEAL, t.C_LEADER
 PREDICT_KIND, POWER_KIND = 1, 4  # tables.ACTION_KIND codes
 PREDICT_FIRST = int(t.PREDICT_ACTIONS[0])  # predict 1; predict 1..7 are consecutive
 assert (PREDICT_FIRST + np.arange(7) == t.PREDICT_ACTIONS).all()

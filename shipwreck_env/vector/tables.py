@@ -102,13 +102,13 @@ SINGLE_ACTION = {
     for power in ("secrets", "songs", "spires", "swords", "sorrows", "shells")
 }
 """The one action of each power without an argument."""
-QUESTION_SETS = {
-    POWER_INDEX[power]: tuple(sorted(values))
-    for power, values in questions.QUESTION_SETS.items()
+SET_QUESTIONS = tuple(
+    POWER_INDEX[power]
+    for power in questions.QUESTION_SETS
     if power != "scythes"  # Scythes asks after its cost: a Stars Below rule
-}
-"""The group's set questions of the covered cards, by power number (values from
-``shipwreck_env.questions``)."""
+)
+"""Power numbers of the group's set questions among the covered cards (their values:
+``QUESTION_HOLDS``)."""
 
 SINGLE_ACTIONS = np.full(NUM_POWERS, -1, np.int16)
 """``SINGLE_ACTIONS[power]``: the one action of a power without an argument, else -1."""
