@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up what a command needs, once (later runs only check):
-#   scripts/setup.sh --main   .venv only: the project with its train, dev, play and docs extras
+#   scripts/setup.sh --main   .venv only: the project with its train, dev, play, docs and bench extras
 #                             (what ./run.sh, the main job, needs)
 #   scripts/setup.sh          also .venv-rllib (RLlib's own environment) and Debian's chromium
 #                             (the browser tests drive it through Playwright): what ./test.sh needs
@@ -25,7 +25,7 @@ stamp=.venv/.installed-$(cat pyproject.toml | sha256sum | cut -c1-16)
 if [ ! -f "$stamp" ]; then
     .venv/bin/python -m pip install --quiet --upgrade pip
     .venv/bin/python -m pip install --quiet torch==2.13.0
-    .venv/bin/python -m pip install --quiet -e ".[train,dev,play,docs]"
+    .venv/bin/python -m pip install --quiet -e ".[train,dev,play,docs,bench]"
     rm -f .venv/.installed-*
     touch "$stamp"
 fi
