@@ -59,6 +59,10 @@ class PPOSettings(Section):
     max_grad_norm: Positive = 0.5
     net_arch: Annotated[tuple[PositiveInt, ...], Field(min_length=1)] = (256, 256)
     """Hidden layer sizes of the policy and value networks."""
+    fast_update: bool = True
+    """The same update, faster: the masked action distribution computed once per
+    minibatch and torch's fused Adam step (:mod:`shipwreck_training.sb3.distribution`);
+    false: sb3-contrib's distribution and SB3's Adam as they come."""
 
 
 class EvalSettings(Section):

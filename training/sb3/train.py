@@ -76,7 +76,7 @@ def _new_model(cfg: TrainConfig, venv, run_dir: Path):
     from sb3_contrib import MaskablePPO
 
     p = cfg.ppo
-    return MaskablePPO(
+    model = MaskablePPO(
         "MlpPolicy",
         venv,
         learning_rate=p.learning_rate,
@@ -95,6 +95,16 @@ def _new_model(cfg: TrainConfig, venv, run_dir: Path):
         device="cpu",
         verbose=0,
     )
+    _fast_update(cfg, model)
+    return model
+
+
+def _fast_update(cfg: TrainConfig, model) -> None:
+    """The faster update where the config asks for it (``ppo.fast_update``)."""
+    if cfg.ppo.fast_update:
+        from shipwreck_training.sb3.distribution import use_fast_update
+
+        use_fast_update(model)
 
 
 def _latest_checkpoint(directory: Path) -> Path | None:
@@ -168,11 +178,13 @@ def _learn(
     clock.save(model.num_timesteps)
 
 
-def _load_model(path: Path, venv, run_dir: Path):
+def _load_model(cfg: TrainConfig, path: Path, venv, run_dir: Path):
     """A saved model, ready to continue learning on ``venv`` and logging into the run."""
     from sb3_contrib import MaskablePPO
 
-    return MaskablePPO.load(str(path), env=venv, device="cpu", tensorboard_log=str(run_dir / "tb"))
+    model = MaskablePPO.load(str(path), env=venv, device="cpu", tensorboard_log=str(run_dir / "tb"))
+    _fast_update(cfg, model)
+    return model
 
 
 def _warm_start(cfg: TrainConfig, model, role: str, run_dir: Path) -> None:
@@ -220,7 +232,7 @@ def _train_single(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
         cfg.regime,
     )
     if latest is not None:
-        model = _load_model(latest, venv, run_dir)
+        model = _load_model(cfg, latest, venv, run_dir)
     else:
         model = _new_model(cfg, venv, run_dir)
         if cfg.imitation.games:
@@ -289,9 +301,9 @@ def _train_alternating(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
             latest = _latest_checkpoint(checkpoints) if resume else None
             previous = run_dir / f"{kind}_{r - 1}.zip"
             if latest is not None:
-                model = _load_model(latest, venv, run_dir)
+                model = _load_model(cfg, latest, venv, run_dir)
             elif r > 0:
-                model = _load_model(previous, venv, run_dir)
+                model = _load_model(cfg, previous, venv, run_dir)
             else:
                 model = _new_model(cfg, venv, run_dir)
             callbacks = [
