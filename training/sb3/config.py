@@ -157,10 +157,15 @@ class SB3Config(RunConfig):
                 check_policy_spec(self.partner)
             except ValueError as exc:
                 raise ValueError(f"partner: {exc}") from None
-        if self.env.belief in ("policy", "aux"):
+        if self.env.belief == "aux" or (
+            self.env.belief == "policy"
+            and (self.engine != "batched" or self.regime != "selfplay" or self.imitation.games)
+        ):
             raise ValueError(
-                f"env.belief {self.env.belief!r} is not allowed for the SB3 trainer; allowed: "
-                "'none', 'literal' (the other kinds are the fast trainer's)"
+                f"env.belief {self.env.belief!r} is not allowed for the SB3 trainer with "
+                f"engine {self.engine} and regime {self.regime}; allowed: 'none', 'literal', "
+                "and 'policy' with engine batched and regime selfplay without imitation "
+                "('aux' is the fast trainer's)"
             )
         if self.engine == "batched":
             if self.regime == "alternating":
