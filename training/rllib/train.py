@@ -7,7 +7,7 @@
 Without ``--address`` (and without ``ray.address`` in the config) a local Ray starts
 with ``ray.num_cpus`` CPUs and no dashboard; with it, the run joins a running cluster
 (``ray start --head`` on one machine, ``ray start --address=HEAD:6379`` on the others;
-README, "Training on a Ray cluster"). The environment reaches the workers through Ray's
+docs/training-rllib.md). The environment reaches the workers through Ray's
 registry (``shipwreck_training.rllib.env.register``); the RLModule is
 ``shipwreck_training.rllib.module.ShipwreckRLModule`` (masking inside it); the seats map to
 modules by ``multi_agent.policy_mapping``. With ``engine: batched`` the single-agent
