@@ -345,3 +345,30 @@ def test_batched_engine_belief_uses_each_runners_module(local_ray, tmp_path):
     finally:
         algo.stop()
     assert same and recorded > 0
+
+
+def test_a_ray_address_that_does_not_answer_fails_in_one_line(tmp_path):
+    """No Ray head at the address (a closed port): one line naming it and what is
+    allowed, exit 2, nothing written. (``auto`` is not tested here: it would join a
+    cluster that someone started on the machine.)"""
+    address = "127.0.0.1:1"
+    import os
+    import sys
+
+    out = tmp_path / "runs"
+    config = str(ROOT / "configs" / "rllib" / "selfplay_batched.yaml")
+    argv = ["--config", config, "--address", address, "--output-dir", str(out)]
+    done = subprocess.run(
+        [sys.executable, "-m", "shipwreck_training.rllib", *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "RAY_ADDRESS": ""},
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"error: ray.address {address!r} does not answer; allowed: auto (a cluster started "
+        "on this machine by `ray start --head`) or the HOST:PORT of a running Ray head "
+        "(`ray start --head` prints it), or no address for a local Ray\n"
+    )
+    assert not out.exists()
