@@ -280,9 +280,10 @@ def markdown(data: dict) -> str:
         "iteration; sampling steps/s: an iteration's env steps over that timer, median over "
         "iterations 2..K. Engine `aec`: RLlib's multi-agent runner over copies of the AEC "
         "env; `batched`: its single-agent runner over the batched engine's vector env, "
-        "`training/rllib/vector_env.py`, one module for every seat.) Two env runners on two cores shared with the driver's learner and "
-        "other engineers' jobs gain little here: the figure to take from a busy 2-core "
-        "machine is the split (sampling is most of an iteration), not the scaling.",
+        "`training/rllib/vector_env.py`, one module for every seat.) Here two env runners "
+        "share two cores with the driver's learner and other engineers' jobs: the figure "
+        "to take from a busy 2-core machine is the split between sampling and learning, "
+        "not the scaling.",
     ]
     lines += scaling_lines(rows)
     lines += [
