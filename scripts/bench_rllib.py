@@ -171,6 +171,81 @@ def fast_rollout() -> int:
     return int(fast["num_games"]) * int(fast["rollout_steps"])
 
 
+def scaling(rows: list[dict], engine: str) -> list[dict]:
+    """Throughput with N env runners, on paper, from the measured 1-runner figures of
+    ``engine``: RLlib's PPO samples, then learns (one after the other), so an iteration of
+    B steps takes B/(N·S) + B/L, with S the sampling steps/s of one runner and L the
+    learner's steps/s. L is estimated two ways: RLlib's learner timer and the rest of an
+    iteration after sampling, 1/(1/M - 1/S) with M the 1-runner steps/s of whole
+    iterations (RLlib's timers are running averages that still carry part of the slow
+    first iteration, so neither is exact; their gap is the uncertainty). The learner becomes the
+    bottleneck (sampling shorter than learning) from N = L/S runners."""
+    same = [r for r in rows if r.get("engine", "aec") == engine]
+    one = [r for r in same if r["env_runners"] == 1]
+    if not one or not one[0].get("median_sampling_steps_per_s") or not one[0].get("learner_s"):
+        return []
+    r = one[0]
+    sampling, whole = r["median_sampling_steps_per_s"], r["median_steps_per_s"]
+    learners = {"RLlib's learner timer": r["train_batch"] / r["learner_s"]}
+    if whole < sampling:
+        learners["iteration minus sampling"] = 1 / (1 / whole - 1 / sampling)
+    measured = {x["env_runners"]: x["median_steps_per_s"] for x in same}
+    return [
+        {
+            "engine": engine,
+            "source": source,
+            "sampling": sampling,
+            "learner": learner,
+            "crossover": learner / sampling,
+            "predicted": {n: 1 / (1 / (n * sampling) + 1 / learner) for n in RUNNERS},
+            "measured": measured,
+        }
+        for source, learner in learners.items()
+    ]
+
+
+RUNNERS = (1, 2, 4, 8, 16, 64)
+
+
+def scaling_lines(rows: list[dict]) -> list[str]:
+    """The on-paper scaling table (see :func:`scaling`) for each engine measured."""
+    found = [x for e in ("aec", "batched") for x in scaling(rows, e)]
+    if not found:
+        return []
+    lines = [
+        "",
+        "**Throughput with more env runners, on paper, from the 1-runner rows above.** "
+        "RLlib's PPO samples and then learns, one after the other, so an iteration of B "
+        "env steps takes B/(N·S) + B/L with N runners of S sampling steps/s each and one "
+        "learner of L steps/s: throughput 1/(1/(N·S) + 1/L), which never passes L. The "
+        "learner becomes the bottleneck (learning takes longer than sampling) from N = L/S "
+        "runners. L is estimated two ways: the train batch over RLlib's learner timer, and "
+        "what an iteration spends besides sampling, 1/(1/M - 1/S) with M the 1-runner "
+        "steps/s; RLlib's timers (S comes from one too) are running averages that still "
+        "carry part of the slow first iteration, so neither is exact, and the gap between "
+        "the two rows is the uncertainty of these figures. This assumes a free core for every "
+        "runner and for the learner, which this machine does not have (2 cores, load "
+        "above: hence the measured 2-runner figures), and no network cost (below: small).",
+        "",
+        "| engine | L from | S (1 runner) | L | learner-bound from N = | "
+        + " | ".join(f"N={n}" for n in RUNNERS)
+        + " |",
+        "|---|---|---:|---:|---:|" + "---:|" * len(RUNNERS),
+    ]
+    for x in found:
+        cells = []
+        for n in RUNNERS:
+            cell = f"{x['predicted'][n]:,.0f}"
+            if n in x["measured"]:
+                cell += f" (measured {x['measured'][n]:,.0f})"
+            cells.append(cell)
+        lines.append(
+            f"| {x['engine']} | {x['source']} | {x['sampling']:,.0f} | {x['learner']:,.0f} | "
+            f"{x['crossover']:.1f} | " + " | ".join(cells) + " |"
+        )
+    return lines
+
+
 def markdown(data: dict) -> str:
     paper = data["paper"]
     rows = data["settings"]
@@ -205,11 +280,15 @@ def markdown(data: dict) -> str:
         "iteration; sampling steps/s: an iteration's env steps over that timer, median over "
         "iterations 2..K. Engine `aec`: RLlib's multi-agent runner over copies of the AEC "
         "env; `batched`: its single-agent runner over the batched engine's vector env, "
-        "`training/rllib/vector_env.py`, one module for every seat.) Two env runners on two cores shared with the driver's learner and "
-        "other engineers' jobs gain little here: the figure to take from a busy 2-core "
-        "machine is the split (sampling is most of an iteration), not the scaling.",
+        "`training/rllib/vector_env.py`, one module for every seat.) Here two env runners "
+        "share two cores with the driver's learner and other engineers' jobs: the figure "
+        "to take from a busy 2-core machine is the split between sampling and learning, "
+        "not the scaling.",
+    ]
+    lines += scaling_lines(rows)
+    lines += [
         "",
-        "**How it scales, on paper.** Each iteration the driver sends every env runner the "
+        "**What crosses the network, on paper.** Each iteration the driver sends every env runner the "
         f"module's weights ({paper['parameters']:,} float32 parameters = "
         f"{paper['weights_bytes'] / 1e6:.2f} MB, hidden {paper['hidden']}) and receives the "
         f"sampled episodes: about {paper['step_bytes']:,} bytes per env step (a "
@@ -219,7 +298,8 @@ def markdown(data: dict) -> str:
         f"{rows[0]['train_batch']:,}-step batch, whatever the number of machines. With N machines "
         "of k cores, sampling runs on about N·k env runners and its time falls as 1/(N·k); the "
         "learner (one, in the driver: `learners.num_learners: 0`) does not shrink, so once "
-        "sampling time drops under the learner's time the learner is the bottleneck: then "
+        "sampling time drops under the learner's time the learner is the bottleneck (the "
+        "table above): then "
         "`learners.num_learners` > 0 puts learners on the cluster (data-parallel, gradients "
         "averaged) or on a GPU node, and a larger `ppo.train_batch_size_per_learner` keeps "
         "every runner busy. Per-step Python (the engine, RLlib's episode objects and "

@@ -2,13 +2,16 @@
 
     python scripts/bench_sb3.py [--config configs/sb3/selfplay.yaml] [--rollouts 2] [--repeats 3] [key=value ...]
 
-Both sides train MaskablePPO with the same config (hyperparameters, network, rollout of
-8,192 decisions): ``engine=batched`` (``num_games`` x ``ppo.n_steps`` of the config)
-against ``engine=reference n_envs=8 vec_env=dummy ppo.n_steps=1024``, the path the
-shipped SB3 models were trained on. Each measurement builds a fresh model, runs one
-warm-up rollout and update, then times ``--rollouts`` rollouts and updates, splitting
-the time between sampling (``collect_rollouts``) and learning (``train``); the two
-engines alternate (A B, B A, ...) so that a change of load hits both. Figures are
+Every side trains MaskablePPO with the same config (hyperparameters, network, rollout of
+8,192 decisions): ``reference`` is the path the shipped SB3 models were trained on
+(``engine=reference n_envs=8 vec_env=dummy ppo.n_steps=1024``, MaskablePPO's update as
+sb3-contrib ships it: ``ppo.fast_update=false``), ``batched_stock`` the batched engine
+(``num_games`` x ``ppo.n_steps`` of the config) with that update, ``batched`` the
+trainer's default (batched engine and ``ppo.fast_update``,
+:mod:`shipwreck_training.sb3.distribution`). Each measurement builds a fresh
+model, runs one warm-up rollout and update, then times ``--rollouts`` rollouts and
+updates, splitting the time between sampling (``collect_rollouts``) and learning
+(``train``); the order of the sides turns each repeat so that a change of load hits all. Figures are
 medians over ``--repeats``, with the 1-minute load average before and after each
 measurement. ``key=value`` overrides apply to both sides. Writes
 ``results/sb3_bench.json`` (one entry per distinct command, newest kept).
@@ -28,8 +31,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-REFERENCE = ["engine=reference", "n_envs=8", "vec_env=dummy", "ppo.n_steps=1024"]
-BATCHED = ["engine=batched"]
+SIDES = {
+    # the SB3 path before the batched engine: reference-engine envs, MaskablePPO's
+    # update as sb3-contrib ships it
+    "reference": [
+        "engine=reference",
+        "n_envs=8",
+        "vec_env=dummy",
+        "ppo.n_steps=1024",
+        "ppo.fast_update=false",
+    ],
+    # the batched engine alone (the update as shipped)
+    "batched_stock": ["engine=batched", "ppo.fast_update=false"],
+    # the trainer's default: the batched engine and the faster update
+    "batched": ["engine=batched", "ppo.fast_update=true"],
+}
 
 
 def measure(config: str, overrides: list[str], rollouts: int) -> dict:
@@ -83,12 +99,11 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("overrides", nargs="*", help="key=value for both sides")
     args = parser.parse_args()
-    rows: dict[str, list[dict]] = {"reference": [], "batched": []}
+    rows: dict[str, list[dict]] = {name: [] for name in SIDES}
+    names = list(SIDES)
     for r in range(args.repeats):
-        order = ("reference", "batched") if r % 2 == 0 else ("batched", "reference")
-        for name in order:
-            engine = REFERENCE if name == "reference" else BATCHED
-            row = measure(args.config, [*args.overrides, *engine], args.rollouts)
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            row = measure(args.config, [*args.overrides, *SIDES[name]], args.rollouts)
             rows[name].append(row)
             print(f"{name}: {row['sps']:.0f} steps/s (load {row['load1_before']:.1f})", flush=True)
     medians = {
@@ -112,6 +127,9 @@ def main() -> int:
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "medians": medians,
         "ratio": {k: medians["batched"][k] / medians["reference"][k] for k in medians["batched"]},
+        "ratio_stock": {
+            k: medians["batched_stock"][k] / medians["reference"][k] for k in medians["batched"]
+        },
         "load1_median": statistics.median(
             x[k] for runs in rows.values() for x in runs for k in ("load1_before", "load1_after")
         ),
@@ -122,7 +140,10 @@ def main() -> int:
     kept = [x for x in kept if x["command"] != data["command"]] + [data]
     path.write_text(json.dumps(kept, indent=1) + "\n")
     print(
-        json.dumps({k: data[k] for k in ("command", "medians", "ratio", "load1_median")}, indent=1)
+        json.dumps(
+            {k: data[k] for k in ("command", "medians", "ratio", "ratio_stock", "load1_median")},
+            indent=1,
+        )
     )
     return 0
 

@@ -2,6 +2,7 @@
 
     python scripts/make_training_report.py [--runs results/runs] [--games 1000] [--jobs 2]
     python scripts/make_training_report.py --from-json   # only redraw from training.json
+    python scripts/make_training_report.py --trainers [--measure]   # trainers side by side
 
 For each regime (play, predict, selfplay, alternating) and seed it reads the run's
 ``summary.json`` (final evaluation, steps, wall time) and ``eval.jsonl`` (win rate during
@@ -10,6 +11,12 @@ the predict model of seed k -- since neither single-role run measures that. Scri
 baselines (3 players) come from ``results/baselines.json``. Writes
 ``results/training.md``, ``results/training.json`` and ``results/training_curves.png``.
 Only the latest run of each (regime, seed) is used.
+
+``--trainers`` writes the section of the three trainers side by side (its own markers in
+results/training.md) from results/trainers.json; ``--measure`` first runs each trainer's
+speed bench one after the other in this invocation (the fast trainer's
+``scripts/bench_fast_ppo.py``, ``scripts/bench_sb3.py`` and, in ``.venv-rllib``,
+``scripts/bench_rllib.py``), keeping every figure with its command and load.
 """
 
 from __future__ import annotations
@@ -70,6 +77,153 @@ def _best_scripted_note() -> str:
     return ""
 
 
+TRAINERS_START = "<!-- trainers:start (scripts/make_training_report.py --trainers) -->"
+TRAINERS_END = "<!-- trainers:end -->"
+BENCHES = {
+    "fast": [
+        "scripts/bench_fast_ppo.py",
+        "configs/fast/selfplay.yaml",
+        "--updates",
+        "3",
+        "--set",
+        "torch_threads=1",
+    ],
+    "sb3": ["scripts/bench_sb3.py", "--repeats", "3"],
+    "rllib": [
+        "scripts/bench_rllib.py",
+        "--iterations",
+        "5",
+        "--runners",
+        "1",
+        "2",
+        "--batch",
+        "2000",
+    ],
+}
+
+
+def measure_trainers() -> dict:
+    """Run the three speed benches one after the other; their figures and commands."""
+    import os
+    import subprocess
+    import tempfile
+    import time
+
+    data: dict = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    data["load_before"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    with tempfile.TemporaryDirectory() as tmp:
+        fast_out = Path(tmp) / "fast.json"
+        for name, argv in BENCHES.items():
+            python = ROOT / (".venv-rllib" if name == "rllib" else ".venv") / "bin" / "python"
+            extra = ["--out", str(fast_out)] if name == "fast" else []
+            subprocess.run([str(python), *argv, *extra], cwd=ROOT, check=True)
+            data[f"{name}_command"] = "python " + " ".join(argv)
+        data["fast"] = json.loads(fast_out.read_text())[-1]
+    data["sb3"] = json.loads((ROOT / "results" / "sb3_bench.json").read_text())[-1]
+    data["rllib"] = json.loads((ROOT / "results" / "rllib_bench.json").read_text())
+    data["load_after"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    return data
+
+
+def trainer_rows(data: dict) -> list[tuple]:
+    """(trainer, engine and setting, steps/s, sampling steps/s, update steps/s, load)."""
+    fast, sb3 = data["fast"], data["sb3"]
+    rows = [
+        (
+            "fast (torch PPO)",
+            f"batched, {fast['batch']:,} per update, belief {fast['belief']}, "
+            f"{'x'.join(map(str, fast['hidden']))}",
+            fast["median_sps"],
+            fast["median_collect_sps"],
+            fast["median_update_sps"],
+            f"{fast['load1_before']:.1f}-{fast['load1_after']:.1f}",
+        )
+    ]
+    names = {
+        "reference": "reference engine, 8 envs, update as shipped",
+        "batched_stock": "batched, 256 games, update as shipped",
+        "batched": "batched, 256 games, ppo.fast_update",
+    }
+    for side, label in names.items():
+        m = sb3["medians"][side]
+        load = statistics.median(
+            x[k] for x in sb3["runs"][side] for k in ("load1_before", "load1_after")
+        )
+        rows.append(
+            ("SB3 MaskablePPO", label, m["sps"], m["collect_sps"], m["train_sps"], f"{load:.1f}")
+        )
+    for r in data["rllib"]["settings"]:
+        learner = r["train_batch"] / r["learner_s"] if r.get("learner_s") else None
+        engine = "AEC env" if r["engine"] == "aec" else f"batched, {r['envs_per_runner']} games"
+        rows.append(
+            (
+                "RLlib PPO",
+                f"{engine} per runner, {r['env_runners']} runner(s)",
+                r["median_steps_per_s"],
+                r.get("median_sampling_steps_per_s"),
+                learner,
+                f"{r['median_load_average']:.1f}",
+            )
+        )
+    return rows
+
+
+def trainers_markdown(data: dict) -> str:
+    """The section of the trainers side by side."""
+
+    def num(x: float | None) -> str:
+        return f"{x:,.0f}" if x else "-"
+
+    lines = [
+        TRAINERS_START,
+        "## The trainers side by side (speed)",
+        "",
+        f"Generated by `python scripts/make_training_report.py --trainers --measure` on "
+        f"{data['date']}: the three benches ran one after the other in that invocation "
+        f"(load average {data['load_before']} before, {data['load_after']} after, on 2 "
+        "cores shared with other engineers' jobs; each row's load is the 1-minute load "
+        "average while it ran). Self-play, 3 players, base cards, the four difficulties "
+        "mixed. Steps are decisions, every one learned from (self-play); steps/s is a "
+        "whole rollout and update over wall time; sampling and update steps/s are the "
+        "same steps over each part's time alone. One torch thread everywhere. Commands: "
+        f"`{data['fast_command']}`, `{data['sb3_command']}`, `{data['rllib_command']}` "
+        "(in `.venv-rllib`).",
+        "",
+        "| trainer | engine and setting | steps/s | sampling steps/s | update steps/s | load |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for trainer, setting, sps, sampling, update, load in trainer_rows(data):
+        lines.append(
+            f"| {trainer} | {setting} | {num(sps)} | {num(sampling)} | {num(update)} | {load} |"
+        )
+    lines += [
+        "",
+        "(RLlib's update steps/s: the train batch over RLlib's learner timer, an "
+        "exponential average that still carries part of the first iteration. The networks "
+        "differ as the trainers' configs do: SB3 256x256 with 5 epochs of minibatch 256, "
+        "RLlib and the fast trainer 128x128 with 4 epochs of larger minibatches, so the "
+        "update columns compare trainers as shipped, not the same arithmetic.) Win rates at "
+        "one budget are not in this table: see each trainer's section (the budgets differ).",
+        TRAINERS_END,
+    ]
+    return "\n".join(lines)
+
+
+def write_trainers(text: str) -> None:
+    """Replace (or append) the trainers section of results/training.md."""
+    path = ROOT / "results" / "training.md"
+    old = path.read_text() if path.exists() else ""
+    if TRAINERS_START in old and TRAINERS_END in old:
+        new = (
+            old[: old.index(TRAINERS_START)]
+            + text
+            + old[old.index(TRAINERS_END) + len(TRAINERS_END) :]
+        )
+    else:
+        new = old.rstrip("\n") + "\n\n" + text + "\n"
+    path.write_text(new)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", default=str(ROOT / "results" / "runs"))
@@ -82,7 +236,17 @@ def main() -> int:
         action="store_true",
         help="rewrite training.md and the plot from results/training.json (no evaluation)",
     )
+    parser.add_argument("--trainers", action="store_true", help="the trainers side by side")
+    parser.add_argument("--measure", action="store_true", help="with --trainers: bench first")
     args = parser.parse_args()
+    if args.trainers:
+        trainers_path = ROOT / "results" / "trainers.json"
+        if args.measure:
+            trainers_path.write_text(json.dumps(measure_trainers(), indent=1) + "\n")
+        text = trainers_markdown(json.loads(trainers_path.read_text()))
+        write_trainers(text)
+        print(text)
+        return 0
     json_path = ROOT / "results" / "training.json"
     if args.from_json:
         data = json.loads(json_path.read_text())

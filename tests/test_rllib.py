@@ -221,14 +221,35 @@ def test_vector_env_restarts_a_finished_game_on_the_next_step():
         return np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in mask])
 
     for _ in range(500):
-        obs, _, terminated, _, _ = env.step(random_legal(obs["action_mask"]))
+        obs, _, terminated, _, _ = env.step(random_legal(_mask(env, obs)))
         if terminated.any():
             break
     ended = np.flatnonzero(terminated)
-    assert ended.size and not obs["action_mask"][ended].any()
-    obs, reward, terminated, _, _ = env.step(random_legal(obs["action_mask"]))
-    assert obs["action_mask"][ended].any(axis=1).all() and (reward[ended] == 0).all()
+    assert ended.size and not _mask(env, obs)[ended].any()
+    obs, reward, terminated, _, _ = env.step(random_legal(_mask(env, obs)))
+    assert _mask(env, obs)[ended].any(axis=1).all() and (reward[ended] == 0).all()
     assert not terminated[ended].any()
+
+
+def _mask(env, obs: np.ndarray) -> np.ndarray:
+    """The legal masks in the vector env's flat observations (after the observation)."""
+    return obs[:, env.games.layout.size :] > 0
+
+
+def test_vector_env_flat_observation_is_the_dict_one_side_by_side():
+    from shipwreck_training.rllib.vector_env import ShipwreckVectorEnv
+
+    flat, parts = ShipwreckVectorEnv(4), ShipwreckVectorEnv(4, flat=False)
+    a, _ = flat.reset(seed=2)
+    b, _ = parts.reset(seed=2)
+    for _ in range(30):
+        size = flat.games.layout.size
+        assert np.array_equal(a[:, :size], b["observation"])
+        assert np.array_equal(a[:, size:], b["action_mask"])
+        assert flat.observation_space.contains(a) and parts.observation_space.contains(b)
+        actions = np.argmax(b["action_mask"], axis=1)
+        a, *_ = flat.step(actions)
+        b, *_ = parts.step(actions)
 
 
 def test_batched_engine_trains_resumes_and_plays(local_ray, tmp_path):
@@ -248,3 +269,106 @@ def test_batched_engine_trains_resumes_and_plays(local_ray, tmp_path):
     meta = json.loads((run / "checkpoints" / "iter_000003" / "shipwreck_policy.json").read_text())
     assert meta["module"] == "default_policy"
     assert make_policy(f"rllib:{run}").name == "rllib:iter_000003"
+
+
+def _belief_blocks(seed: int, steps: int = 120) -> tuple[np.ndarray, np.ndarray]:
+    """The belief blocks of every observation of ``steps`` steps of 8 games (fixed
+    actions: the first legal one), with a network of weights ``seed`` (belief policy),
+    and the same games' literal blocks."""
+    import torch
+
+    from shipwreck_agents.actor_critic import ActorCritic
+    from shipwreck_training.rllib.vector_env import ShipwreckVectorEnv
+
+    blocks = []
+    for belief in ("policy", "literal"):
+        env = ShipwreckVectorEnv(8, difficulties=["normal"], belief=belief)
+        torch.manual_seed(seed)
+        net = ActorCritic(env.games.layout.size, 259, (32,))
+        env.use_model(lambda net=net: net)
+        obs, _ = env.reset(seed=5)
+        start = env.games.layout.offsets["belief"]
+        seen = []
+        for _ in range(steps):
+            seen.append(obs[:, start : start + 7].copy())
+            obs, *_ = env.step(np.argmax(_mask(env, obs), axis=1))
+        blocks.append(np.stack(seen))
+    return blocks[0], blocks[1]
+
+
+def test_vector_env_belief_comes_from_the_given_network():
+    """belief policy: the group's belief block is the posterior under the network the env
+    is given: other weights, other blocks, on the same games and actions; the literal
+    block is replaced only where a policy belief applies."""
+    first, literal = _belief_blocks(seed=0)
+    second, _ = _belief_blocks(seed=1)
+    changed = np.abs(first - literal).max(axis=-1) > 1e-6
+    assert changed.sum() >= 20  # group decisions with a policy belief
+    assert np.allclose(first[~changed], literal[~changed])
+    assert np.abs(first - second)[changed].max() > 1e-3
+    assert np.allclose(first[changed].sum(-1), 1.0, atol=1e-5)
+
+
+def test_vector_env_belief_needs_a_network():
+    from shipwreck_training.rllib.vector_env import ShipwreckVectorEnv
+
+    env = ShipwreckVectorEnv(4, belief="policy")
+    obs, _ = env.reset(seed=0)
+    with pytest.raises(RuntimeError, match="needs a network: call use_model"):
+        env.step(np.argmax(_mask(env, obs), axis=1))
+
+
+def test_batched_engine_belief_uses_each_runners_module(local_ray, tmp_path):
+    """belief policy with a remote env runner: its env asks the runner's own module, which
+    RLlib updates in place, and the run evaluates with the belief."""
+    from shipwreck_training.rllib.belief import runner_network
+
+    cfg = _config(
+        engine="batched",
+        iterations=1,
+        **{"env.belief": "policy", "eval.games": 4, "env_runners.num_envs_per_env_runner": 16},
+    )
+    out = train(cfg, tmp_path / "run", log=lambda _: None)
+    assert out["eval"]["evaluator"] == "batched engine, greedy, policy belief"
+    assert out["eval"]["results"]["normal"]["games"] == 4
+    algo = algorithm_config(cfg).build_algo()
+    try:
+        algo.train()
+
+        def probe(runner):
+            env = runner.env.unwrapped
+            return env._model() is runner_network(runner), int((env.belief.turn >= 0).sum())
+
+        ((same, recorded),) = algo.env_runner_group.foreach_env_runner(
+            probe, local_env_runner=False
+        )
+    finally:
+        algo.stop()
+    assert same and recorded > 0
+
+
+def test_a_ray_address_that_does_not_answer_fails_in_one_line(tmp_path):
+    """No Ray head at the address (a closed port): one line naming it and what is
+    allowed, exit 2, nothing written. (``auto`` is not tested here: it would join a
+    cluster that someone started on the machine.)"""
+    address = "127.0.0.1:1"
+    import os
+    import sys
+
+    out = tmp_path / "runs"
+    config = str(ROOT / "configs" / "rllib" / "selfplay_batched.yaml")
+    argv = ["--config", config, "--address", address, "--output-dir", str(out)]
+    done = subprocess.run(
+        [sys.executable, "-m", "shipwreck_training.rllib", *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "RAY_ADDRESS": ""},
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"error: ray.address {address!r} does not answer; allowed: auto (a cluster started "
+        "on this machine by `ray start --head`) or the HOST:PORT of a running Ray head "
+        "(`ray start --head` prints it), or no address for a local Ray\n"
+    )
+    assert not out.exists()

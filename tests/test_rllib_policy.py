@@ -69,6 +69,11 @@ def test_shipped_config_is_valid():
         ),
         ({"env": {"num_players": 9}}, "env: num_players 9 is not allowed; allowed: 2 to 5"),
         ({"ppo": {"minibatch_size": 9000}}, "ppo.minibatch_size 9000 is not allowed"),
+        (
+            {"env": {"belief": "policy"}},
+            "env.belief 'policy' is not allowed for the RLlib trainer with engine aec; "
+            "allowed: 'none', 'literal' ('policy' needs engine batched)",
+        ),
     ],
 )
 def test_bad_config_is_refused_by_name(data, message):

@@ -4,6 +4,7 @@ partner's forced steps, and MaskablePPO learning on it."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -68,8 +69,8 @@ def test_bad_arguments_are_refused_by_name():
         BatchedVecEnv(EASY, 4, 0, role="group")
     with pytest.raises(ValueError, match="partner None is not allowed with role 'play'"):
         BatchedVecEnv(EASY, 4, 0, role="play")
-    with pytest.raises(ValueError, match=r"env\.belief 'policy' is not allowed"):
-        BatchedVecEnv(GameSettings(belief="policy"), 4, 0)
+    with pytest.raises(ValueError, match=r"env\.belief 'policy' is not allowed with role 'play'"):
+        BatchedVecEnv(GameSettings(belief="policy"), 4, 0, role="play", partner="bayes")
 
 
 def _greedy_easy_games(choose, games: int = 500, seed: int = 123) -> tuple[float, float]:
@@ -120,3 +121,69 @@ def test_maskable_ppo_learns_on_the_batched_engine():
     print(json.dumps({"random": [random_win, random_score], "trained": [win, score]}))
     assert win > random_win and win >= 0.01
     assert score > random_score + 0.5
+
+
+def _sb3_belief_blocks(seed: int, belief: str, steps: int = 120) -> np.ndarray:
+    """The belief blocks of ``steps`` steps of 8 normal games (first legal action each
+    time) whose belief comes from a fresh MaskablePPO policy of weights ``seed``."""
+    from sb3_contrib import MaskablePPO
+
+    from shipwreck_training.sb3.vector import PolicyLogits
+
+    env = BatchedVecEnv(GameSettings(difficulties=("normal",), belief=belief), 8, 5)
+    model = MaskablePPO("MlpPolicy", env, n_steps=8, seed=seed, policy_kwargs={"net_arch": [32]})
+    if belief == "policy":
+        env.use_model(lambda: PolicyLogits(model.policy))
+    obs = env.reset()
+    start = env.games.layout.offsets["belief"]
+    seen = []
+    for _ in range(steps):
+        seen.append(obs[:, start : start + 7].copy())
+        env.step_async(np.argmax(env.action_masks(), axis=1))
+        obs, *_ = env.step_wait()
+    return np.stack(seen)
+
+
+def test_policy_belief_follows_the_policy_being_trained():
+    """belief policy: the group's belief block is the posterior under the policy the env
+    is given (other weights, other blocks on the same games), the literal block elsewhere."""
+    first = _sb3_belief_blocks(0, "policy")
+    second = _sb3_belief_blocks(1, "policy")
+    literal = _sb3_belief_blocks(0, "literal")
+    changed = np.abs(first - literal).max(axis=-1) > 1e-6
+    assert changed.sum() >= 20
+    assert np.allclose(first[~changed], literal[~changed])
+    assert np.abs(first - second)[changed].max() > 1e-3
+    assert np.allclose(first[changed].sum(-1), 1.0, atol=1e-5)
+
+
+def test_policy_logits_are_the_policys_masked_distribution():
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from shipwreck_training.sb3.vector import PolicyLogits
+
+    env = BatchedVecEnv(EASY, 4, 0)
+    model = MaskablePPO("MlpPolicy", env, n_steps=8, policy_kwargs={"net_arch": [32]})
+    obs, mask = torch.from_numpy(env.reset()), torch.from_numpy(env.action_masks())
+    dist = model.policy.get_distribution(obs, action_masks=mask.numpy())
+    expected = dist.distribution.probs if hasattr(dist, "distribution") else dist.p
+    got = torch.softmax(PolicyLogits(model.policy).logits(obs, mask), -1)
+    torch.testing.assert_close(got, expected.detach())
+
+
+def test_selfplay_with_the_policy_belief_trains_and_evaluates_with_it(tmp_path):
+    from shipwreck_agents.registry import make_policy
+    from shipwreck_training.sb3.train import main
+
+    runs = tmp_path / "runs"
+    config = Path(__file__).resolve().parent.parent / "configs" / "sb3" / "selfplay.yaml"
+    args = ["--config", str(config), "--runs-dir", str(runs), "env.belief=policy"]
+    args += ["num_games=8", "ppo.n_steps=32", "total_timesteps=256", "ppo.net_arch=[32]"]
+    args += ["eval.every=0", "eval.final_games=4", "checkpoint_every=256"]
+    assert main(args) == 0
+    (run,) = runs.iterdir()
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["final_eval"]["evaluator"] == "batched engine, greedy, policy belief"
+    assert summary["final_eval"]["results"]["normal"]["games"] == 4
+    assert make_policy(f"fast:{run / 'final_model.pth'}").belief_kind == "policy"

@@ -64,6 +64,7 @@ def test_shipped_configs_are_valid(path):
         ("imitation.team=heuristic+nobody", "nobody"),
         ("imitation.games=-1", "imitation.games -1"),
         ("env.belief=1", "env.belief 1"),
+        ("env.belief=policy", "env.belief 'policy' is not allowed for the SB3 trainer with engine"),
         ("ppo.gamma=true", "ppo.gamma True"),
         ("ppo.gamma=1.5", "ppo.gamma 1.5"),
         ("eval.difficulties=[easy, brutal]", r"eval\.difficulties\.1 'brutal'"),

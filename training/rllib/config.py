@@ -153,10 +153,12 @@ class RLlibConfig(RunConfig):
                     "batched; allowed: the default (one module, 'shared', for every seat)"
                 )
             check_split(self.env_runners.num_envs_per_env_runner, self.env.difficulties)
-        if self.env.belief in ("policy", "aux"):
+        allowed = ("none", "literal", "policy") if self.engine == "batched" else ("none", "literal")
+        if self.env.belief not in allowed:
             raise ValueError(
-                f"env.belief {self.env.belief!r} is not allowed for the RLlib trainer; "
-                "allowed: 'none', 'literal'"
+                f"env.belief {self.env.belief!r} is not allowed for the RLlib trainer with "
+                f"engine {self.engine}; allowed: {', '.join(map(repr, allowed))}"
+                + (" ('policy' needs engine batched)" if self.engine == "aec" else "")
             )
         return self
 

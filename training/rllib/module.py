@@ -1,6 +1,7 @@
 """The RLlib RLModule (new API stack) of the RLlib trainer: action masking inside it.
 
-The env's observation is ``{"observation", "action_mask"}``; the module reads both and
+The env's observation is ``{"observation", "action_mask"}`` (the AEC env) or one array,
+the observation then the mask (the batched engine's vector env); the module reads both and
 puts the logit :data:`~shipwreck_agents.actor_critic.MASKED` (-1e9) on every illegal action
 before RLlib builds its categorical distribution, in exploration, inference and
 training alike. ``exp(-1e9 - max)`` is exactly 0 in float32, so an illegal action has
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import gymnasium
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
@@ -31,12 +33,22 @@ class ShipwreckRLModule(TorchRLModule, ValueFunctionAPI):
 
     def setup(self) -> None:
         hidden = tuple(self.model_config.get("hidden", (128, 128)))
-        obs_dim = self.observation_space["observation"].shape[0]
-        self.net = ActorCritic(obs_dim, int(self.action_space.n), hidden)
+        actions = int(self.action_space.n)
+        self._flat = isinstance(self.observation_space, gymnasium.spaces.Box)
+        if self._flat:  # the batched engine's env: observation, then the mask
+            obs_dim = self.observation_space.shape[0] - actions
+        else:
+            obs_dim = self.observation_space["observation"].shape[0]
+        self.net = ActorCritic(obs_dim, actions, hidden)
+
+    def _split(self, obs: Any) -> tuple[Any, Any]:
+        """(observation, legal mask) of a batch of either observation form."""
+        if self._flat:
+            return obs[..., : self.net.obs_dim], obs[..., self.net.obs_dim :]
+        return obs["observation"], obs["action_mask"]
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        obs = batch[Columns.OBS]
-        return {Columns.ACTION_DIST_INPUTS: self.net.logits(obs["observation"], obs["action_mask"])}
+        return {Columns.ACTION_DIST_INPUTS: self.net.logits(*self._split(batch[Columns.OBS]))}
 
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> Any:
-        return self.net.value(batch[Columns.OBS]["observation"])
+        return self.net.value(self._split(batch[Columns.OBS])[0])

@@ -7,7 +7,7 @@
 Without ``--address`` (and without ``ray.address`` in the config) a local Ray starts
 with ``ray.num_cpus`` CPUs and no dashboard; with it, the run joins a running cluster
 (``ray start --head`` on one machine, ``ray start --address=HEAD:6379`` on the others;
-README, "Training on a Ray cluster"). The environment reaches the workers through Ray's
+docs/training-rllib.md). The environment reaches the workers through Ray's
 registry (``shipwreck_training.rllib.env.register``); the RLModule is
 ``shipwreck_training.rllib.module.ShipwreckRLModule`` (masking inside it); the seats map to
 modules by ``multi_agent.policy_mapping``. With ``engine: batched`` the single-agent
@@ -124,8 +124,15 @@ def algorithm_config(cfg: RLlibConfig, iteration: int = 0):
     }
     config = _training(cfg).debugging(seed=segment_seed(cfg.seed, iteration))
     if cfg.engine == "batched":
+        if cfg.env.belief == "policy":  # each env asks its runner's module (rllib/belief.py)
+            from shipwreck_training.rllib.belief import BeliefCallback
+
+            config = config.callbacks(BeliefCallback)
         return (
-            config.environment(BATCHED_ENV_NAME, env_config=env_config(cfg))
+            # discrete actions: RLlib's unsquash/clip connector would only copy them
+            config.environment(
+                BATCHED_ENV_NAME, env_config=env_config(cfg), normalize_actions=False
+            )
             # the runner builds the batched engine's vector env itself (one call steps
             # every game) instead of wrapping copies of a single env
             .env_runners(**sampling, gym_env_vectorize_mode="vector_entry_point")
@@ -152,11 +159,51 @@ def _init_ray(cfg: RLlibConfig) -> None:
     if ray.is_initialized():  # a caller's (the tests') Ray
         return
     if cfg.ray.address:
-        ray.init(address=cfg.ray.address)
+        _join_cluster(cfg.ray.address)
     else:
         # address="local": a new Ray of our own, even where `ray start` runs on this
         # machine (ray.init() alone would join that one, and fail on num_cpus)
         ray.init(address="local", num_cpus=cfg.ray.num_cpus, include_dashboard=False)
+
+
+def _join_cluster(address: str) -> None:
+    """Connect to the Ray cluster at ``address``; ``ValueError`` (one line) if nothing
+    answers there. A HOST:PORT is first asked over TCP (Ray itself retries a refused
+    port for minutes); Ray's own retry messages (one per second until it gives up, about
+    20 s for a port that answers but is no Ray head) go to a temporary
+    file instead of the terminal, since they come from Ray's C++ core (file descriptor
+    2), and are shown only if the failure is not a connection error."""
+    import socket
+    import tempfile
+
+    import ray
+
+    refused = ValueError(
+        f"ray.address {address!r} does not answer; allowed: auto (a cluster started on "
+        "this machine by `ray start --head`) or the HOST:PORT of a running Ray head "
+        "(`ray start --head` prints it), or no address for a local Ray"
+    )
+    host, sep, port = address.rpartition(":")
+    if sep and port.isdigit():  # Ray retries a refused port for minutes: ask first
+        try:
+            socket.create_connection((host, int(port)), timeout=10).close()
+        except OSError:
+            raise refused from None
+    with tempfile.TemporaryFile() as log:
+        saved = os.dup(2)
+        os.dup2(log.fileno(), 2)
+        try:
+            ray.init(address=address)
+        except ConnectionError:
+            raise refused from None
+        except BaseException:
+            os.dup2(saved, 2)
+            log.seek(0)
+            sys.stderr.write(log.read().decode(errors="replace"))
+            raise
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 def _policy_meta(cfg: RLlibConfig, iteration: int, env_steps: int) -> dict:
@@ -279,15 +326,28 @@ def train(cfg: RLlibConfig, run_dir: Path, log=print) -> dict:
 
 
 def evaluate_checkpoint(cfg: RLlibConfig, checkpoint: Path, games: int | None = None) -> dict:
-    """``shipwreck_agents.evaluate`` with the checkpoint's policy in every seat (``rllib:PATH``)."""
+    """``shipwreck_agents.evaluate`` with the checkpoint's policy in every seat (``rllib:PATH``).
+
+    A network trained with the policy-conditioned belief needs that belief at play time,
+    which the ``rllib:`` loader does not compute: it is evaluated greedily on the batched
+    engine with the belief instead, by the fast trainer's evaluator
+    (:func:`shipwreck_training.fast.evaluate.evaluate_network`, held-out ``eval.seed``),
+    and the report says so (``"evaluator"``)."""
+    n = cfg.eval.games if games is None else games
+    if cfg.env.belief == "policy":
+        from types import SimpleNamespace
+
+        from shipwreck_agents.rllib_policy import load_network
+        from shipwreck_training.fast.evaluate import evaluate_network
+
+        net, _ = load_network(checkpoint)
+        # the evaluator reads the game, the eval section and the regime of a config
+        settings = SimpleNamespace(env=cfg.env, eval=cfg.eval, regime="selfplay", partner="")
+        results = evaluate_network(net, settings, games=n)
+        return {"evaluator": "batched engine, greedy, policy belief", "results": results}
     spec = f"rllib:{checkpoint}"
     return evaluate_team(
-        cfg.env,
-        spec,
-        spec,
-        difficulties=cfg.eval.difficulties,
-        games=cfg.eval.games if games is None else games,
-        seed=cfg.eval.seed,
+        cfg.env, spec, spec, difficulties=cfg.eval.difficulties, games=n, seed=cfg.eval.seed
     )
 
 
@@ -334,6 +394,8 @@ def main(argv: list[str] | None = None) -> int:
             cfg = load_config(args.config, overrides)
             stamp = time.strftime("%Y%m%d-%H%M%S")
             run_dir = Path(cfg.output_dir) / f"{cfg.name}__{cfg.seed}__{stamp}"
+        if cfg.ray.address:  # before anything is written: a cluster that does not answer
+            _init_ray(cfg)
     except ValueError as exc:
         return fail(str(exc))
     run_dir.mkdir(parents=True, exist_ok=True)

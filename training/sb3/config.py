@@ -59,6 +59,10 @@ class PPOSettings(Section):
     max_grad_norm: Positive = 0.5
     net_arch: Annotated[tuple[PositiveInt, ...], Field(min_length=1)] = (256, 256)
     """Hidden layer sizes of the policy and value networks."""
+    fast_update: bool = True
+    """The same update, faster: the masked action distribution computed once per
+    minibatch and torch's fused Adam step (:mod:`shipwreck_training.sb3.distribution`);
+    false: sb3-contrib's distribution and SB3's Adam as they come."""
 
 
 class EvalSettings(Section):
@@ -153,10 +157,15 @@ class SB3Config(RunConfig):
                 check_policy_spec(self.partner)
             except ValueError as exc:
                 raise ValueError(f"partner: {exc}") from None
-        if self.env.belief in ("policy", "aux"):
+        if self.env.belief == "aux" or (
+            self.env.belief == "policy"
+            and (self.engine != "batched" or self.regime != "selfplay" or self.imitation.games)
+        ):
             raise ValueError(
-                f"env.belief {self.env.belief!r} is not allowed for the SB3 trainer; allowed: "
-                "'none', 'literal' (the other kinds are the fast trainer's)"
+                f"env.belief {self.env.belief!r} is not allowed for the SB3 trainer with "
+                f"engine {self.engine} and regime {self.regime}; allowed: 'none', 'literal', "
+                "and 'policy' with engine batched and regime selfplay without imitation "
+                "('aux' is the fast trainer's)"
             )
         if self.engine == "batched":
             if self.regime == "alternating":

@@ -76,7 +76,7 @@ def _new_model(cfg: TrainConfig, venv, run_dir: Path):
     from sb3_contrib import MaskablePPO
 
     p = cfg.ppo
-    return MaskablePPO(
+    model = MaskablePPO(
         "MlpPolicy",
         venv,
         learning_rate=p.learning_rate,
@@ -95,6 +95,16 @@ def _new_model(cfg: TrainConfig, venv, run_dir: Path):
         device="cpu",
         verbose=0,
     )
+    _fast_update(cfg, model)
+    return model
+
+
+def _fast_update(cfg: TrainConfig, model) -> None:
+    """The faster update where the config asks for it (``ppo.fast_update``)."""
+    if cfg.ppo.fast_update:
+        from shipwreck_training.sb3.distribution import use_fast_update
+
+        use_fast_update(model)
 
 
 def _latest_checkpoint(directory: Path) -> Path | None:
@@ -106,10 +116,42 @@ def _latest_checkpoint(directory: Path) -> Path | None:
     return found[-1] if found else None
 
 
+def _belief_evaluation(cfg: TrainConfig, spec: str, games: int) -> dict:
+    """Self-play report of the model ``ppo:PATH`` trained with the policy-conditioned
+    belief, which the ``ppo:`` loader does not compute: greedy on the batched engine with
+    the belief, by the fast trainer's evaluator (seed ``seed + 10000``, as the reference
+    evaluation's)."""
+    import tempfile
+    from types import SimpleNamespace
+
+    from sb3_contrib import MaskablePPO
+
+    from shipwreck_agents.actor_critic import load_sb3
+    from shipwreck_training.fast.evaluate import evaluate_network
+
+    path = Path(spec.removeprefix("ppo:"))
+    with tempfile.TemporaryDirectory() as tmp:
+        MaskablePPO.load(str(path), device="cpu").policy.save(f"{tmp}/policy.pth")
+        net = load_sb3(f"{tmp}/policy.pth")
+    sections = {"games": games, "difficulties": cfg.eval.difficulties, "seed": cfg.seed + 10_000}
+    # the evaluator reads the game, the eval section and the regime of a config
+    settings = SimpleNamespace(
+        env=cfg.env, eval=SimpleNamespace(**sections), regime="selfplay", partner=""
+    )
+    return {
+        "evaluator": "batched engine, greedy, policy belief",
+        "team": f"fast:{path.stem}",
+        "games": games,
+        "results": evaluate_network(net, settings),
+    }
+
+
 def _evaluator(cfg: TrainConfig, games: int):
     """``(play_spec, group_spec) -> report`` with the run's game settings."""
 
     def run(play: str, group: str) -> dict:
+        if cfg.env.belief == "policy":  # self-play: play and group are the same model
+            return _belief_evaluation(cfg, play, games)
         return evaluate_team(
             cfg.env,
             play,
@@ -168,11 +210,13 @@ def _learn(
     clock.save(model.num_timesteps)
 
 
-def _load_model(path: Path, venv, run_dir: Path):
+def _load_model(cfg: TrainConfig, path: Path, venv, run_dir: Path):
     """A saved model, ready to continue learning on ``venv`` and logging into the run."""
     from sb3_contrib import MaskablePPO
 
-    return MaskablePPO.load(str(path), env=venv, device="cpu", tensorboard_log=str(run_dir / "tb"))
+    model = MaskablePPO.load(str(path), env=venv, device="cpu", tensorboard_log=str(run_dir / "tb"))
+    _fast_update(cfg, model)
+    return model
 
 
 def _warm_start(cfg: TrainConfig, model, role: str, run_dir: Path) -> None:
@@ -220,13 +264,17 @@ def _train_single(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
         cfg.regime,
     )
     if latest is not None:
-        model = _load_model(latest, venv, run_dir)
+        model = _load_model(cfg, latest, venv, run_dir)
     else:
         model = _new_model(cfg, venv, run_dir)
-        if cfg.imitation.games:
-            _warm_start(cfg, model, role, run_dir)
-            evaluator.model = model  # the curve starts where imitation left the policy
-            evaluator.run_eval()
+    if cfg.env.belief == "policy":  # the env asks the policy being trained
+        from shipwreck_training.sb3.vector import PolicyLogits
+
+        venv.use_model(lambda: PolicyLogits(model.policy))
+    if latest is None and cfg.imitation.games:
+        _warm_start(cfg, model, role, run_dir)
+        evaluator.model = model  # the curve starts where imitation left the policy
+        evaluator.run_eval()
     callbacks = [
         CheckpointWithMeta(checkpoints, cfg.checkpoint_every, meta),
         evaluator,
@@ -238,6 +286,8 @@ def _train_single(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
         _learn(model, remaining, callbacks, latest is None, clock, checkpoints)
     venv.close()
     final = save_with_meta(model, run_dir / "final_model.zip", meta)
+    if cfg.env.belief == "policy":  # `fast:final_model.pth` plays it with its belief
+        model.policy.save(str(final.with_suffix(".pth")))
     report = _final_evaluation(cfg, *_team(cfg, final))
     return _summary(cfg, run_dir, int(model.num_timesteps), clock, report, {"model": final.name})
 
@@ -289,9 +339,9 @@ def _train_alternating(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
             latest = _latest_checkpoint(checkpoints) if resume else None
             previous = run_dir / f"{kind}_{r - 1}.zip"
             if latest is not None:
-                model = _load_model(latest, venv, run_dir)
+                model = _load_model(cfg, latest, venv, run_dir)
             elif r > 0:
-                model = _load_model(previous, venv, run_dir)
+                model = _load_model(cfg, previous, venv, run_dir)
             else:
                 model = _new_model(cfg, venv, run_dir)
             callbacks = [
@@ -341,9 +391,10 @@ def _train_alternating(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
 
 def _final_evaluation(cfg: TrainConfig, play: str, group: str) -> dict:
     """The final evaluation, announced; its report with ``seconds`` added."""
+    where = "the batched engine" if cfg.env.belief == "policy" else "the reference engine"
     print(
         f"final evaluation: {cfg.eval.final_games} games per difficulty "
-        f"({', '.join(cfg.eval.difficulties)}) on the reference engine ...",
+        f"({', '.join(cfg.eval.difficulties)}) on {where} ...",
         flush=True,
     )
     start = time.perf_counter()

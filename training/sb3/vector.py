@@ -16,23 +16,49 @@ the partner's choice (made through ``shipwreck_env.policy.decide``). The learner
 takes it with probability 1: its log-probability is 0 whatever the weights, so the step
 gives no policy gradient and no entropy, and trains only the value, as in the fast
 trainer. SB3's step counter counts those steps too.
+
+With ``belief="policy"`` (self-play only) the group's observations carry the fast
+trainer's policy-conditioned belief (:class:`shipwreck_training.common.belief.
+PolicyBelief`): at each turn's first play the env asks the network given by
+:meth:`BatchedVecEnv.use_model` (the trainer hands it the model's current policy,
+:class:`PolicyLogits`) how likely the play was with every hand the active seat might
+hold, and writes the posterior over the kept fate into the turn's group decisions.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium
 import numpy as np
+import torch
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
+from shipwreck_agents.actor_critic import MASKED
 from shipwreck_env.actions import NUM_ACTIONS
+from shipwreck_training.common.belief import PolicyBelief
 from shipwreck_training.common.config import GameSettings
 from shipwreck_training.common.games import Games, ScriptedRole, learner_decides
 
-__all__ = ["BatchedVecEnv"]
+__all__ = ["BatchedVecEnv", "PolicyLogits"]
+
+
+class PolicyLogits:
+    """An SB3 ``MaskableActorCriticPolicy`` seen as the belief's network: ``logits(obs,
+    mask)`` are its action logits with :data:`~shipwreck_agents.actor_critic.MASKED` on
+    illegal actions (the softmax over them is the policy's masked distribution)."""
+
+    def __init__(self, policy: Any) -> None:
+        self.policy = policy
+
+    def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        p = self.policy
+        latent = p.mlp_extractor.forward_actor(p.extract_features(obs, p.pi_features_extractor))
+        illegal = ~mask if mask.dtype == torch.bool else mask == 0
+        return p.action_net(latent).masked_fill(illegal, MASKED)
+
 
 _REGIME = {"self": "selfplay", "play": "play", "predict": "predict"}
 
@@ -66,11 +92,15 @@ class BatchedVecEnv(VecEnv):
                 f"partner {partner!r} is not allowed with role {role!r}; allowed: none for "
                 "self, a registry spec for play and predict"
             )
-        if env.belief not in ("none", "literal"):
+        allowed = ("none", "literal", "policy") if role == "self" else ("none", "literal")
+        if env.belief not in allowed:
             raise ValueError(
-                f"env.belief {env.belief!r} is not allowed here; allowed: 'none', 'literal'"
+                f"env.belief {env.belief!r} is not allowed with role {role!r}; allowed: "
+                + ", ".join(map(repr, allowed))
             )
         self.games = Games(env, num_games, seed, autoreset=False)
+        self.belief = PolicyBelief(self.games) if env.belief == "policy" else None
+        self._model: Callable[[], Any] | None = None
         self.regime = _REGIME[role]
         self.scripted = ScriptedRole(partner, num_games, seed) if partner else None
         size = self.games.layout.size
@@ -102,6 +132,8 @@ class BatchedVecEnv(VecEnv):
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
         g = self.games
         decider = g.decider
+        if self.belief is not None:  # the turn's first plays, judged by the current policy
+            self.belief.record(g, self._obs, self._mask, self._actions, self._network())
         self.learner_steps += int(self._learn.sum())
         reward, terminated, truncated, final = g.step(self._actions)
         self._return += reward
@@ -120,6 +152,18 @@ class BatchedVecEnv(VecEnv):
 
     def close(self) -> None:
         pass
+
+    def use_model(self, source: Callable[[], Any]) -> None:
+        """Where the policy-conditioned belief gets its network: ``source()`` returns an
+        object with ``logits(obs, mask)`` (:class:`PolicyLogits`), asked at every step."""
+        self._model = source
+
+    def _network(self) -> Any:
+        if self._model is None:
+            raise RuntimeError(
+                "belief 'policy' needs a network: call use_model() (the SB3 trainer does)"
+            )
+        return self._model()
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
         return [getattr(self, attr_name)] * len(self._indices(indices))
@@ -150,8 +194,11 @@ class BatchedVecEnv(VecEnv):
 
     def _observe(self) -> np.ndarray:
         g = self.games
-        obs = g.observe().copy()
+        obs = g.observe()  # a new array (Games concatenates the parts)
         self._mask = g.legal_mask().copy()
+        if self.belief is not None:  # self-play only: every mask is the real one
+            self._obs = obs.copy()
+            self.belief.fill(obs, g)
         self._learn = learner_decides(g, self.regime)
         if self.scripted is not None and not self._learn.all():
             which = np.flatnonzero(~self._learn)
@@ -185,6 +232,8 @@ class BatchedVecEnv(VecEnv):
                 "difficulty": difficulty,
             }
         g.restart(ended)
+        if self.belief is not None:
+            self.belief.restart(ended)
         if self.scripted is not None:
             self.scripted.restart(ended)
         self._return[ended] = 0
