@@ -15,6 +15,7 @@ Sized for all 36 cards and 17 powers whatever the card sets.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -200,7 +201,7 @@ def encode(s: State, observer: int, layout: ObservationLayout) -> np.ndarray:
 def _compile_encoder(layout: ObservationLayout):
     """Build the layout's encoder: a closure with every offset bound as a local.
 
-    The vector is filled as a ``bytearray`` of counts (every integer field is a count or
+    The vector is filled as a ``bytearray`` of counts (one per thread, reused) (every integer field is a count or
     a 0/1 flag, far below 256): one byte store per one-hot, a count stored once rather
     than one index per unit, and whole 7-value rows (number lines) copied from
     precomputed ``bytes``. One numpy conversion to float32 at the end; only the few
@@ -238,6 +239,10 @@ def _compile_encoder(layout: ObservationLayout):
     BELIEF = o.get("belief", -1)
     events = _event_encoder(o, S)
     zeros = bytes(size)
+    # Each thread fills its own bytearray, kept with a uint8 array over it: one
+    # astype() per call then copies it into a new float32 vector. Viewing a fresh
+    # bytearray with np.frombuffer on every call cost more than all the table's fates.
+    scratch = threading.local()
     card_power = CARD_POWER
     moons_of = [c or 0 for c in CARD_MOONS]
     # Hours of a fate in front of a plain card (no attachment, not The Imago); the
@@ -258,7 +263,13 @@ def _compile_encoder(layout: ObservationLayout):
     zero7 = [0] * 7
 
     def encoder(s: State, observer: int) -> np.ndarray:
-        b = bytearray(zeros)
+        try:
+            b, counts = scratch.buffers
+        except AttributeError:  # this thread's first call
+            b = bytearray(size)
+            counts = np.frombuffer(b, _UINT8)
+            scratch.buffers = b, counts
+        b[:] = zeros  # same length: the buffer is never resized while numpy views it
         hands = s.hands
         score, doom, active, decider = s.score, s.doom, s.active, s.decider
         b[PHASE + s.phase] = 1
@@ -324,7 +335,7 @@ def _compile_encoder(layout: ObservationLayout):
         b[LINES:HOLDING] = rows
         if s.plays or s.power_used or s.shadows:
             _encode_turn(s, observer, b)
-        vec = np.frombuffer(b, _UINT8).astype(_FLOAT32)
+        vec = counts.astype(_FLOAT32)  # a new array: callers own it
         vec[TURN] = s.turn / 100.0
         vec[DECK] = len(s.deck) / 36.0
         if BELIEF >= 0:
