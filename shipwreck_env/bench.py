@@ -14,9 +14,9 @@ Measures, on one core, with uniformly random legal actions:
   PettingZoo ``hanabi_v5`` and ``connect_four_v3``, and OpenSpiel's C++ ``hanabi``
   with its ``observation_tensor`` read at every step.
 
-Each figure is the median of ``--repeats`` runs of ``--seconds`` each (the machine is
-shared: single runs are noisy). Prints a table with ratios to OpenSpiel's Hanabi and
-writes JSON with every run.
+Each figure is the median of ``--repeats`` runs of ``--seconds`` each, taken round-robin
+over the benchmarks (the machine is shared: single runs are noisy, and the load
+drifts). Prints a table with ratios to OpenSpiel's Hanabi and writes JSON with every run.
 """
 
 from __future__ import annotations
@@ -73,7 +73,9 @@ def _pettingzoo(make: Callable[[], object]) -> Callable[[float], float]:
                 if terminated or truncated:
                     action = None
                 else:
-                    legal = np.flatnonzero(obs["action_mask"])
+                    # the mask's own nonzero(): np.flatnonzero's ravel and dispatch
+                    # wrappers cost more than the pick (same legal actions, same order)
+                    legal = obs["action_mask"].nonzero()[0]
                     action = int(legal[int(rng.random() * len(legal))])
                 env.step(action)
                 steps += 1
@@ -275,8 +277,13 @@ AEC = "shipwreck AEC env (3 players, base)"
 
 
 def run_benchmarks(seconds: float, repeats: int, only: Sequence[str] = ()) -> dict:
-    """Run every available benchmark ``repeats`` times; medians and every run."""
+    """Run every available benchmark ``repeats`` times; medians and every run.
+
+    The repeats go round-robin (run 1 of every benchmark, then run 2, ...): on a shared
+    machine the load drifts over minutes, and a ratio between two rows is only fair if
+    both rows saw the same stretch of it."""
     results: dict[str, dict] = {}
+    runners: dict[str, Callable[[float], float]] = {}
     for name, factory in BENCHMARKS.items():
         if only and not any(key in name for key in only):
             continue
@@ -285,8 +292,14 @@ def run_benchmarks(seconds: float, repeats: int, only: Sequence[str] = ()) -> di
             results[name] = {"available": False, "why": run or "not installed"}
             continue
         run(min(0.5, seconds))  # warm up
-        runs = [run(seconds) for _ in range(repeats)]
-        results[name] = {"available": True, "runs": runs, "median": statistics.median(runs)}
+        runners[name] = run
+        results[name] = {"available": True, "runs": []}
+    for _ in range(repeats):
+        for name, run in runners.items():
+            results[name]["runs"].append(run(seconds))
+    for name in runners:
+        runs = results[name]["runs"]
+        results[name]["median"] = statistics.median(runs)
         if name.startswith("shipwreck batched engine"):
             num_games = int(name.split("N=")[1].split(" ")[0])
             sets = {"card_sets": "all"} if "all sets" in name else {}

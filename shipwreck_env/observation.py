@@ -15,6 +15,7 @@ Sized for all 36 cards and 17 powers whatever the card sets.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +23,7 @@ import numpy as np
 from shipwreck_env.actions import HOURS_TARGET
 from shipwreck_env.cards import CARDS, NUM_CARDS, NUM_POWERS, POWER_INDEX, POWERS
 from shipwreck_env.config import GameConfig
-from shipwreck_env.fading import CARD_MOONS, fates_hours
+from shipwreck_env.fading import CARD_MOONS, HOURS_OF, IMAGO, fates_hours
 from shipwreck_env.powers import CARD_POWER
 from shipwreck_env.rules import mask_values
 from shipwreck_env.state import PHASES, State
@@ -200,7 +201,7 @@ def encode(s: State, observer: int, layout: ObservationLayout) -> np.ndarray:
 def _compile_encoder(layout: ObservationLayout):
     """Build the layout's encoder: a closure with every offset bound as a local.
 
-    The vector is filled as a ``bytearray`` of counts (every integer field is a count or
+    The vector is filled as a ``bytearray`` of counts (one per thread, reused) (every integer field is a count or
     a 0/1 flag, far below 256): one byte store per one-hot, a count stored once rather
     than one index per unit, and whole 7-value rows (number lines) copied from
     precomputed ``bytes``. One numpy conversion to float32 at the end; only the few
@@ -238,8 +239,16 @@ def _compile_encoder(layout: ObservationLayout):
     BELIEF = o.get("belief", -1)
     events = _event_encoder(o, S)
     zeros = bytes(size)
+    # Each thread fills its own bytearray, kept with a uint8 array over it: one
+    # astype() per call then copies it into a new float32 vector. Viewing a fresh
+    # bytearray with np.frombuffer on every call cost more than all the table's fates.
+    scratch = threading.local()
     card_power = CARD_POWER
     moons_of = [c or 0 for c in CARD_MOONS]
+    # Hours of a fate in front of a plain card (no attachment, not The Imago); the
+    # other cards' hours come from fading.fates_hours, the rule's one home.
+    hours_of = HOURS_OF
+    hours_by_text = frozenset((IMAGO,))
     # Per 7-bit number line mask: its 7 bytes (1 for each value still possible).
     line_row = [bytes(m >> v & 1 for v in range(7)) for m in range(128)]
     own_seats = [list(range(observer, S, P)) for observer in range(P)]
@@ -254,7 +263,13 @@ def _compile_encoder(layout: ObservationLayout):
     zero7 = [0] * 7
 
     def encoder(s: State, observer: int) -> np.ndarray:
-        b = bytearray(zeros)
+        try:
+            b, counts = scratch.buffers
+        except AttributeError:  # this thread's first call
+            b = bytearray(size)
+            counts = np.frombuffer(b, _UINT8)
+            scratch.buffers = b, counts
+        b[:] = zeros  # same length: the buffer is never resized while numpy views it
         hands = s.hands
         score, doom, active, decider = s.score, s.doom, s.active, s.decider
         b[PHASE + s.phase] = 1
@@ -279,7 +294,35 @@ def _compile_encoder(layout: ObservationLayout):
                 unseen[i] -= exiled[i] + known[i]
                 if exiled[i]:
                     b[EXILED + i] = count4[exiled[i]]
-        _encode_table(s, b, unseen)
+        # The table (cards, fates, hours, moons, attachments), inline: the hottest part.
+        slots, table, attached = s.slots, s.table, s.attached
+        card_at = CARD
+        for slot in range(4):
+            card = slots[slot]
+            if card < 0:
+                b[card_at + EMPTY] = 1
+            else:
+                b[card_at + card] = 1
+                b[MOONS + slot] = moons_of[card]
+                fates = table[slot]
+                if fates:
+                    fbase = FATES + 7 * slot - 1
+                    hours = 0
+                    for v in fates:
+                        b[fbase + v] += 1
+                        unseen[v - 1] -= 1
+                        hours += hours_of[v]
+                    if attached[slot] or card in hours_by_text:
+                        # the hours rule (Scions, The Imago) has one home: fading.fates_hours
+                        hours = fates_hours(card, attached[slot], fates)
+                    b[HOURS + slot] = count32[hours]
+            if attached[slot]:
+                _marks_attached(b, attached[slot], slot)
+            card_at += EMPTY + 1
+        deck = s.deck
+        b[TOP + (deck[0] if deck else EMPTY)] = 1
+        for card in s.faded:
+            b[FADED + card_power[card]] += 1
         # unseen counts are 0..3: every copy is in the bag, a hand, the table or exile
         b[UNSEEN : UNSEEN + 7] = unseen
         lines = s.lines
@@ -292,39 +335,12 @@ def _compile_encoder(layout: ObservationLayout):
         b[LINES:HOLDING] = rows
         if s.plays or s.power_used or s.shadows:
             _encode_turn(s, observer, b)
-        vec = np.frombuffer(b, _UINT8).astype(_FLOAT32)
+        vec = counts.astype(_FLOAT32)  # a new array: callers own it
         vec[TURN] = s.turn / 100.0
         vec[DECK] = len(s.deck) / 36.0
         if BELIEF >= 0:
             _encode_belief(s, observer, unseen, vec, BELIEF)
         return vec
-
-    def _encode_table(s: State, b: bytearray, unseen: list[int]) -> None:
-        """Cards, fates, hours, moons, attachments, deck top, faded powers (public)."""
-        slots, table, attached = s.slots, s.table, s.attached
-        card_at = CARD
-        for slot in range(4):
-            card = slots[slot]
-            fates = table[slot]
-            if card < 0:
-                b[card_at + EMPTY] = 1
-            else:
-                b[card_at + card] = 1
-                b[MOONS + slot] = moons_of[card]
-                if fates:
-                    fbase = FATES + 7 * slot - 1
-                    for v in fates:
-                        b[fbase + v] += 1
-                        unseen[v - 1] -= 1
-                    # the hours rule (Scions, The Imago) has one home: fading.fates_hours
-                    b[HOURS + slot] = count32[fates_hours(card, attached[slot], fates)]
-            if attached[slot]:
-                _marks_attached(b, attached[slot], slot)
-            card_at += EMPTY + 1
-        deck = s.deck
-        b[TOP + (deck[0] if deck else EMPTY)] = 1
-        for card in s.faded:
-            b[FADED + card_power[card]] += 1
 
     def _marks_attached(b: bytearray, cards: list[int], slot: int) -> None:
         """Mark Scions / Sands attached to ``slot``."""

@@ -95,3 +95,27 @@ def test_compile_seconds_times_a_cold_then_a_warm_first_call():
     runs = compile_seconds(1)
     assert all(len(values) == 1 for values in runs.values()) and len(runs) == 4
     assert runs["cold_cpu"][0] > runs["warm_cpu"][0] > 0
+
+
+def test_bench_repeats_go_round_robin_over_the_benchmarks(monkeypatch):
+    """A ratio between two rows is fair only if their runs shared the machine's load:
+    run k of every benchmark comes before run k + 1 of any."""
+    import shipwreck_env.bench as bench
+
+    calls: list[str] = []
+
+    def fake(name: str):
+        def factory():
+            def run(seconds: float) -> float:
+                calls.append(name)
+                return float(len(calls))
+
+            return run
+
+        return factory
+
+    monkeypatch.setattr(bench, "BENCHMARKS", {"a": fake("a"), "b": fake("b")})
+    results = bench.run_benchmarks(0.01, 3)
+    assert calls == ["a", "b", "a", "b", "a", "b", "a", "b"]  # one warm-up each, then rounds
+    assert results["a"]["runs"] == [3.0, 5.0, 7.0] and results["a"]["median"] == 5.0
+    assert results["b"]["runs"] == [4.0, 6.0, 8.0] and results["b"]["median"] == 6.0

@@ -334,6 +334,51 @@ def test_encode_output_type_and_range(samples) -> None:
             assert obs.min() >= 0.0 and obs.max() <= 100.0
 
 
+def test_each_vector_is_its_own_and_outlives_later_calls(samples) -> None:
+    """The encoder reuses one scratch buffer per thread: what it returns must be a new
+    writable array that a later call (another state, another observer) leaves alone."""
+    config, first = samples[0]
+    layout = ObservationLayout.for_config(config)
+    obs = encode(first, 0, layout)
+    kept = obs.copy()
+    later = [encode(s, 1, layout) for c, s in samples[1:40] if c == config]
+    assert later and np.array_equal(obs, kept)
+    assert obs.flags.writeable and obs.flags.owndata
+    assert not any(np.shares_memory(obs, other) for other in later)
+
+
+def test_encoding_in_threads_matches_encoding_in_one(samples) -> None:
+    """Threads encoding at once (switching as often as the interpreter allows) get the
+    same vectors as one thread: no thread writes into another's scratch buffer."""
+    import sys
+    import threading
+
+    config = CONFIGS[0]
+    states = [s for c, s in samples if c == config][:60]
+    layout = ObservationLayout.for_config(config)
+    expected = [[encode(s, p, layout) for p in range(config.num_players)] for s in states]
+    got: dict[int, list] = {}
+
+    def work(k: int) -> None:
+        got[k] = [[encode(s, p, layout) for p in range(config.num_players)] for s in states[k::2]]
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(20):
+            threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            for k in range(2):
+                for want, have in zip(expected[k::2], got[k], strict=True):
+                    for a, b in zip(want, have, strict=True):
+                        assert np.array_equal(a, b)
+    finally:
+        sys.setswitchinterval(interval)
+
+
 # --- to_text ---------------------------------------------------------------------------------
 
 
