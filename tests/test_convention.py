@@ -4,6 +4,7 @@ the decider's view, legal play in every mode."""
 from __future__ import annotations
 
 import copy
+import itertools
 
 import numpy as np
 import pytest
@@ -14,7 +15,8 @@ from shipwreck_agents.base import Team
 from shipwreck_agents.convention import ConventionPolicy, compute_convention
 from shipwreck_agents.evaluate import evaluate, play_game
 from shipwreck_agents.registry import make_policy
-from shipwreck_env.actions import NUM_ACTIONS, PASS
+from shipwreck_env.actions import ACTIONS, NUM_ACTIONS, PASS
+from shipwreck_env.cards import CARD_INDEX
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step, step_inplace
 from shipwreck_env.public_record import hand_plays
@@ -265,3 +267,123 @@ def test_race_win_is_a_bounded_race_monotone_in_score_and_doom():
             if score < 7 and doom < 7:
                 assert race_win(score + 1, doom, 0.95, 2) >= v >= race_win(score, doom + 1, 0.95, 2)
     assert race_win(7, 3, 0.95, 2) == 1.0 and race_win(3, 7, 0.95, 2) == 0.0
+
+
+# --- The Thief's steal is part of the line --------------------------------------------------
+
+THIEF = CARD_INDEX["thief"]
+
+THIEF_CASES = [
+    (["thief", "deep", "mirror", "lord"], [2, 4], [(), (5,), (6,), ()]),
+    (["deep", "thief", "noble", "beast"], [1, 3], [(7,), (), (2, 5), (6,)]),
+]
+
+
+@pytest.mark.parametrize(("slots", "hand", "table"), THIEF_CASES)
+def test_group_reading_is_exact_when_the_thief_steals(slots, hand, table):
+    """The steal the player chooses is read by the convention like its play."""
+    config = GameConfig(num_players=3, card_sets="all")
+    kwargs = dict(config=config, slots=slots, table=table, faded=())
+    s = arrange(**kwargs, hand=hand)
+    s, observed = _group_phase(s, ConventionPolicy())
+    assert any(ACTIONS[a].kind == "steal" for a in observed)
+    got = ConventionPolicy().posterior(make_view(s, s.decider))
+    expected = _brute_force(kwargs, observed, None)
+    expected = expected * np.array([s.lines[0] >> v & 1 for v in range(7)])
+    expected /= expected.sum()
+    np.testing.assert_allclose(got, expected, atol=1e-9)
+
+
+def test_convention_steals_legally_and_uses_the_choice_as_a_signal():
+    """Every hand's steal takes a fate higher than its kept one from a card other than The
+    Thief (none only when there is none), and some table gives one first play several
+    steals: the choice tells the group about the kept fate."""
+    config = GameConfig(num_players=3, card_sets="all")
+    checked = signals = 0
+    for s, team in _games(config, 40, seed=9):
+        if s.phase != Phase.PLAY or s.turn_actions or THIEF not in s.slots:
+            continue
+        view = make_view(s, s.decider)
+        conv = team.play.convention(view)
+        thief = s.slots.index(THIEF)
+        steals_by_play: dict[int, set[int]] = {}
+        for choice, steal, kept in zip(conv.choice, conv.steal, conv.kept, strict=True):
+            play = ACTIONS[choice]
+            table = [list(f) for f in s.table]
+            landed = play.slot if play.slot < 4 else next(i for i in range(4) if s.slots[i] >= 0)
+            table[landed].append(play.value)
+            higher = {(i, v) for i in range(4) if i != thief for v in table[i] if v > kept}
+            if steal:
+                assert (ACTIONS[steal].slot, ACTIONS[steal].value) in higher
+            else:
+                assert not higher
+            steals_by_play.setdefault(choice, set()).add(steal)
+            checked += 1
+        signals += any(len(taken - {0}) > 1 for taken in steals_by_play.values())
+    assert checked > 100 and signals > 0
+
+
+# --- The Feast's second play has its own convention -----------------------------------------
+
+
+class _Draw:
+    """Stands in for the random generator of a Feast draw: the bag gives ``value``."""
+
+    def __init__(self, s: State, value: int) -> None:
+        self.s, self.value = s, value
+
+    def random(self) -> float:
+        bag = self.s.bag
+        return (sum(bag[: self.value - 1]) + 0.5) / sum(bag)
+
+
+def _feast_turn(kwargs: dict, hand: list[int], drawn: int) -> tuple[State, tuple[int, ...]]:
+    """A fresh convention player plays its part of a turn, The Feast drawing ``drawn``."""
+    policy = ConventionPolicy()
+    s = arrange(**kwargs, hand=hand)
+    actions = []
+    while s.decider == s.active_player:
+        actions.append(_act(policy, s))
+        step_inplace(s, actions[-1], _Draw(s, drawn))
+    return s, tuple(actions)
+
+
+FEAST_CASES = [
+    (["feast", "deep", "leviathan", "servant"], [4, 6], [(), (1, 4), (), ()], 2),
+    (["feast", "leviathan", "huntress", "shore"], [4, 5], [(), (2, 3), (5,), ()], 7),
+    (["feast", "belltower", "leviathan", "mirror"], [3, 4], [(), (), (4,), ()], 3),
+]
+
+
+@pytest.mark.parametrize(("slots", "hand", "table", "drawn"), FEAST_CASES)
+def test_group_reading_is_exact_after_the_feasts_second_play(slots, hand, table, drawn):
+    """Every (hand, Feast draw) the active seat may have had, played by a fresh
+    convention player, weighed by its chance: the group's reading is that, exactly."""
+    kwargs = dict(config=GameConfig(num_players=3, card_sets="all"), slots=slots, table=table)
+    s, observed = _feast_turn(kwargs, hand, drawn)
+    assert s.feast_done and sum(ACTIONS[a].kind == "play" for a in observed) == 2
+    got = ConventionPolicy().posterior(make_view(s, s.decider))
+    pool = [3] * 7
+    for fates in table:
+        for v in fates:
+            pool[v - 1] -= 1
+    expected = np.zeros(7)
+    for x, y, z in itertools.product(range(1, 8), repeat=3):
+        left = pool[:]
+        p = 1.0
+        for v in (x, y):
+            p *= left[v - 1] / sum(left)
+            left[v - 1] -= 1
+        t, first = _feast_turn(kwargs, [x, y], 1) if p > 0 else (None, ())
+        if not first or first[0] != observed[0]:
+            continue
+        p *= left[z - 1] / sum(left)
+        if p <= 0:
+            continue
+        t, actions = _feast_turn(kwargs, [x, y], z)
+        if actions == observed:
+            expected[t.hands[0][0] - 1] += p
+    expected = expected * np.array([s.lines[0] >> v & 1 for v in range(7)])
+    expected /= expected.sum()
+    np.testing.assert_allclose(got, expected, atol=1e-9)
+    assert got[s.hands[0][0] - 1] > 0
