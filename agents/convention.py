@@ -69,6 +69,7 @@ from __future__ import annotations
 import numpy as np
 
 from shipwreck_agents.bayes import BayesGroup, _pool_at_start
+from shipwreck_agents.convention_rescue import way_out
 from shipwreck_agents.convention_search import (
     Convention,
     after_feast,
@@ -104,12 +105,15 @@ class ConventionPolicy(BayesGroup):
         fail_doom: int = 2,
         plan: bool = True,
         player_powers: bool = True,
+        rescue: bool = True,
     ) -> None:
         super().__init__(model=HeuristicPlayer(), info_value=info_value, power_cost=power_cost)
         self.accuracy = accuracy
         self.fail_doom = fail_doom
         self.plan = plan
         self.player_powers = player_powers
+        self.rescue = rescue
+        self._rescues: dict[tuple[int, int], int] = {}  # the play after a rescuing power
         self._carry: dict[tuple[int, int, int], tuple[float, ...]] = {}
         self._lines: dict[tuple[int, int], tuple[int, int, int]] = {}
         self._kept_first: dict[tuple[int, int], int] = {}  # the fate a Feast play kept
@@ -119,6 +123,7 @@ class ConventionPolicy(BayesGroup):
         self._carry.clear()
         self._lines.clear()
         self._kept_first.clear()
+        self._rescues.clear()
 
     # --- the public code of this turn ----------------------------------------------------
 
@@ -226,6 +231,10 @@ class ConventionPolicy(BayesGroup):
                 key = (min(hand), max(hand))
             i = convention.index(key)
             if i >= 0 and convention.choice[i] in legal:
+                out = self._way_out(view, convention.payoff[i], key)
+                if out is not None:
+                    self._rescues[(view.player, view.turn)] = out[1]
+                    return out[0]
                 line = (convention.choice[i], convention.power[i], convention.steal[i])
                 target = ACTIONS[line[0]].slot
                 if target < len(view.slots) and view.slots[target] == "feast":
@@ -235,6 +244,9 @@ class ConventionPolicy(BayesGroup):
                     self._remember(view, convention, view.turn_start, line)
                 self._lines[(view.player, view.turn)] = line
                 return line[0]
+        planned = self._rescues.get((view.player, view.turn))
+        if view.phase == "play" and planned in legal and not view.plays:
+            return planned
         kept = self._kept_first.get((view.player, view.turn))
         if view.phase == "play" and kept and len(view.turn_actions) == 1:
             convention, start, _ = self.second_play(view)
@@ -253,6 +265,20 @@ class ConventionPolicy(BayesGroup):
         if view.phase in ("play", "steal"):
             return self.model.act(observation, mask, view, rng)
         return PASS if PASS in legal else int(legal[0])
+
+    def _way_out(
+        self, view: AgentView, payoff: float, hand: tuple[int, int]
+    ) -> tuple[int, int] | None:
+        """A power before the play and the play after it that fade nothing
+        (:func:`~shipwreck_agents.convention_rescue.way_out`), when the convention's line
+        is worth less to this hand than a turn the group passes at no doom, less the
+        power's price; else ``None``."""
+        if not self.rescue:
+            return None
+        calm = race_win(view.score, view.doom, self.accuracy, self.fail_doom) + self.info_value
+        if payoff >= calm - self.power_cost:
+            return None
+        return way_out(view, hand, view.carried_into_turn)
 
     def _predict_value(
         self, view: AgentView, posterior: np.ndarray, guesses: int, fades: list[int]

@@ -80,6 +80,7 @@ class Convention:
         power: the after-play power action (Shells, Sinners) of each hand's line, or 0.
         steal: The Thief's steal action of each hand's line, or 0 (nothing to steal).
         kept: the kept value of each hand under its choice.
+        payoff: what each hand's line gets from the group's best reply to it (race value).
         value: the summed team value of the code.
     """
 
@@ -89,6 +90,7 @@ class Convention:
     power: tuple[int, ...]
     steal: tuple[int, ...]
     kept: tuple[int, ...]
+    payoff: tuple[float, ...]
     value: float
 
     def index(self, hand: tuple[int, int]) -> int:
@@ -359,6 +361,7 @@ def compute_convention(
         power=tuple(line[1] for line, _, _ in picked),
         steal=tuple(line[2] for line, _, _ in picked),
         kept=tuple(kept for _, _, kept in picked),
+        payoff=tuple(search.payoffs()),
         value=search.value(),
     )
     if len(_CACHE) > 512:
@@ -605,6 +608,18 @@ class _Search:
                     changed = True
             if not changed:
                 return
+
+    def payoffs(self) -> list[float]:
+        """What each hand's picked line gets from the group's best reply to its
+        observation."""
+        replies: dict[int, list[float]] = {}
+        out = []
+        for opts, j in zip(self.options, self.pick, strict=True):
+            _, o, kept = opts[j]
+            if o not in replies:
+                replies[o] = self.outcomes[o].payoffs(self.mass[o])
+            out.append(replies[o][kept - 1])
+        return out
 
     def value(self) -> float:
         """The summed team value of the current choice."""

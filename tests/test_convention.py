@@ -13,7 +13,9 @@ from test_leaks import swapped
 from shipwreck_agents import convention_search as convention_module
 from shipwreck_agents.base import Team
 from shipwreck_agents.convention import ConventionPolicy, compute_convention
+from shipwreck_agents.convention_rescue import way_out
 from shipwreck_agents.evaluate import evaluate, play_game
+from shipwreck_agents.knowledge import doom_of_fades, fading_slots
 from shipwreck_agents.registry import make_policy
 from shipwreck_env.actions import ACTIONS, NUM_ACTIONS, PASS
 from shipwreck_env.cards import CARD_INDEX
@@ -387,3 +389,57 @@ def test_group_reading_is_exact_after_the_feasts_second_play(slots, hand, table,
     expected /= expected.sum()
     np.testing.assert_allclose(got, expected, atol=1e-9)
     assert got[s.hands[0][0] - 1] > 0
+
+
+# --- a power before the play saves a fade ---------------------------------------------------
+
+RESCUE_TABLE = dict(
+    config=GameConfig(num_players=3, difficulty="doomed"),
+    slots=["leviathan", "deep", "dawn", "mirror"],
+    table=[(), (), (), ()],
+    faded=("prophet",),
+    deck=("rider",),
+    score=3,
+)
+
+
+def _doom_of_fades_now(s: State) -> int:
+    view = make_view(s, s.active_player)
+    return doom_of_fades(view, fading_slots(view))
+
+
+def test_player_cycles_a_card_with_sparrows_when_every_play_would_fade():
+    """Hand 3+7 can only play on The Mirror (one moon): at doomed its line fades a card
+    the group might not cover, so the player cycles The Leviathan into The Rider first
+    and plays where nothing fades; the group then passes at no doom."""
+    s = arrange(**RESCUE_TABLE, hand=[3, 7])
+    plain, _ = _group_phase(s, ConventionPolicy(rescue=False))
+    assert _doom_of_fades_now(plain) > 0
+    policy = ConventionPolicy()
+    t, actions = _group_phase(s, policy)
+    assert ACTIONS[actions[0]].power == "sparrows" and ACTIONS[actions[1]].kind == "play"
+    assert _doom_of_fades_now(t) == 0
+    group = ConventionPolicy()
+    while not t.over and t.turn == s.turn:
+        step_inplace(t, _act(group, t), np.random.default_rng(0))
+    assert t.doom == s.doom
+
+
+def test_player_uses_a_power_before_the_play_only_when_its_line_would_fade():
+    checked = 0
+    for x, y in itertools.combinations_with_replacement(range(1, 8), 2):
+        s = arrange(**RESCUE_TABLE, hand=[x, y])
+        _, actions = _group_phase(s, ConventionPolicy())
+        if ACTIONS[actions[0]].kind == "power":
+            plain, _ = _group_phase(s, ConventionPolicy(rescue=False))
+            assert _doom_of_fades_now(plain) > 0, (x, y)
+            checked += 1
+    assert checked >= 1
+
+
+def test_way_out_needs_a_power_before_the_play():
+    s = arrange(**{**RESCUE_TABLE, "faded": ()}, hand=[3, 7])
+    assert way_out(make_view(s, s.decider), (3, 7), False) is None
+    s = arrange(**RESCUE_TABLE, hand=[3, 7])
+    power, play = way_out(make_view(s, s.decider), (3, 7), False)
+    assert ACTIONS[power].power == "sparrows" and ACTIONS[play].kind == "play"
