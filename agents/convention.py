@@ -51,7 +51,8 @@ keyed by their public inputs only (a pure function: it saves time, not informati
 Not used yet: Sparrows, Shadows and Skies (the player never uses a power before its
 play), reveals and Sails. With The Thief in play the player uses no power after the play.
 
-The Feast. A hand plays on The Feast only when it has no other play. The second play
+The Feast. A hand plays on The Feast only when every other play it has fades a card at
+a doom cost (or it has none): the second play is another chance. The second play
 then has a convention of its own (:func:`~shipwreck_agents.convention_search.after_feast`):
 the table with the first fate on it, the hand the fate the first play kept (its prior is
 what the first convention said of it, read off the first play) plus the fresh draw,

@@ -399,6 +399,7 @@ class _Lines:
             for v in fates
         )
         self.feast = [slot for slot, card in enumerate(start.slots) if card == FEAST]
+        self.feast_out = bool(self.feast) and not second_play  # The Feast as a way out
         faded = {CARDS[c].power for c in start.faded}
         own_powers = player_powers and THIEF not in start.slots
         if second_play:  # The Feast takes no second fate, and counts for no Hours rule
@@ -484,11 +485,20 @@ class _Lines:
         self.outcomes.append(outcome)
         return o
 
+    def _fades(self, hand: tuple[int, int], value: int, target: int) -> bool:
+        """Does playing ``value`` of ``hand`` on ``target`` fade a card at a doom cost?"""
+        kept = hand[1] if hand[0] == value else hand[0]
+        out = play_outcome(self.start, value, target, kept)
+        return fade_doom(self.start, fading_after(self.start, out))[0] > 0
+
     def options(self, hand: tuple[int, int], carried: bool) -> list[Option]:
-        """Every line of play of ``hand`` (no Feast play unless it is the only one)."""
+        """Every line of play of ``hand``; a play on The Feast only when every other play
+        fades a card (or there is none): the second play is another chance."""
         start = self.start
         plays = [(a, ACTIONS[a].value, ACTIONS[a].slot) for a in hand_plays(start, hand, self.rows)]
-        plays = [p for p in plays if p[2] not in self.feast] or plays
+        elsewhere = [p for p in plays if p[2] not in self.feast]
+        if not (self.feast_out and all(self._fades(hand, v, t) for _, v, t in elsewhere)):
+            plays = elsewhere or plays
         out: list[Option] = []
         for action, value, target in plays:
             kept = hand[1] if hand[0] == value else hand[0]

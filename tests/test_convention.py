@@ -21,7 +21,7 @@ from shipwreck_env.actions import ACTIONS, NUM_ACTIONS, PASS
 from shipwreck_env.cards import CARD_INDEX
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step, step_inplace
-from shipwreck_env.public_record import hand_plays
+from shipwreck_env.public_record import fade_doom, fading_after, hand_plays, play_outcome
 from shipwreck_env.scenario import arrange
 from shipwreck_env.state import Phase, State
 from shipwreck_env.view import make_view
@@ -443,3 +443,30 @@ def test_way_out_needs_a_power_before_the_play():
     s = arrange(**RESCUE_TABLE, hand=[3, 7])
     power, play = way_out(make_view(s, s.decider), (3, 7), False)
     assert ACTIONS[power].power == "sparrows" and ACTIONS[play].kind == "play"
+
+
+@pytest.mark.parametrize(
+    ("slots", "table"),
+    [
+        (["feast", "mirror", "deep", "lord"], [(), (), (), ()]),
+        (["feast", "pallbearers", "deep", "lord"], [(), (2,), (), (5,)]),
+    ],
+)
+def test_a_hand_plays_on_the_feast_only_when_every_other_play_fades(slots, table):
+    """The Feast's second play is another chance, taken when every play elsewhere would
+    fade a card at a doom cost (or there is none)."""
+    s = arrange(GameConfig(num_players=3, card_sets="all"), slots=slots, table=table, hand=[1, 2])
+    start = make_view(s, s.decider).turn_start
+    conv = compute_convention(s.config, start, 0, False, None)
+    chose_the_feast = 0  # hands on The Feast that could have played elsewhere
+    for hand, choice in zip(conv.hands, conv.choice, strict=True):
+        if ACTIONS[choice].slot != 0:
+            continue
+        others = [a for a in hand_plays(start, hand) if ACTIONS[a].slot != 0]
+        chose_the_feast += bool(others)
+        for other in others:
+            spec = ACTIONS[other]
+            kept = hand[1] if hand[0] == spec.value else hand[0]
+            out = play_outcome(start, spec.value, spec.slot, kept)
+            assert fade_doom(start, fading_after(start, out))[0] > 0, (hand, spec.description)
+    assert chose_the_feast > 0
