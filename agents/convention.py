@@ -48,8 +48,12 @@ public convention only, so the player and its group agree on the next convention
 nothing a player did not see enters its decisions. A shared cache holds conventions
 keyed by their public inputs only (a pure function: it saves time, not information).
 
-Not used yet: Sparrows, Shadows and Skies (the player never uses a power before its
-play), reveals and Sails. With The Thief in play the player uses no power after the play.
+A way out. The code has no line that starts with a power: Sparrows, Skies and Shadows
+are used only when the line the convention gives the player's own hand is worth less
+than a turn the group passes at no doom, and one of them opens a play that fades nothing
+(:mod:`shipwreck_agents.convention_rescue`). The group does not read such a turn by the
+code and neither side remembers it. Not used: reveals and Sails. With The Thief in play
+the player uses no power after the play.
 
 The Feast. A hand plays on The Feast only when every other play it has fades a card at
 a doom cost (or it has none): the second play is another chance. The second play
