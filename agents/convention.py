@@ -10,9 +10,11 @@ Method, in our words.
    said about it (stored as a likelihood, re-weighted by today's pool and number line).
    The convention maps every hand to one *line of play*: a legal first play, then, if
    Shells or Sinners is available, that power or nothing. A line shows a public
-   *observation*: the fate, the card, the Hours slide, The Chalice's tell, The Fall's
-   announcement, the power used and Shells' answer. Using a power is itself a signal,
-   and Sinners can take a fate off a card that would fade.
+   *observation*: the fate, the card, the Hours slide, The Thief's steal, The Chalice's
+   tell, The Fall's announcement, the power used and Shells' answer. Using a power is
+   itself a signal, and Sinners can take a fate off a card that would fade. Which fate
+   The Thief takes (any visible one higher than the kept fate, on another card) is the
+   player's choice, so it is a signal too, and the fades are counted after the steal.
 2. **Choosing the convention** maximises the summed team value over hands,
    ``sum_o G(m_o)``, where ``m_o`` is the prior mass, by kept value, of the hands whose
    line shows observation ``o``, and ``G`` is what the group gets from its best reply:
@@ -46,11 +48,22 @@ public convention only, so the player and its group agree on the next convention
 nothing a player did not see enters its decisions. A shared cache holds conventions
 keyed by their public inputs only (a pure function: it saves time, not information).
 
-Not used yet: Sparrows, Shadows and Skies (the player never uses a power before its
-play), reveals and Sails. The Feast's second play and The Thief's choice follow the
-heuristic player (with The Thief in play the player uses no power after the play), and
-a turn the convention does not cover (a Feast play) falls back to the literal posterior;
-neither the player nor the group remembers such a turn, so they still agree on the next.
+A way out. The code has no line that starts with a power: Sparrows, Skies and Shadows
+are used only when the line the convention gives the player's own hand is worth less
+than a turn the group passes at no doom, and one of them opens a play that fades nothing
+(:mod:`shipwreck_agents.convention_rescue`). The group does not read such a turn by the
+code and neither side remembers it. Not used: reveals and Sails. With The Thief in play
+the player uses no power after the play.
+
+The Feast. A hand plays on The Feast only when every other play it has fades a card at
+a doom cost (or it has none): the second play is another chance. The second play
+then has a convention of its own (:func:`~shipwreck_agents.convention_search.after_feast`):
+the table with the first fate on it, the hand the fate the first play kept (its prior is
+what the first convention said of it, read off the first play) plus the fresh draw,
+The Feast closed. The group reads the second play by it and both remember what it says
+of the kept fate. A turn the convention does not cover (a power before a play) falls
+back to the literal posterior; neither the player nor the group remembers such a turn,
+so they still agree on the next.
 
 The search itself (hands, lines, observations, best responses, ascent) is in
 :mod:`shipwreck_agents.convention_search`; this module is the policy that plays and reads it.
@@ -61,8 +74,10 @@ from __future__ import annotations
 import numpy as np
 
 from shipwreck_agents.bayes import BayesGroup, _pool_at_start
+from shipwreck_agents.convention_rescue import way_out
 from shipwreck_agents.convention_search import (
     Convention,
+    after_feast,
     compute_convention,
     public_hands,
     race_win,
@@ -72,7 +87,7 @@ from shipwreck_agents.knowledge import doom_of_fades, literal_posterior, mask_to
 from shipwreck_env.actions import ACTIONS, PASS
 from shipwreck_env.public_record import onlooker_pool
 from shipwreck_env.state import State
-from shipwreck_env.view import AgentView
+from shipwreck_env.view import AgentView, TurnStart
 
 __all__ = ["Convention", "ConventionPolicy", "compute_convention", "race_win"]
 
@@ -95,68 +110,108 @@ class ConventionPolicy(BayesGroup):
         fail_doom: int = 2,
         plan: bool = True,
         player_powers: bool = True,
+        rescue: bool = True,
     ) -> None:
         super().__init__(model=HeuristicPlayer(), info_value=info_value, power_cost=power_cost)
         self.accuracy = accuracy
         self.fail_doom = fail_doom
         self.plan = plan
         self.player_powers = player_powers
+        self.rescue = rescue
+        self._rescues: dict[tuple[int, int], int] = {}  # the play after a rescuing power
         self._carry: dict[tuple[int, int, int], tuple[float, ...]] = {}
-        self._lines: dict[tuple[int, int], tuple[int, int]] = {}
+        self._lines: dict[tuple[int, int], tuple[int, int, int]] = {}
+        self._kept_first: dict[tuple[int, int], int] = {}  # the fate a Feast play kept
 
     def reset(self) -> None:
         super().reset()
         self._carry.clear()
         self._lines.clear()
+        self._kept_first.clear()
+        self._rescues.clear()
 
     # --- the public code of this turn ----------------------------------------------------
 
     def _memory(self, view: AgentView) -> tuple[float, ...] | None:
         return self._carry.get((view.player, view.active_seat, view.turn - len(view.holding)))
 
-    def convention(self, view: AgentView) -> Convention:
-        """This turn's convention, from the view's public facts and this player's memory."""
+    def _compute(self, view: AgentView, start: TurnStart, carried: bool, like, second: bool):
         return compute_convention(
             view.config,
-            view.turn_start,
+            start,
             view.active_seat,
-            view.carried_into_turn,
-            self._memory(view) if view.carried_into_turn else None,
+            carried,
+            like,
             self.info_value,
             self.accuracy,
             self.fail_doom,
             self.power_cost,
             self.plan,
             self.player_powers,
+            second_play=second,
         )
 
-    def _remember(self, view: AgentView, convention: Convention, action: int, power: int) -> None:
-        """Store the public likelihood of the kept fate after the line of play (first play
-        ``action``, after-play ``power`` or 0)."""
-        pool = onlooker_pool(view.turn_start)
+    def convention(self, view: AgentView) -> Convention:
+        """This turn's convention, from the view's public facts and this player's memory."""
+        like = self._memory(view) if view.carried_into_turn else None
+        return self._compute(view, view.turn_start, view.carried_into_turn, like, False)
+
+    def second_play(self, view: AgentView) -> tuple[Convention, TurnStart, tuple[float, ...]]:
+        """The convention of The Feast's second play (the turn's first action was a play on
+        The Feast), its table and its likelihood of the fate the first play kept: what
+        this turn's convention says of it, read off the first play alone."""
+        first, action = self.convention(view), view.turn_actions[0]
+        value, _, landed = view.plays[0]
+        start = after_feast(view.turn_start, view.active_seat, value, landed)
+        pool = onlooker_pool(start)
         m = [0.0] * 7
-        for w, chosen, used, kept in zip(
-            convention.weights, convention.choice, convention.power, convention.kept, strict=True
+        for w, choice, kept in zip(first.weights, first.choice, first.kept, strict=True):
+            if choice == action:
+                m[kept - 1] += w
+        like = tuple(m[v] / pool[v] if pool[v] > 0 else 0.0 for v in range(7))
+        return self._compute(view, start, True, like, True), start, like
+
+    def _remember(
+        self,
+        view: AgentView,
+        convention: Convention,
+        start: TurnStart,
+        line: tuple[int, int, int],
+    ) -> None:
+        """Store the public likelihood of the kept fate after ``line`` (the last play,
+        after-play power or 0, The Thief's steal or 0) of ``convention`` on ``start``."""
+        action, power, steal = line
+        pool = onlooker_pool(start)
+        m = [0.0] * 7
+        for w, kept, line in zip(
+            convention.weights, convention.kept, _lines(convention), strict=True
         ):
-            if chosen == action and used == power:
+            if line == (action, power, steal):
                 m[kept - 1] += w
         like = tuple(m[v] / pool[v] if pool[v] > 0 else 0.0 for v in range(7))
         self._carry[(view.player, view.active_seat, view.turn)] = like
 
     @staticmethod
     def _covered(view: AgentView) -> bool:
-        """Does the convention describe this turn so far (first play, no power before)?"""
-        if view.feast_done or not view.turn_actions:
-            return False
-        return ACTIONS[view.turn_actions[0]].kind == "play"
+        """Does the convention describe this turn so far (its plays first, no power before
+        them)?"""
+        plays = 2 if view.feast_done else 1
+        actions = view.turn_actions
+        return len(actions) >= plays and all(ACTIONS[a].kind == "play" for a in actions[:plays])
 
     @staticmethod
-    def _observed_power(view: AgentView) -> int:
-        """The after-play power (Shells, Sinners) used this turn, or 0."""
-        for action in view.turn_actions[1:]:
-            if ACTIONS[action].power in ("shells", "sinners"):
-                return action
-        return 0
+    def _observed_line(view: AgentView) -> tuple[int, int, int]:
+        """This turn's line as the convention names it: (last play, after-play power
+        (Shells, Sinners) or 0, The Thief's steal or 0)."""
+        plays = 2 if view.feast_done else 1
+        power = steal = 0
+        for action in view.turn_actions[plays:]:
+            spec = ACTIONS[action]
+            if spec.power in ("shells", "sinners"):
+                power = action
+            elif spec.kind == "steal":
+                steal = action
+        return view.turn_actions[plays - 1], power, steal
 
     # --- acting ------------------------------------------------------------------------
 
@@ -181,21 +236,54 @@ class ConventionPolicy(BayesGroup):
                 key = (min(hand), max(hand))
             i = convention.index(key)
             if i >= 0 and convention.choice[i] in legal:
-                line = (convention.choice[i], convention.power[i])
+                out = self._way_out(view, convention.payoff[i], key)
+                if out is not None:
+                    self._rescues[(view.player, view.turn)] = out[1]
+                    return out[0]
+                line = (convention.choice[i], convention.power[i], convention.steal[i])
                 target = ACTIONS[line[0]].slot
-                if target >= len(view.slots) or view.slots[target] != "feast":
-                    # a Feast play changes which fate is kept: the group will not read the
-                    # turn by the convention, so neither remembers it
-                    self._remember(view, convention, *line)
+                if target < len(view.slots) and view.slots[target] == "feast":
+                    # the second play's convention reads what this play kept
+                    self._kept_first[(view.player, view.turn)] = convention.kept[i]
+                else:
+                    self._remember(view, convention, view.turn_start, line)
                 self._lines[(view.player, view.turn)] = line
                 return line[0]
-        if view.phase == "after_play":
+        planned = self._rescues.get((view.player, view.turn))
+        if view.phase == "play" and planned in legal and not view.plays:
+            return planned
+        kept = self._kept_first.get((view.player, view.turn))
+        if view.phase == "play" and kept and len(view.turn_actions) == 1:
+            convention, start, _ = self.second_play(view)
+            hand = view.my_hands[view.my_seats.index(view.active_seat)]
+            i = convention.index((kept, hand[1] if hand[0] == kept else hand[0]))
+            if i >= 0 and convention.choice[i] in legal:
+                line = (convention.choice[i], convention.power[i], convention.steal[i])
+                self._remember(view, convention, start, line)
+                self._lines[(view.player, view.turn)] = line
+                return line[0]
+        if view.phase in ("after_play", "steal"):
             line = self._lines.get((view.player, view.turn))
-            if line is not None and line[1] and line[1] in legal and self._covered(view):
-                return line[1]
+            planned = line[1 if view.phase == "after_play" else 2] if line is not None else 0
+            if planned and planned in legal and self._covered(view):
+                return planned
         if view.phase in ("play", "steal"):
             return self.model.act(observation, mask, view, rng)
         return PASS if PASS in legal else int(legal[0])
+
+    def _way_out(
+        self, view: AgentView, payoff: float, hand: tuple[int, int]
+    ) -> tuple[int, int] | None:
+        """A power before the play and the play after it that fade nothing
+        (:func:`~shipwreck_agents.convention_rescue.way_out`), when the convention's line
+        is worth less to this hand than a turn the group passes at no doom, less the
+        power's price; else ``None``."""
+        if not self.rescue:
+            return None
+        calm = race_win(view.score, view.doom, self.accuracy, self.fail_doom) + self.info_value
+        if payoff >= calm - self.power_cost:
+            return None
+        return way_out(view, hand, view.carried_into_turn)
 
     def _predict_value(
         self, view: AgentView, posterior: np.ndarray, guesses: int, fades: list[int]
@@ -227,22 +315,29 @@ class ConventionPolicy(BayesGroup):
             return np.zeros(7)
         m = np.zeros(7)
         if self._covered(view):
-            convention = self.convention(view)
-            action, power = view.turn_actions[0], self._observed_power(view)
-            self._remember(view, convention, action, power)
+            observed = self._observed_line(view)
             pool = _pool_at_start(view)
-            like = self._memory(view) if view.carried_into_turn else None
-            private = dict(public_hands(view.turn_start, seat, view.carried_into_turn, like, pool))
-            for hand, chosen, used, kept in zip(
-                convention.hands,
-                convention.choice,
-                convention.power,
-                convention.kept,
-                strict=True,
+            if view.feast_done:
+                convention, start, like = self.second_play(view)
+                carried = True
+                pool[view.plays[0][0] - 1] = max(0, pool[view.plays[0][0] - 1] - 1)
+            else:
+                convention, start = self.convention(view), view.turn_start
+                carried = view.carried_into_turn
+                like = self._memory(view) if carried else None
+            self._remember(view, convention, start, observed)
+            private = dict(public_hands(start, seat, carried, like, pool))
+            for hand, kept, shown in zip(
+                convention.hands, convention.kept, _lines(convention), strict=True
             ):
-                if chosen == action and used == power:
+                if shown == observed:
                     m[kept - 1] += private.get(hand, 0.0)
         posterior = m * line
         if posterior.sum() <= 0:
             posterior = literal_posterior(view.lines[seat], view.unseen)
         return posterior / posterior.sum()
+
+
+def _lines(convention: Convention) -> zip:
+    """Each hand's line of play: (first play, after-play power or 0, steal or 0)."""
+    return zip(convention.choice, convention.power, convention.steal, strict=True)

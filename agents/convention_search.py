@@ -12,7 +12,7 @@ every input is public, so every teammate computes the same code.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 import numpy as np
@@ -20,6 +20,7 @@ import numpy as np
 from shipwreck_agents.bayes import race_value
 from shipwreck_env.actions import ACTIONS, power_action
 from shipwreck_env.cards import CARD_INDEX, CARDS
+from shipwreck_env.plays import STEAL_ACTION
 from shipwreck_env.public_record import (
     PlayOutcome,
     fade_doom,
@@ -32,13 +33,21 @@ from shipwreck_env.public_record import (
 from shipwreck_env.questions import QUESTION_SETS, yes_values
 from shipwreck_env.view import TurnStart
 
-__all__ = ["Convention", "compute_convention", "group_questions", "public_hands", "race_win"]
+__all__ = [
+    "Convention",
+    "after_feast",
+    "compute_convention",
+    "group_questions",
+    "public_hands",
+    "race_win",
+]
 
 _EPS = 1e-12
 THIEF = CARD_INDEX["thief"]
 FALL = CARD_INDEX["fall"]
 FEAST = CARD_INDEX["feast"]
 SHELLS = power_action("shells")
+EVERY_VALUE = 0b1111111
 SINNERS = [[power_action("sinners", slot, v) if v else 0 for v in range(8)] for slot in range(4)]
 
 
@@ -69,7 +78,9 @@ class Convention:
         weights: public prior of each hand (sum 1).
         choice: the first-play action number the convention assigns to each hand.
         power: the after-play power action (Shells, Sinners) of each hand's line, or 0.
+        steal: The Thief's steal action of each hand's line, or 0 (nothing to steal).
         kept: the kept value of each hand under its choice.
+        payoff: what each hand's line gets from the group's best reply to it (race value).
         value: the summed team value of the code.
     """
 
@@ -77,7 +88,9 @@ class Convention:
     weights: tuple[float, ...]
     choice: tuple[int, ...]
     power: tuple[int, ...]
+    steal: tuple[int, ...]
     kept: tuple[int, ...]
+    payoff: tuple[float, ...]
     value: float
 
     def index(self, hand: tuple[int, int]) -> int:
@@ -263,6 +276,18 @@ class _Outcomes:
 _CACHE: dict[tuple, Convention] = {}
 
 
+def after_feast(start: TurnStart, seat: int, value: int, landed: int) -> TurnStart:
+    """The public table of The Feast's second play: the turn-start table with the first
+    play's fate ``value`` in front of slot ``landed``. The ``seat``'s number line is left
+    open: what the first play told about the fate it kept is the likelihood the second
+    play's convention starts from (:func:`compute_convention` with ``second_play``)."""
+    table = tuple(
+        (*fates, value) if slot == landed else fates for slot, fates in enumerate(start.table)
+    )
+    lines = tuple(EVERY_VALUE if i == seat else line for i, line in enumerate(start.lines))
+    return replace(start, table=table, lines=lines, raw=(start.raw, value, landed))
+
+
 def compute_convention(
     config,
     start: TurnStart,
@@ -276,6 +301,7 @@ def compute_convention(
     plan: bool = True,
     player_powers: bool = True,
     sweeps: int = 20,
+    second_play: bool = False,
 ) -> Convention:
     """The convention of a turn from its public inputs (see the module docstring).
 
@@ -291,6 +317,9 @@ def compute_convention(
         plan: plan the group's question powers and Sorrows into the code.
         player_powers: let lines of play use Shells and Sinners after the play.
         sweeps: at most this many rounds of best responses, then of coordinate ascent.
+        second_play: the code of The Feast's second play on the table :func:`after_feast`
+            gives (not on The Feast, no Shells); ``carried`` is then the fate the first
+            play kept and ``likelihood`` what the first play's code said of it.
     """
     key = (
         config,
@@ -305,6 +334,7 @@ def compute_convention(
         plan,
         player_powers,
         sweeps,
+        second_play,
     )
     hit = _CACHE.get(key)
     if hit is not None:
@@ -312,7 +342,9 @@ def compute_convention(
     weighted = public_hands(start, seat, carried, likelihood, onlooker_pool(start))
     total = sum(w for _, w in weighted) or 1.0
     hands = [h for h, _ in weighted]
-    lines = _Lines(start, info_value, (accuracy, fail_doom), power_cost, plan, player_powers)
+    lines = _Lines(
+        start, info_value, (accuracy, fail_doom), power_cost, plan, player_powers, second_play
+    )
     search = _Search(
         [w / total for _, w in weighted],
         [lines.options(hand, carried) for hand in hands],
@@ -327,7 +359,9 @@ def compute_convention(
         weights=tuple(search.weights),
         choice=tuple(line[0] for line, _, _ in picked),
         power=tuple(line[1] for line, _, _ in picked),
+        steal=tuple(line[2] for line, _, _ in picked),
         kept=tuple(kept for _, _, kept in picked),
+        payoff=tuple(search.payoffs()),
         value=search.value(),
     )
     if len(_CACHE) > 512:
@@ -336,8 +370,9 @@ def compute_convention(
     return convention
 
 
-Option = tuple[tuple[int, int], int, int]
-"""A hand's line of play: ((play action, after-play power action or 0), observation, kept)."""
+Option = tuple[tuple[int, int, int], int, int]
+"""A hand's line of play: ((play action, after-play power action or 0, steal action or 0),
+observation, kept)."""
 
 
 class _Lines:
@@ -352,6 +387,7 @@ class _Lines:
         power_cost: float,
         plan: bool,
         player_powers: bool,
+        second_play: bool = False,
     ) -> None:
         self.start = start
         self.info_value, self.race, self.power_cost, self.plan = info_value, race, power_cost, plan
@@ -363,30 +399,67 @@ class _Lines:
             for v in fates
         )
         self.feast = [slot for slot, card in enumerate(start.slots) if card == FEAST]
+        self.feast_out = bool(self.feast) and not second_play  # The Feast as a way out
         faded = {CARDS[c].power for c in start.faded}
         own_powers = player_powers and THIEF not in start.slots
-        self.shells = own_powers and "shells" in faded
+        if second_play:  # The Feast takes no second fate, and counts for no Hours rule
+            for slot in self.feast:
+                self.rows[slot] = None
+        # Shells would answer about the turn's carried fate, not the fate kept by the
+        # first play that the second play's code calls "carried"
+        self.shells = own_powers and "shells" in faded and not second_play
         self.sinners = own_powers and "sinners" in faded
         self.fall_slot = start.slots.index(FALL) if FALL in start.slots else -1
+        self.thief = start.slots.index(THIEF) if THIEF in start.slots else -1
         self.index: dict[tuple, int] = {}
         self.outcomes: list[_Outcomes] = []
         self.asked: dict[int, list[tuple]] = {}  # the group's questions, by the value played
         self.fades: dict[tuple, tuple[int, bool]] = {}  # (doom, amplified) by where a fate lands
         self.shared: dict[tuple, _Outcomes] = {}  # equal race values are one object
 
-    def observation(self, out: PlayOutcome, power: int, answer, removed=None) -> int:
-        """The number of the observation ``out`` + the after-play ``power`` (0: none) and
-        its answer; ``removed`` is the fate Sinners takes off the table."""
-        key = (out, power, answer)
+    def steals(self, out: PlayOutcome, kept: int) -> list[tuple[int, int] | None]:
+        """The (slot, value) fates The Thief may take after ``out`` with ``kept`` hidden
+        (it must take one higher than the kept fate, from another card, if there is one):
+        ``[None]`` when it takes nothing or is not in play. The choice is the player's, so
+        the code may use it as a signal."""
+        if self.thief < 0:
+            return [None]
+        start = self.start
+        found = [
+            (slot, v)
+            for slot in range(len(start.slots))
+            if slot != self.thief
+            for v in sorted(set(start.table[slot] + ((out.value,) if out.landed == slot else ())))
+            if v > kept
+        ]
+        return found or [None]
+
+    def _stolen(self, out: PlayOutcome, steal: tuple[int, int]) -> tuple[TurnStart, PlayOutcome]:
+        """The table after ``out`` and The Thief's ``steal``, and ``out`` with its fate
+        already on that table (so the fades are counted on it)."""
+        table = [list(f) for f in self.start.table]
+        if out.landed >= 0:
+            table[out.landed].append(out.value)
+        table[steal[0]].remove(steal[1])
+        table[self.thief].append(steal[1])
+        start = replace(self.start, table=tuple(map(tuple, table)))
+        return start, PlayOutcome(out.value, out.target, -1, out.chalice, out.fall)
+
+    def observation(self, out: PlayOutcome, power: int, answer, removed=None, steal=None) -> int:
+        """The number of the observation ``out`` + The Thief's ``steal`` ((slot, value) or
+        None) + the after-play ``power`` (0: none) and its answer; ``removed`` is the fate
+        Sinners takes off the table."""
+        key = (out, power, answer, steal)
         o = self.index.get(key)
         if o is not None:
             return o
         start = self.start
         o = self.index[key] = len(self.outcomes)
-        where = (out.landed, out.value, out.fall, removed)
+        where = (out.landed, out.value, out.fall, removed, steal)
         fades = self.fades.get(where)
         if fades is None:
-            fades = self.fades[where] = fade_doom(start, fading_after(start, out, removed))
+            table, shown = self._stolen(out, steal) if steal else (start, out)
+            fades = self.fades[where] = fade_doom(start, fading_after(table, shown, removed))
         asks = out.value if self.plan and not power else 0
         shared = (fades, asks, bool(power))
         outcome = self.shared.get(shared)
@@ -412,19 +485,32 @@ class _Lines:
         self.outcomes.append(outcome)
         return o
 
+    def _fades(self, hand: tuple[int, int], value: int, target: int) -> bool:
+        """Does playing ``value`` of ``hand`` on ``target`` fade a card at a doom cost?"""
+        kept = hand[1] if hand[0] == value else hand[0]
+        out = play_outcome(self.start, value, target, kept)
+        return fade_doom(self.start, fading_after(self.start, out))[0] > 0
+
     def options(self, hand: tuple[int, int], carried: bool) -> list[Option]:
-        """Every line of play of ``hand`` (no Feast play unless it is the only one)."""
+        """Every line of play of ``hand``; a play on The Feast only when every other play
+        fades a card (or there is none): the second play is another chance."""
         start = self.start
         plays = [(a, ACTIONS[a].value, ACTIONS[a].slot) for a in hand_plays(start, hand, self.rows)]
-        plays = [p for p in plays if p[2] not in self.feast] or plays
+        elsewhere = [p for p in plays if p[2] not in self.feast]
+        if not (self.feast_out and all(self._fades(hand, v, t) for _, v, t in elsewhere)):
+            plays = elsewhere or plays
         out: list[Option] = []
         for action, value, target in plays:
             kept = hand[1] if hand[0] == value else hand[0]
             seen = play_outcome(start, value, target, kept)
-            out.append(((action, 0), self.observation(seen, 0, None), kept))
+            for steal in self.steals(seen, kept):
+                taken = STEAL_ACTION[steal[0]][steal[1]] if steal else 0
+                o = self.observation(seen, 0, None, None, steal)
+                out.append(((action, 0, taken), o, kept))
             if self.shells:
                 answer = carried and value == hand[0] and hand[1] != value
-                out.append(((action, SHELLS), self.observation(seen, SHELLS, answer), kept))
+                o = self.observation(seen, SHELLS, answer)
+                out.append(((action, SHELLS, 0), o, kept))
             if self.sinners:
                 for slot in range(4):
                     if slot == self.fall_slot or start.slots[slot] < 0:
@@ -434,7 +520,7 @@ class _Lines:
                         if v < kept:
                             power = SINNERS[slot][v]
                             o = self.observation(seen, power, None, (slot, v))
-                            out.append(((action, power), o, kept))
+                            out.append(((action, power, 0), o, kept))
         return out
 
 
@@ -532,6 +618,18 @@ class _Search:
                     changed = True
             if not changed:
                 return
+
+    def payoffs(self) -> list[float]:
+        """What each hand's picked line gets from the group's best reply to its
+        observation."""
+        replies: dict[int, list[float]] = {}
+        out = []
+        for opts, j in zip(self.options, self.pick, strict=True):
+            _, o, kept = opts[j]
+            if o not in replies:
+                replies[o] = self.outcomes[o].payoffs(self.mass[o])
+            out.append(replies[o][kept - 1])
+        return out
 
     def value(self) -> float:
         """The summed team value of the current choice."""

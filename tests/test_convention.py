@@ -4,6 +4,7 @@ the decider's view, legal play in every mode."""
 from __future__ import annotations
 
 import copy
+import itertools
 
 import numpy as np
 import pytest
@@ -12,12 +13,15 @@ from test_leaks import swapped
 from shipwreck_agents import convention_search as convention_module
 from shipwreck_agents.base import Team
 from shipwreck_agents.convention import ConventionPolicy, compute_convention
+from shipwreck_agents.convention_rescue import way_out
 from shipwreck_agents.evaluate import evaluate, play_game
+from shipwreck_agents.knowledge import doom_of_fades, fading_slots
 from shipwreck_agents.registry import make_policy
-from shipwreck_env.actions import NUM_ACTIONS, PASS
+from shipwreck_env.actions import ACTIONS, NUM_ACTIONS, PASS
+from shipwreck_env.cards import CARD_INDEX
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step, step_inplace
-from shipwreck_env.public_record import hand_plays
+from shipwreck_env.public_record import fade_doom, fading_after, hand_plays, play_outcome
 from shipwreck_env.scenario import arrange
 from shipwreck_env.state import Phase, State
 from shipwreck_env.view import make_view
@@ -265,3 +269,204 @@ def test_race_win_is_a_bounded_race_monotone_in_score_and_doom():
             if score < 7 and doom < 7:
                 assert race_win(score + 1, doom, 0.95, 2) >= v >= race_win(score, doom + 1, 0.95, 2)
     assert race_win(7, 3, 0.95, 2) == 1.0 and race_win(3, 7, 0.95, 2) == 0.0
+
+
+# --- The Thief's steal is part of the line --------------------------------------------------
+
+THIEF = CARD_INDEX["thief"]
+
+THIEF_CASES = [
+    (["thief", "deep", "mirror", "lord"], [2, 4], [(), (5,), (6,), ()]),
+    (["deep", "thief", "noble", "beast"], [1, 3], [(7,), (), (2, 5), (6,)]),
+]
+
+
+@pytest.mark.parametrize(("slots", "hand", "table"), THIEF_CASES)
+def test_group_reading_is_exact_when_the_thief_steals(slots, hand, table):
+    """The steal the player chooses is read by the convention like its play."""
+    config = GameConfig(num_players=3, card_sets="all")
+    kwargs = dict(config=config, slots=slots, table=table, faded=())
+    s = arrange(**kwargs, hand=hand)
+    s, observed = _group_phase(s, ConventionPolicy())
+    assert any(ACTIONS[a].kind == "steal" for a in observed)
+    got = ConventionPolicy().posterior(make_view(s, s.decider))
+    expected = _brute_force(kwargs, observed, None)
+    expected = expected * np.array([s.lines[0] >> v & 1 for v in range(7)])
+    expected /= expected.sum()
+    np.testing.assert_allclose(got, expected, atol=1e-9)
+
+
+def test_convention_steals_legally_and_uses_the_choice_as_a_signal():
+    """Every hand's steal takes a fate higher than its kept one from a card other than The
+    Thief (none only when there is none), and some table gives one first play several
+    steals: the choice tells the group about the kept fate."""
+    config = GameConfig(num_players=3, card_sets="all")
+    checked = signals = 0
+    for s, team in _games(config, 40, seed=9):
+        if s.phase != Phase.PLAY or s.turn_actions or THIEF not in s.slots:
+            continue
+        view = make_view(s, s.decider)
+        conv = team.play.convention(view)
+        thief = s.slots.index(THIEF)
+        steals_by_play: dict[int, set[int]] = {}
+        for choice, steal, kept in zip(conv.choice, conv.steal, conv.kept, strict=True):
+            play = ACTIONS[choice]
+            table = [list(f) for f in s.table]
+            landed = play.slot if play.slot < 4 else next(i for i in range(4) if s.slots[i] >= 0)
+            table[landed].append(play.value)
+            higher = {(i, v) for i in range(4) if i != thief for v in table[i] if v > kept}
+            if steal:
+                assert (ACTIONS[steal].slot, ACTIONS[steal].value) in higher
+            else:
+                assert not higher
+            steals_by_play.setdefault(choice, set()).add(steal)
+            checked += 1
+        signals += any(len(taken - {0}) > 1 for taken in steals_by_play.values())
+    assert checked > 100 and signals > 0
+
+
+# --- The Feast's second play has its own convention -----------------------------------------
+
+
+class _Draw:
+    """Stands in for the random generator of a Feast draw: the bag gives ``value``."""
+
+    def __init__(self, s: State, value: int) -> None:
+        self.s, self.value = s, value
+
+    def random(self) -> float:
+        bag = self.s.bag
+        return (sum(bag[: self.value - 1]) + 0.5) / sum(bag)
+
+
+def _feast_turn(kwargs: dict, hand: list[int], drawn: int) -> tuple[State, tuple[int, ...]]:
+    """A fresh convention player plays its part of a turn, The Feast drawing ``drawn``."""
+    policy = ConventionPolicy()
+    s = arrange(**kwargs, hand=hand)
+    actions = []
+    while s.decider == s.active_player:
+        actions.append(_act(policy, s))
+        step_inplace(s, actions[-1], _Draw(s, drawn))
+    return s, tuple(actions)
+
+
+FEAST_CASES = [
+    (["feast", "deep", "leviathan", "servant"], [4, 6], [(), (1, 4), (), ()], 2),
+    (["feast", "leviathan", "huntress", "shore"], [4, 5], [(), (2, 3), (5,), ()], 7),
+    (["feast", "belltower", "leviathan", "mirror"], [3, 4], [(), (), (4,), ()], 3),
+]
+
+
+@pytest.mark.parametrize(("slots", "hand", "table", "drawn"), FEAST_CASES)
+def test_group_reading_is_exact_after_the_feasts_second_play(slots, hand, table, drawn):
+    """Every (hand, Feast draw) the active seat may have had, played by a fresh
+    convention player, weighed by its chance: the group's reading is that, exactly."""
+    kwargs = dict(config=GameConfig(num_players=3, card_sets="all"), slots=slots, table=table)
+    s, observed = _feast_turn(kwargs, hand, drawn)
+    assert s.feast_done and sum(ACTIONS[a].kind == "play" for a in observed) == 2
+    got = ConventionPolicy().posterior(make_view(s, s.decider))
+    pool = [3] * 7
+    for fates in table:
+        for v in fates:
+            pool[v - 1] -= 1
+    expected = np.zeros(7)
+    for x, y, z in itertools.product(range(1, 8), repeat=3):
+        left = pool[:]
+        p = 1.0
+        for v in (x, y):
+            p *= left[v - 1] / sum(left)
+            left[v - 1] -= 1
+        t, first = _feast_turn(kwargs, [x, y], 1) if p > 0 else (None, ())
+        if not first or first[0] != observed[0]:
+            continue
+        p *= left[z - 1] / sum(left)
+        if p <= 0:
+            continue
+        t, actions = _feast_turn(kwargs, [x, y], z)
+        if actions == observed:
+            expected[t.hands[0][0] - 1] += p
+    expected = expected * np.array([s.lines[0] >> v & 1 for v in range(7)])
+    expected /= expected.sum()
+    np.testing.assert_allclose(got, expected, atol=1e-9)
+    assert got[s.hands[0][0] - 1] > 0
+
+
+# --- a power before the play saves a fade ---------------------------------------------------
+
+RESCUE_TABLE = dict(
+    config=GameConfig(num_players=3, difficulty="doomed"),
+    slots=["leviathan", "deep", "dawn", "mirror"],
+    table=[(), (), (), ()],
+    faded=("prophet",),
+    deck=("rider",),
+    score=3,
+)
+
+
+def _doom_of_fades_now(s: State) -> int:
+    view = make_view(s, s.active_player)
+    return doom_of_fades(view, fading_slots(view))
+
+
+def test_player_cycles_a_card_with_sparrows_when_every_play_would_fade():
+    """Hand 3+7 can only play on The Mirror (one moon): at doomed its line fades a card
+    the group might not cover, so the player cycles The Leviathan into The Rider first
+    and plays where nothing fades; the group then passes at no doom."""
+    s = arrange(**RESCUE_TABLE, hand=[3, 7])
+    plain, _ = _group_phase(s, ConventionPolicy(rescue=False))
+    assert _doom_of_fades_now(plain) > 0
+    policy = ConventionPolicy()
+    t, actions = _group_phase(s, policy)
+    assert ACTIONS[actions[0]].power == "sparrows" and ACTIONS[actions[1]].kind == "play"
+    assert _doom_of_fades_now(t) == 0
+    group = ConventionPolicy()
+    while not t.over and t.turn == s.turn:
+        step_inplace(t, _act(group, t), np.random.default_rng(0))
+    assert t.doom == s.doom
+
+
+def test_player_uses_a_power_before_the_play_only_when_its_line_would_fade():
+    checked = 0
+    for x, y in itertools.combinations_with_replacement(range(1, 8), 2):
+        s = arrange(**RESCUE_TABLE, hand=[x, y])
+        _, actions = _group_phase(s, ConventionPolicy())
+        if ACTIONS[actions[0]].kind == "power":
+            plain, _ = _group_phase(s, ConventionPolicy(rescue=False))
+            assert _doom_of_fades_now(plain) > 0, (x, y)
+            checked += 1
+    assert checked >= 1
+
+
+def test_way_out_needs_a_power_before_the_play():
+    s = arrange(**{**RESCUE_TABLE, "faded": ()}, hand=[3, 7])
+    assert way_out(make_view(s, s.decider), (3, 7), False) is None
+    s = arrange(**RESCUE_TABLE, hand=[3, 7])
+    power, play = way_out(make_view(s, s.decider), (3, 7), False)
+    assert ACTIONS[power].power == "sparrows" and ACTIONS[play].kind == "play"
+
+
+@pytest.mark.parametrize(
+    ("slots", "table"),
+    [
+        (["feast", "mirror", "deep", "lord"], [(), (), (), ()]),
+        (["feast", "pallbearers", "deep", "lord"], [(), (2,), (), (5,)]),
+    ],
+)
+def test_a_hand_plays_on_the_feast_only_when_every_other_play_fades(slots, table):
+    """The Feast's second play is another chance, taken when every play elsewhere would
+    fade a card at a doom cost (or there is none)."""
+    s = arrange(GameConfig(num_players=3, card_sets="all"), slots=slots, table=table, hand=[1, 2])
+    start = make_view(s, s.decider).turn_start
+    conv = compute_convention(s.config, start, 0, False, None)
+    chose_the_feast = 0  # hands on The Feast that could have played elsewhere
+    for hand, choice in zip(conv.hands, conv.choice, strict=True):
+        if ACTIONS[choice].slot != 0:
+            continue
+        others = [a for a in hand_plays(start, hand) if ACTIONS[a].slot != 0]
+        chose_the_feast += bool(others)
+        for other in others:
+            spec = ACTIONS[other]
+            kept = hand[1] if hand[0] == spec.value else hand[0]
+            out = play_outcome(start, spec.value, spec.slot, kept)
+            assert fade_doom(start, fading_after(start, out))[0] > 0, (hand, spec.description)
+    assert chose_the_feast > 0

@@ -1,0 +1,58 @@
+"""A way out for the convention player: a power before the play that saves a fade.
+
+On a turn where the line the convention gives the player's hand fades a card and the
+group cannot be sure of the kept fate, a power that changes the table before the play
+(Sparrows cycles an empty card, Skies moves a visible fate, Shadows lifts the kept
+fate's reading by one) may open a play that fades nothing. :func:`way_out` finds one for
+the player's own hand, by stepping the engine on the turn's public start with that hand
+(:func:`~shipwreck_env.scenario.hypothetical_turn_start`): nothing here reads another
+seat's fate. The group does not read such a turn by the convention (it starts with a
+power), so it falls back to the number line, and neither side remembers the turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from shipwreck_agents.knowledge import doom_of_fades, fading_slots
+from shipwreck_env.actions import ACTIONS
+from shipwreck_env.engine import legal_actions
+from shipwreck_env.public_record import DrawNeeded, step_without_draws
+from shipwreck_env.scenario import hypothetical_turn_start
+from shipwreck_env.state import Phase
+from shipwreck_env.view import AgentView, make_view
+
+__all__ = ["PRE_PLAY_POWERS", "way_out"]
+
+PRE_PLAY_POWERS = ("sparrows", "skies", "shadows")
+"""The player's powers that change the table or the kept fate's reading before the play."""
+
+
+def way_out(view: AgentView, hand: Sequence[int], carried: bool) -> tuple[int, int] | None:
+    """(pre-play power action, play action after it) after which the turn would end with
+    no fade costing doom, the first in action order; ``None`` if there is none.
+
+    Args:
+        view: the active player's view at its first play, no power used yet.
+        hand: its two fates, the carried one first if ``carried``.
+        carried: ``hand[0]`` was kept from its last turn.
+    """
+    powers = [a for a in view.legal if ACTIONS[a].power in PRE_PLAY_POWERS]
+    if not powers:
+        return None
+    s = hypothetical_turn_start(view, list(hand), carried)
+    for power in powers:
+        t = step_without_draws(s, power)
+        for play in legal_actions(t):
+            if ACTIONS[play].kind != "play":
+                continue
+            try:
+                u = step_without_draws(t, play)
+            except DrawNeeded:  # a play on The Feast: its second play is not known yet
+                continue
+            if u.phase == Phase.STEAL:  # The Thief would still move a fate
+                continue
+            after = make_view(u, view.player)
+            if doom_of_fades(after, fading_slots(after)) == 0:
+                return power, play
+    return None
