@@ -289,8 +289,7 @@ def test_bad_actions_raise_and_change_nothing():
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        (dict(card_sets="all"), "not covered by the batched engine"),
-        (dict(card_sets=["base", "kickstarter"]), "not covered by the batched engine"),
+        (dict(card_sets="gencon"), "not a playable selection"),
         (dict(role="play"), r"allowed: \['self'\]"),
         (dict(role="predict"), r"allowed: \['self'\]"),
         (dict(render_mode="ansi"), "render_mode"),

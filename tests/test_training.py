@@ -279,10 +279,8 @@ def test_a_budget_below_one_rollout_warns(tmp_path, capsys, monkeypatch):
     assert err.startswith("warning: total_timesteps 1000 is smaller than one rollout (8192 steps")
 
 
-def test_batched_engine_refuses_card_sets_it_does_not_cover():
-    with pytest.raises(ValueError, match=r"engine 'batched': card_sets .* not covered"):
-        load_config(CONFIGS / "selfplay.yaml", ["env.card_sets=[base, gencon]"])
-    cfg = load_config(
-        CONFIGS / "selfplay.yaml", ["env.card_sets=[base, gencon]", "engine=reference"]
-    )
-    assert cfg.engine == "reference"
+def test_batched_engine_takes_every_card_set_and_refuses_an_unplayable_one():
+    cfg = load_config(CONFIGS / "selfplay.yaml", ["env.card_sets=all"])
+    assert cfg.engine == "batched"
+    with pytest.raises(ValueError, match=r"card_sets"):
+        load_config(CONFIGS / "selfplay.yaml", ["env.card_sets=[gencon]"])

@@ -17,7 +17,7 @@ import pytest
 
 from shipwreck_env import engine
 from shipwreck_env.actions import ACTIONS, predict_action
-from shipwreck_env.cards import CARD_INDEX, POWER_INDEX
+from shipwreck_env.cards import CARD_INDEX, POWER_INDEX, POWERS
 from shipwreck_env.config import DIFFICULTIES, GameConfig
 from shipwreck_env.powers import CARD_POWER
 from shipwreck_env.state import Phase, State
@@ -26,6 +26,7 @@ from shipwreck_env.vector.convert import decode_event, encode_event, from_states
 
 BASE_POWERS = ("saints", "secrets", "shells", "sinners", "songs", "sorrows", "sparrows")
 BASE_POWERS += ("spires", "swords")
+VALUE_POWERS = ("saints", "storms", "shackles")  # an argument that is a value
 
 
 def base_configs() -> list[GameConfig]:
@@ -49,13 +50,40 @@ def base_configs() -> list[GameConfig]:
     return out
 
 
+def expansion_configs() -> list[GameConfig]:
+    """Every expansion selection, 2-5 players, leader and vote, some turn limits."""
+    out = []
+    for i, (sets, players, group) in enumerate(
+        itertools.product(
+            ("base,gencon", "base,kickstarter", "base,stars_below", "all"),
+            (2, 3, 4, 5),
+            ("leader", "vote"),
+        )
+    ):
+        out.append(
+            GameConfig(
+                num_players=players,
+                card_sets=sets,
+                group_decision=group,
+                difficulty=list(DIFFICULTIES)[i % 4],
+                challenge_mode=players == 2 and group == "vote",
+                max_turns=5 if i % 3 == 0 else None,
+            )
+        )
+    return out
+
+
 def _choose(s: State, legal: list[int], rng: np.random.Generator) -> int:
     """Random legal play, biased so that every power and winning games happen: a
-    power when one is offered (half the time), the right prediction (40%)."""
+    power when one is offered (half the time; a quarter with expansions, except Sails),
+    the right prediction (40%; 70% with expansions)."""
     powers = [a for a in legal if ACTIONS[a].kind == "power"]
-    if powers and rng.random() < 0.5:
+    # Sails needs a turn without another power: the expansions' games use fewer
+    base = s.config.card_sets == ("base",)
+    rate = 0.5 if base or s.phase == Phase.SAILS else 0.25
+    if powers and rng.random() < rate:
         return powers[int(rng.integers(len(powers)))]
-    if s.phase in (Phase.GROUP, Phase.VOTE) and rng.random() < 0.4:
+    if s.phase in (Phase.GROUP, Phase.VOTE) and rng.random() < (0.4 if base else 0.7):
         right = predict_action(s.hands[s.active][0])
         if right in legal:
             return right
@@ -75,11 +103,11 @@ def play_game(config: GameConfig, seed: int) -> list[State]:
 
 @functools.cache
 def collect_games() -> tuple[tuple[GameConfig, tuple[State, ...]], ...]:
-    """Per base-set configuration: the states of its games (two games with a turn limit,
+    """Per configuration (every base-set one, then the expansions'): the states of its games (two games with a turn limit,
     four without), in play order."""
     out = []
-    for i, config in enumerate(base_configs()):
-        games = 2 if config.max_turns else 4
+    for i, config in enumerate(base_configs() + expansion_configs()):
+        games = 2 if config.max_turns else 4 if config.card_sets == ("base",) else 6
         states = [s for k in range(games) for s in play_game(config, 1000 * i + k)]
         out.append((config, tuple(states)))
     return tuple(out)
@@ -107,7 +135,9 @@ def coverage() -> Counter:
 
 def test_collected_games_cover_every_phase_power_and_ending() -> None:
     seen = coverage()
-    wanted = [f"phase {p}" for p in (0, 2, 3, 4, 5, 8)]
+    wanted = [f"phase {p}" for p in range(9)]
+    wanted += [p.id for p in POWERS if p.id not in ("sails", "sands")]
+    wanted += ["steal", "fall", "feast_draw", "attach", "cost", "exile"]
     wanted += [*BASE_POWERS, "chalice", "reveal", "vote", "predict", "resolve", "fade"]
     wanted += ["refill", "won", "lost", "truncated", "correct"]
     wanted += ["two predictions", "second prediction"]
@@ -196,23 +226,36 @@ def test_derived_arrays_agree_with_the_states() -> None:
                 assert arr.tcount[g, slot].tolist() == counts.tolist()
             fcount = np.bincount([CARD_POWER[c] for c in s.faded], minlength=17)
             assert arr.fcount[g].tolist() == fcount.tolist()
-            power, value, slot, answer, chalice = -1, 0, -1, -1, -1
+            power, value, slot, to, answer, chalice = -1, 0, -1, -1, -1, -1
+            steal, cost, exile = (-1, -1, 0), -1, (-1, 0)
             reveal = [0] * s.num_seats
             for event in s.events:
                 if event[0] == "power":
                     _, pid, arg, ans = event
                     power = POWER_INDEX[pid]
-                    value = arg if pid == "saints" else arg[1] if pid == "sinners" else 0
-                    slot = arg[0] if pid == "sinners" else arg if pid == "sparrows" else -1
-                    answer = -1 if pid in ("sinners", "sparrows") or ans is None else int(ans)
+                    pair = pid in ("sinners", "skies")
+                    value = arg[1] if pair else arg if pid in VALUE_POWERS else 0
+                    slot = arg[0] if pair else arg if pid in ("sparrows", "scions") else -1
+                    to = arg[2] if pid == "skies" else -1
+                    answer = -1 if pid == "sparrows" or ans is None else int(ans)
                 elif event[0] == "chalice":
                     chalice = int(event[1])
                 elif event[0] == "reveal":
                     reveal[event[1]] = event[2]
+                elif event[0] == "steal":
+                    steal = (int(event[1] >= 0), event[1], event[2])
+                elif event[0] == "cost":
+                    cost = POWER_INDEX[event[1]]
+                elif event[0] == "exile":
+                    exile = (event[1], event[2])
             got = (arr.ann_power[g], arr.ann_value[g], arr.ann_slot[g], arr.ann_answer[g])
             assert got == (power, value, slot, answer), (g, s.events)
+            assert arr.ann_to_slot[g] == to
             assert arr.ann_chalice[g] == chalice
             assert arr.ann_reveal[g].tolist() == reveal
+            assert (arr.ann_steal[g], arr.ann_steal_slot[g], arr.ann_steal_value[g]) == steal
+            assert arr.ann_cost[g] == cost
+            assert (arr.ann_exile_slot[g], arr.ann_exile_value[g]) == exile
 
 
 # --- events --------------------------------------------------------------------------
@@ -241,6 +284,19 @@ ROWS = [
         ("power", "sparrows", 2, ("prophet", "rider")),
         (EVENT["power"], 6, 2, CARD_INDEX["prophet"], CARD_INDEX["rider"]),
     ),
+    (("feast_draw", 2), (EVENT["feast_draw"], 2, -1, -1, -1)),
+    (("steal", 3, 6), (EVENT["steal"], 3, 6, -1, -1)),
+    (("steal", -1, 0), (EVENT["steal"], -1, 0, -1, -1)),
+    (("fall", False), (EVENT["fall"], 0, -1, -1, -1)),
+    (("attach", "sands", 2), (EVENT["attach"], 2, -1, -1, -1)),
+    (("cost", "saints"), (EVENT["cost"], 0, -1, -1, -1)),
+    (("exile", 1, 7), (EVENT["exile"], 1, 7, -1, -1)),
+    (("power", "shackles", 4, True), (EVENT["power"], 9, 4, -1, 1)),
+    (("power", "shadows", None, None), (EVENT["power"], 10, -1, -1, -1)),
+    (("power", "skies", (0, 5, 3), None), (EVENT["power"], 11, 0, 5, 3)),
+    (("power", "storms", 2, False), (EVENT["power"], 12, 2, -1, 0)),
+    (("power", "scions", 1, None), (EVENT["power"], 15, 1, -1, -1)),
+    (("power", "scythes", None, True), (EVENT["power"], 16, -1, -1, 1)),
 ]
 
 
@@ -263,9 +319,11 @@ def test_every_collected_event_round_trips() -> None:
 @pytest.mark.parametrize(
     "event",
     [
-        ("steal", -1, 0),
-        ("feast_draw", 0),
-        ("power", "shadows", None, None),
+        ("steal", -1),
+        ("attach", "scions", 1),
+        ("cost", "not_a_power"),
+        ("power", "skies", (1, 2), None),
+        ("power", "sails", (1, 2), None),
         ("power", "saints", 3, None),
         ("play", 5, 4),
         ("fade", 1, "asunder_not_a_card"),
@@ -315,55 +373,47 @@ def test_mixed_configs_are_refused() -> None:
     _refused(other, "config", "hard")
 
 
-def test_other_card_sets_are_refused() -> None:
+def test_card_sets_outside_the_covered_ones_are_refused(monkeypatch) -> None:
+    from shipwreck_env.vector import convert
+
+    monkeypatch.setattr(convert, "COVERED_CARD_SETS", ("base",))
     s = engine.new_game(GameConfig(num_players=3, card_sets="all"), 0)
     with pytest.raises(ValueError) as info:
         from_states([s])
     assert "game 0" in str(info.value) and "card_sets" in str(info.value)
 
 
-def test_attached_is_refused() -> None:
-    _refused(_changed(attached=[[], [3], [], []]), "attached", "[3]")
+def test_more_attached_cards_than_a_slot_can_hold_are_refused() -> None:
+    _refused(_changed(attached=[[], [3, 4, 5], [], []]), "attached[1]", "at most 2")
 
 
-def test_sands_waiting_is_refused() -> None:
-    _refused(_changed(sands_waiting=[-1, -1, 4, -1]), "sands_waiting", "[-1, -1, 4, -1]")
+def test_a_malformed_pending_cost_is_refused() -> None:
+    _refused(_changed(pending=("sails", None, None)), "pending", "'sails'")
+    _refused(_changed(pending=("saints", 1, 3)), "pending", "'saints'")
 
 
-def test_pending_is_refused() -> None:
-    _refused(_changed(pending=("sails", 1, 3)), "pending", "'sails'")
-
-
-def test_fall_kept_other_than_kept_eff_is_refused() -> None:
-    s = _mid_game()
-    assert s.kept_eff > 0 and s.fall_kept == s.kept_eff  # the base set's invariant
-    _refused(_changed(fall_kept=s.kept_eff + 1), "fall_kept", str(s.kept_eff + 1))
-
-
-def test_fall_fading_is_refused() -> None:
-    _refused(_changed(fall_fading=1), "fall_fading", "1")
-
-
-def test_ash_trigger_is_refused() -> None:
-    _refused(_changed(ash_trigger=True), "ash_trigger", "True")
+def test_a_fall_announcement_other_than_unknown_yes_or_no_is_refused() -> None:
+    _refused(_changed(fall_fading=2), "fall_fading", "2")
 
 
 def test_card_of_another_set_is_refused() -> None:
     s = _mid_game()
-    _refused(_changed(deck=[*s.deck, 20]), "deck", "20", "0..19")
+    _refused(_changed(deck=[*s.deck, 20]), "deck", "20", "chosen sets")
     _refused(_changed(slots=[s.slots[0], 25, s.slots[2], s.slots[3]]), "slots", "25")
     _refused(_changed(faded=[*s.faded, 33]), "faded", "33")
+    _refused(_changed(attached=[[], [34], [], []]), "attached[1]", "34")
+    _refused(_changed(sands_waiting=[-1, 32, -1, -1]), "sands_waiting", "32")
     _refused(_changed(events=[*s.events, ("refill", 1, "asunder")]), "events", "20")
 
 
 def test_event_kind_outside_the_list_is_refused() -> None:
     s = _mid_game()
-    bad = _changed(events=[*s.events, ("steal", -1, 0)])
-    _refused(bad, f"events[{len(s.events)}]", "'steal'", "EVENT_KINDS")
-    bad = _changed(last_events=[("feast_draw", 0)])
+    bad = _changed(events=[*s.events, ("swap", -1, 0)])
+    _refused(bad, f"events[{len(s.events)}]", "'swap'", "EVENT_KINDS")
+    bad = _changed(last_events=[("feast_draw", 0, 1)])
     _refused(bad, "last_events[0]", "'feast_draw'")
-    bad = _changed(events=[*s.events, ("power", "shadows", None, None)])
-    _refused(bad, "events", "'shadows'")
+    bad = _changed(events=[*s.events, ("power", "sands", None, None)])
+    _refused(bad, "events", "'sands'")
 
 
 def test_too_many_events_are_refused() -> None:

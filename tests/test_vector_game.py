@@ -164,12 +164,27 @@ def test_an_illegal_action_in_one_game_names_that_game_and_changes_none() -> Non
     assert vg.to_states() == before
 
 
-def test_card_sets_the_batched_engine_does_not_cover_are_refused_by_name() -> None:
+def test_card_sets_the_batched_engine_does_not_cover_are_refused_by_name(monkeypatch) -> None:
+    from shipwreck_env.vector import convert, game
+
+    monkeypatch.setattr(game, "COVERED_SETS", ("base",))
+    monkeypatch.setattr(convert, "COVERED_CARD_SETS", ("base",))
     with pytest.raises(ValueError, match="covered: \\['base'\\]"):
         VectorGame(2, card_sets="all")
     states = [new_game(GameConfig(card_sets="base,kickstarter"), 0)]
     with pytest.raises(ValueError, match="card_sets"):
         VectorGame.from_states(states)
+
+
+@pytest.mark.parametrize(
+    "card_sets", ["base,gencon", "base,kickstarter", "base,stars_below", "all"]
+)
+def test_every_card_set_runs(card_sets: str) -> None:
+    vg = VectorGame(8, seed=1, num_players=3, card_sets=card_sets)
+    for _ in range(40):
+        mask = vg.legal_mask()
+        vg.step(np.array([np.flatnonzero(row)[-1] for row in mask]))
+    assert vg.observe().shape == (8, vg.layout.size)
 
 
 @pytest.mark.parametrize(

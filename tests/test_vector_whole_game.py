@@ -434,3 +434,42 @@ def test_without_autoreset_the_final_reward_comes_once_and_finished_games_stay_p
         assert not term.any() and not trunc.any()
     assert not total.any()
     assert twins.vg.to_states() == before
+
+
+# --- the deck ring read across its end by one end of turn's refills ----------------------
+
+
+def _rotate_ring(vg: VectorGame, head: int) -> None:
+    """Store every game's deck from place ``head`` of its ring on: the same games (the
+    ring is read from ``deck_head``), another layout of the arrays."""
+    a = vg.arrays
+    m = a.deck.shape[1]
+    for g in range(vg.num_games):
+        n = int(a.deck_len[g])
+        cards = a.deck[g, (int(a.deck_head[g]) + np.arange(n)) % m].copy()
+        a.deck[g] = -1
+        a.deck[g, (head + np.arange(n)) % m] = cards
+        a.deck_head[g] = head
+
+
+def test_refills_of_one_turn_read_the_deck_ring_across_its_end() -> None:
+    """Three empty slots and the ring's top at its last place: the end of the first turn
+    refills the slots with the cards at places M - 1, 0 and 1 (and 2, if The Judge fades)
+    of the ring. Both engines must agree on every step, and the wrap must occur in every
+    game."""
+    config = GameConfig(num_players=3)
+    start = arrange(config, slots=[None, None, None, "judge"], hand=[2, 5], table=[[], [], [], [4]])
+    states = [copy.deepcopy(start) for _ in range(8)]
+    twins = twins_from_states(states, 21, random_chooser())
+    m = twins.vg.arrays.deck.shape[1]
+    _rotate_ring(twins.vg, m - 1)
+    twins.check_states()  # the same games
+    wrapped = 0
+    for _ in range(12):
+        turns = [s.turn for s in twins.refs]
+        twins.step()
+        for g, s in enumerate(twins.refs):
+            if s.turn != turns[g] and turns[g] == 1:  # the first turn ended
+                refills = [e for e in s.last_events if e[0] == "refill"]
+                wrapped += len(refills) >= 3  # places M - 1, 0, 1 (and 2) of the ring
+    assert wrapped == len(states), f"{wrapped} of {len(states)} games refilled across the end"

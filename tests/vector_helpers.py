@@ -22,13 +22,14 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from shipwreck_env.actions import ACTIONS, HOURS_TARGET
-from shipwreck_env.cards import CARDS
+from shipwreck_env.actions import ACTIONS, HOURS_TARGET, predict_action
+from shipwreck_env.cards import CARD_INDEX, CARDS, POWER_INDEX
 from shipwreck_env.engine import legal_actions, new_game, step_inplace
 from shipwreck_env.observation import encode
 from shipwreck_env.policy import Team, decide, observation_layouts
+from shipwreck_env.powers import CARD_POWER
 from shipwreck_env.rewards import team_reward
-from shipwreck_env.state import State
+from shipwreck_env.state import PHASES, Phase, State
 from shipwreck_env.vector import VectorGame
 from shipwreck_env.vector.chance import StreamGenerator, game_keys
 
@@ -37,6 +38,7 @@ __all__ = [
     "Mismatch",
     "Twins",
     "first_difference",
+    "lucky_chooser",
     "random_chooser",
     "sparing_chooser",
     "team_chooser",
@@ -63,8 +65,24 @@ SITUATIONS: dict[str, str] = {
     "won": "a game won",
     "lost": "a game lost",
     "truncated": "a game cut at max_turns",
+    "feast_draw": "The Feast's draw (a second play follows)",
+    "steal": "The Thief takes a visible fate",
+    "steal_nothing": "The Thief takes nothing (no visible fate above the kept fate)",
+    "shadows_in_steal": "Shadows used in The Thief's phase",
+    "fall_announced": "The Fall announces whether it fades (or changes its answer)",
+    "sands_attached": "a waiting Sands card attaches to the card refilling its slot",
+    "sands_amplified": "a card with Sands attached fades: fades cost more, a hit scores more",
+    "exile": "Sails exiles a visible fate (after its cost)",
+    "imago_seven": "a 7 in front of The Imago (it counts 1 hour there)",
+    "scions_hours": "fates in front of a card with Scions attached (1 hour each)",
 }
-"""Situations :class:`Twins` counts (plus ``power:<id>`` for each power used)."""
+"""Situations :class:`Twins` counts, plus ``power:<id>`` for each power used,
+``card:<id>`` for each play directly on a card, ``fade:<id>`` for each card fading,
+``cost:<id>`` for each power paid as a cost and ``phase:<name>`` for each decision taken
+in a phase."""
+
+_SANDS, _SCIONS = POWER_INDEX["sands"], POWER_INDEX["scions"]
+_IMAGO = CARD_INDEX["imago"]
 
 Chooser = Callable[[int, State, np.random.Generator], int]
 """Picks the action of game ``g`` from its reference state."""
@@ -101,6 +119,26 @@ def sparing_chooser(power_rate: float) -> Chooser:
         plain = [a for a in legal if ACTIONS[a].kind != "power"]
         if plain and (len(plain) == len(legal) or rng.random() >= power_rate):
             legal = plain
+        return legal[int(rng.random() * len(legal))]
+
+    return choose
+
+
+def lucky_chooser(power_rate: float, hit_rate: float) -> Chooser:
+    """A random legal action, but a power with probability ``power_rate`` when one is
+    legal, and the right prediction (read from the hidden hand) with probability
+    ``hit_rate`` when it is legal: games last longer than under random play, and the
+    powers that follow a correct prediction (Sails) come up."""
+
+    def choose(g: int, s: State, rng: np.random.Generator) -> int:
+        legal = legal_actions(s)
+        powers = [a for a in legal if ACTIONS[a].kind == "power"]
+        if powers and rng.random() < power_rate:
+            return powers[int(rng.random() * len(powers))]
+        if s.phase in (Phase.GROUP, Phase.VOTE) and rng.random() < hit_rate:
+            right = predict_action(s.hands[s.active][0])
+            if right in legal:
+                return right
         return legal[int(rng.random() * len(legal))]
 
     return choose
@@ -263,6 +301,8 @@ class Twins:
         info: dict,
     ) -> None:
         score, doom, turn, seen, deck = s.score, s.doom, s.turn, len(s.events), len(s.deck)
+        self._count_decision(s, action)
+        attached = [cards[:] for cards in s.attached]
         step_inplace(s, action, self.rngs[g])
         expected = team_reward(self.vg.reward_kind, s, score, doom)
         where = f"step {self.steps} game {g}"
@@ -271,6 +311,7 @@ class Twins:
         if terminated != (s.over and not s.truncated) or truncated != s.truncated:
             raise Mismatch(f"{where}: end flags {terminated}/{truncated}, reference over {s.over}")
         self._count(g, s, turn, seen, deck)
+        self._count_cards(s, turn, seen, attached)
         if not s.over:
             if info["_final"][g]:
                 raise Mismatch(f"{where}: final_info marks a game that goes on")
@@ -286,6 +327,45 @@ class Twins:
             self._out_of_deck[g] = 0
             if self.on_restart is not None:
                 self.on_restart(g)
+
+    def _count_decision(self, s: State, action: int) -> None:
+        """Count the decision about to be taken in ``s``: its phase, the card a play
+        goes on, Shadows in The Thief's phase."""
+        c = self.counts
+        c[f"phase:{PHASES[s.phase]}"] += 1
+        spec = ACTIONS[action]
+        if spec.kind == "play" and spec.slot != HOURS_TARGET:
+            c[f"card:{CARDS[s.slots[spec.slot]].id}"] += 1
+        if s.phase == Phase.STEAL and spec.power == "shadows":
+            c["shadows_in_steal"] += 1
+
+    def _count_cards(self, s: State, turn: int, seen: int, attached: list[list[int]]) -> None:
+        """Count the expansion cards' situations of the step that led to ``s``
+        (``attached``: the attachments before it)."""
+        new, _ = _new_events(s, turn, seen)
+        c = self.counts
+        for e in new:
+            kind = e[0]
+            if kind in ("feast_draw", "exile"):
+                c[kind] += 1
+            elif kind == "steal":
+                c["steal" if e[1] >= 0 else "steal_nothing"] += 1
+            elif kind == "fall":
+                c["fall_announced"] += 1
+            elif kind == "attach":
+                c["sands_attached"] += 1
+            elif kind == "cost":
+                c[f"cost:{e[1]}"] += 1
+            elif kind == "fade":
+                c[f"fade:{e[2]}"] += 1
+                if any(CARD_POWER[card] == _SANDS for card in attached[e[1]]):
+                    c["sands_amplified"] += 1
+        for slot in range(4):
+            fates = s.table[slot]
+            if s.slots[slot] == _IMAGO and 7 in fates:
+                c["imago_seven"] += 1
+            if fates and any(CARD_POWER[card] == _SCIONS for card in s.attached[slot]):
+                c["scions_hours"] += 1
 
     def _count(self, g: int, s: State, turn: int, seen: int, deck: int) -> None:
         """Count the situations of the step that took game ``g`` from (``turn``, ``seen``

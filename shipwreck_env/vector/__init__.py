@@ -5,8 +5,8 @@ Start with :class:`~shipwreck_env.vector.game.VectorGame`. The package holds the
 layout (``arrays``), per-game random streams (``chance``), the rules as compiled scalar
 code over one game at a time (``jit`` compiles them with numba; ``tables``, ``ops``,
 ``turn``, ``plays``, ``group``, ``engine``), the conversion to and from reference
-states (``convert``) and batched observations (``observe``). Covered: the base card set
-in every configuration.
+states (``convert``) and batched observations (``observe``). Covered: every card set, in
+every configuration.
 """
 
 from shipwreck_env.vector.game import VectorGame

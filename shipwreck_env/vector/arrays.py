@@ -16,10 +16,9 @@ rebuilds them exactly. Some facts are kept twice, as the ordered list and as cou
 (``tcount``, ``fcount``): the counts are what the rules and observations read; every
 change goes through the helpers in ``vector.ops`` that update both.
 
-Covered: the base card set (20 cards, 9 powers) in every configuration. The fields of
-``State`` that only expansion cards use (attachments, Sands, The Fall, The Ash, The
-Thief, pending costs) are not held here; ``convert`` rebuilds them as their empty
-values.
+Every card set is held: the fields only expansion cards use (attachments, a Sands
+card waiting for its slot, a pending Sails / Scythes cost, The Fall's kept value and
+announcement, The Ash's trigger) have their own arrays.
 """
 
 from __future__ import annotations
@@ -29,7 +28,14 @@ import numpy as np
 from shipwreck_env.cards import NUM_POWERS
 from shipwreck_env.config import GameConfig
 
-__all__ = ["EVENT_CAPACITY", "EVENT_KINDS", "TABLE_CAPACITY", "TURN_ACTION_CAPACITY", "Arrays"]
+__all__ = [
+    "ATTACH_CAPACITY",
+    "EVENT_CAPACITY",
+    "EVENT_KINDS",
+    "TABLE_CAPACITY",
+    "TURN_ACTION_CAPACITY",
+    "Arrays",
+]
 
 TABLE_CAPACITY = 21
 """Fates one slot can hold (every fate of the game)."""
@@ -37,6 +43,9 @@ EVENT_CAPACITY = 48
 """Events one turn can record (a base turn records fewer than 32)."""
 TURN_ACTION_CAPACITY = 64
 """Actions one turn can record (a base turn takes fewer than 40)."""
+ATTACH_CAPACITY = 2
+"""Cards one slot can have attached: one Scions card (The North Wind) and one Sands
+card (The Fall), the only cards whose powers attach."""
 
 EVENT_KINDS: tuple[str, ...] = (
     "draw",  # (seat, drawn)
@@ -51,6 +60,12 @@ EVENT_KINDS: tuple[str, ...] = (
     "resolve",  # (correct 0/1,)
     "fade",  # (slot, card)
     "refill",  # (slot, card)
+    "feast_draw",  # (seat,)
+    "steal",  # (slot or -1, value or 0)
+    "fall",  # (fading 0/1,)
+    "attach",  # (slot,): ("attach", "sands", slot)
+    "cost",  # (power,)
+    "exile",  # (slot, value)
 )
 """Event kind codes (index = ``events[..., 0]``) and the integer fields that follow, in
 the order of the reference event tuples. Booleans are 0/1; "none" is -1."""
@@ -69,6 +84,9 @@ class Arrays:
         ``table`` int8[N, 4, 21] / ``table_len`` int8[N, 4]: fates in front of each slot
         in the reference's order (0 padding); ``tcount`` int8[N, 4, 7]: their counts by
         value.
+        ``attached`` int8[N, 4, 2] / ``attached_len`` int8[N, 4]: cards attached to
+        each slot's card (Scions, Sands), in order; ``sands_waiting`` int8[N, 4]: a
+        Sands card waiting for the slot's refill, or -1.
         ``faded`` int8[N, M] / ``faded_len`` int8[N]: faded cards whose power is
         available, oldest first; ``fcount`` int8[N, 17]: available cards per power.
         ``bag``, ``bag_known``, ``exiled`` int8[N, 7]: counts by value.
@@ -85,6 +103,10 @@ class Arrays:
         ``power_used``, ``shadows``, ``feast_done``, ``played_old``, ``correct`` bool[N];
         ``old_fate``, ``kept_eff``, ``preds_left`` int8[N]; ``tracked``,
         ``line_fresh``, ``line_tracked`` uint8[N].
+        ``pending_power`` int8[N] (-1: nothing pending, else Sails' or Scythes' power
+        number), ``pending_slot`` (-1 none), ``pending_value`` (0 none): the power
+        awaiting its cost (``State.pending``). ``fall_kept``, ``fall_fading`` int8[N],
+        ``ash_trigger`` bool[N]: as in ``State``.
         ``plays`` int8[N, 2, 3] / ``plays_len``: (value, target, landed) per play.
         ``predictions`` int8[N, 4] / ``pred_len``; ``votes`` int8[N, 4] / ``votes_len``
         (0 = a pass vote).
@@ -99,9 +121,14 @@ class Arrays:
         int8[N] (its value argument, 0 none), ``ann_slot`` int8[N] (its slot argument,
         -1 none), ``ann_answer`` int8[N] (1 yes, 0 no, -1 none); ``ann_chalice`` int8[N]
         (1 higher, 0 not, -1 none); ``ann_reveal`` int8[N, S] (value revealed by each
-        seat this turn, 0 none).
+        seat this turn, 0 none); ``ann_to_slot`` int8[N] (Skies' destination, -1
+        none); ``ann_cost`` int8[N] (power paid as a cost, -1 none);
+        ``ann_exile_slot`` / ``ann_exile_value`` int8[N] (Sails' exile, -1 / 0 none);
+        ``ann_steal`` int8[N] (The Thief: -1 no steal event, 0 took nothing, 1 took)
+        with ``ann_steal_slot`` / ``ann_steal_value``.
     The public snapshot after this turn's draw (``State.turn_start``)
         ``ts_slots`` [N, 4], ``ts_table`` [N, 4, 21], ``ts_table_len`` [N, 4],
+        ``ts_attached`` [N, 4, 2], ``ts_attached_len`` [N, 4], ``ts_sands`` [N, 4],
         ``ts_faded`` [N, M], ``ts_faded_len`` [N], ``ts_deck_top`` [N],
         ``ts_deck_len`` [N], ``ts_exiled`` [N, 7], ``ts_lines`` [N, S],
         ``ts_hand_len`` [N, S], ``ts_score``, ``ts_doom``, ``ts_turn`` [N].
@@ -127,6 +154,9 @@ class Arrays:
         self.table = np.zeros((n, 4, TABLE_CAPACITY), i8)
         self.table_len = np.zeros((n, 4), i8)
         self.tcount = np.zeros((n, 4, 7), i8)
+        self.attached = np.full((n, 4, ATTACH_CAPACITY), -1, i8)
+        self.attached_len = np.zeros((n, 4), i8)
+        self.sands_waiting = np.full((n, 4), -1, i8)
         self.faded = np.full((n, m), -1, i8)
         self.faded_len = np.zeros(n, i8)
         self.fcount = np.zeros((n, NUM_POWERS), i8)
@@ -162,6 +192,12 @@ class Arrays:
         self.tracked = np.zeros(n, u8)
         self.line_fresh = np.zeros(n, u8)
         self.line_tracked = np.zeros(n, u8)
+        self.pending_power = np.full(n, -1, i8)
+        self.pending_slot = np.full(n, -1, i8)
+        self.pending_value = np.zeros(n, i8)
+        self.fall_kept = np.zeros(n, i8)
+        self.fall_fading = np.full(n, -1, i8)
+        self.ash_trigger = np.zeros(n, bool)
         self.plays = np.zeros((n, 2, 3), i8)
         self.plays_len = np.zeros(n, i8)
         self.predictions = np.zeros((n, 4), i8)
@@ -180,10 +216,20 @@ class Arrays:
         self.ann_answer = np.full(n, -1, i8)
         self.ann_chalice = np.full(n, -1, i8)
         self.ann_reveal = np.zeros((n, s), i8)
+        self.ann_to_slot = np.full(n, -1, i8)
+        self.ann_cost = np.full(n, -1, i8)
+        self.ann_exile_slot = np.full(n, -1, i8)
+        self.ann_exile_value = np.zeros(n, i8)
+        self.ann_steal = np.full(n, -1, i8)
+        self.ann_steal_slot = np.full(n, -1, i8)
+        self.ann_steal_value = np.zeros(n, i8)
         # the turn's public start
         self.ts_slots = np.full((n, 4), -1, i8)
         self.ts_table = np.zeros((n, 4, TABLE_CAPACITY), i8)
         self.ts_table_len = np.zeros((n, 4), i8)
+        self.ts_attached = np.full((n, 4, ATTACH_CAPACITY), -1, i8)
+        self.ts_attached_len = np.zeros((n, 4), i8)
+        self.ts_sands = np.full((n, 4), -1, i8)
         self.ts_faded = np.full((n, m), -1, i8)
         self.ts_faded_len = np.zeros(n, i8)
         self.ts_deck_top = np.full(n, -1, i8)

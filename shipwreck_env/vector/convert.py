@@ -23,35 +23,40 @@ Event rows
         ("resolve", correct)             -> (RESOLVE, correct 0/1, -1, -1, -1)
         ("fade", slot, card_id)          -> (FADE, slot, card, -1, -1)
         ("refill", slot, card_id)        -> (REFILL, slot, card, -1, -1)
+        ("feast_draw", seat)             -> (FEAST_DRAW, seat, -1, -1, -1)
+        ("steal", slot, value)           -> (STEAL, slot, value, -1, -1)  (-1, 0: nothing)
+        ("fall", fading)                 -> (FALL, fading 0/1, -1, -1, -1)
+        ("attach", "sands", slot)        -> (ATTACH, slot, -1, -1, -1)
+        ("cost", power_id)               -> (COST, power, -1, -1, -1)
+        ("exile", slot, value)           -> (EXILE, slot, value, -1, -1)
 
     (``play``'s ``landed`` may itself be -1: the fixed arity of each kind tells padding
     from values.) Power events ``("power", power_id, arg, answer)`` are stored as
     ``(POWER, power number, a, b, c)``::
 
-        saints    (x, answer)               -> a = x, b = -1, c = answer 0/1
-        secrets, songs, spires, swords
+        saints, storms, shackles, shells
+                  (x, answer)               -> a = x, b = -1, c = answer 0/1
+        secrets, songs, spires, swords, scythes
                   (None, answer)            -> a = -1, b = -1, c = answer 0/1
-        sorrows   (None, None)              -> a = b = c = -1
-        shells    (played_value, answer)    -> a = played value, b = -1, c = answer 0/1
+        sorrows, shadows
+                  (None, None)              -> a = b = c = -1
         sinners   ((slot, value), None)     -> a = slot, b = value, c = -1
+        skies     ((slot, value, to), None) -> a = slot, b = value, c = to
+        scions    (slot, None)              -> a = slot, b = c = -1
         sparrows  (slot, (old_id, new_id))  -> a = slot, b = old card, c = new card
 
-    Only the base set's events and powers are covered.
+    (Sails has no power event: its use shows as the ``cost`` and ``exile`` events.)
 
 Announcements
     ``ann_*`` hold what the observation reads of this turn's events (see
     :func:`announcements`): a power event sets ``ann_power`` (power number),
-    ``ann_value`` (Saints' x or the Sinners value, else 0), ``ann_slot`` (Sinners' or
-    Sparrows' slot, else -1), ``ann_answer`` (1 yes, 0 no, -1 when the answer is None
-    and for Sinners / Sparrows); a Chalice event sets ``ann_chalice`` (1 / 0); a reveal
-    sets ``ann_reveal[seat] = value``.
-
-Fields the arrays do not hold
-    ``attached``, ``sands_waiting``, ``pending``, ``fall_fading`` and ``ash_trigger``
-    must be empty (``from_states`` refuses anything else) and come back empty.
-    ``fall_kept`` is not empty in base games -- the reference sets it to ``kept_eff``
-    when the plays end, The Fall or not -- so it must equal ``kept_eff`` and is rebuilt
-    from it.
+    ``ann_value`` (the value argument of Saints, Storms, Shackles, Sinners and Skies,
+    else 0), ``ann_slot`` (the slot of Sinners, Skies, Sparrows and Scions, else -1),
+    ``ann_to_slot`` (Skies' destination, else -1), ``ann_answer`` (1 yes, 0 no, -1 when
+    there is no yes/no answer); a Chalice event sets ``ann_chalice`` (1 / 0); a reveal
+    sets ``ann_reveal[seat] = value``; a steal sets ``ann_steal`` (1 took, 0 nothing)
+    with ``ann_steal_slot`` / ``ann_steal_value``; a cost sets ``ann_cost``; an exile
+    ``ann_exile_slot`` / ``ann_exile_value``.
 """
 
 from __future__ import annotations
@@ -64,6 +69,7 @@ from shipwreck_env.cards import CARD_INDEX, CARDS, POWER_INDEX, POWERS
 from shipwreck_env.powers import CARD_POWER
 from shipwreck_env.state import State
 from shipwreck_env.vector.arrays import (
+    ATTACH_CAPACITY,
     EVENT,
     EVENT_CAPACITY,
     EVENT_KINDS,
@@ -71,6 +77,7 @@ from shipwreck_env.vector.arrays import (
     TURN_ACTION_CAPACITY,
     Arrays,
 )
+from shipwreck_env.vector.tables import COVERED_SETS
 
 __all__ = [
     "COVERED_CARD_SETS",
@@ -82,13 +89,15 @@ __all__ = [
     "to_states",
 ]
 
-COVERED_CARD_SETS: tuple[str, ...] = ("base",)
-"""The ``GameConfig.card_sets`` value the arrays can hold."""
+COVERED_CARD_SETS: tuple[str, ...] = COVERED_SETS
+"""The card sets whose games the arrays can hold (any selection ``GameConfig``
+allows)."""
 
 _ROW = 5  # integers per event row
 _PAD = -1
 
-# Per plain kind: the types of its fields ("i" int, "b" bool, "c" card id).
+# Per plain kind: the types of its fields ("i" int, "b" bool, "c" card id, "p" power
+# id, "s" the word "sands", which is not stored).
 _FIELDS: dict[str, str] = {
     "draw": "ii",
     "table_to_bag": "i",
@@ -101,23 +110,48 @@ _FIELDS: dict[str, str] = {
     "resolve": "b",
     "fade": "ic",
     "refill": "ic",
+    "feast_draw": "i",
+    "steal": "ii",
+    "fall": "b",
+    "attach": "si",
+    "cost": "p",
+    "exile": "ii",
 }
 _POWER = EVENT["power"]
 _CHALICE = EVENT["chalice"]
 _REVEAL = EVENT["reveal"]
-_SAINTS = POWER_INDEX["saints"]
-_SHELLS = POWER_INDEX["shells"]
-_SINNERS = POWER_INDEX["sinners"]
-_SORROWS = POWER_INDEX["sorrows"]
+_STEAL = EVENT["steal"]
+_COST = EVENT["cost"]
+_EXILE = EVENT["exile"]
+# Per power: the shape of its event's (arg, answer) (see the module docstring).
+_POWER_SHAPE: dict[int, str] = {
+    POWER_INDEX[p]: shape
+    for shape, powers in (
+        ("x_answer", ("saints", "storms", "shackles", "shells")),
+        ("answer", ("secrets", "songs", "spires", "swords", "scythes")),
+        ("none", ("sorrows", "shadows")),
+        ("pair", ("sinners",)),
+        ("triple", ("skies",)),
+        ("slot", ("scions",)),
+        ("cards", ("sparrows",)),
+    )
+    for p in powers
+}
+_COVERED_POWERS = frozenset(_POWER_SHAPE)
 _SPARROWS = POWER_INDEX["sparrows"]
-_QUESTIONS = frozenset(POWER_INDEX[p] for p in ("secrets", "songs", "spires", "swords"))
-_COVERED_POWERS = frozenset({_SAINTS, _SHELLS, _SINNERS, _SORROWS, _SPARROWS, *_QUESTIONS})
+_SHELLS = POWER_INDEX["shells"]
+_PENDING_POWERS = ("sails", "scythes")
 _CARD_IDS = [card.id for card in CARDS]
 
 
 def num_cards(card_sets: tuple[str, ...]) -> int:
     """Cards in the chosen sets (the ``M`` of ``Arrays``)."""
-    return sum(1 for card in CARDS if card.set in card_sets)
+    return len(deck_cards(card_sets))
+
+
+def deck_cards(card_sets: tuple[str, ...]) -> list[int]:
+    """Card numbers of the chosen sets, in card order (what a new game shuffles)."""
+    return [i for i, card in enumerate(CARDS) if card.set in card_sets]
 
 
 def _int(x: object, what: str) -> int:
@@ -150,23 +184,30 @@ def _encode_power(event: tuple) -> tuple[int, ...]:
         raise ValueError(f"power event {power_id!r} is not allowed; allowed: {allowed}")
     a = b = c = _PAD
     what = f"{power_id} event"
-    if power in (_SAINTS, _SHELLS):
+    shape = _POWER_SHAPE[power]
+    if shape == "x_answer":
         a = _int(arg, f"{what} argument")
         c = _flag(answer, f"{what} answer")
-    elif power in _QUESTIONS:
+    elif shape == "answer":
         if arg is not None:
             raise ValueError(f"{what} argument {arg!r} is not allowed; allowed: None")
         c = _flag(answer, f"{what} answer")
-    elif power == _SORROWS:
+    elif shape == "none":
         if arg is not None or answer is not None:
             raise ValueError(f"{what} {(arg, answer)!r} is not allowed; allowed: (None, None)")
-    elif power == _SINNERS:
-        if not isinstance(arg, tuple) or len(arg) != 2 or answer is not None:
-            raise ValueError(
-                f"{what} {(arg, answer)!r} is not allowed; allowed: ((slot, value), None)"
-            )
+    elif shape in ("pair", "triple"):
+        size = 2 if shape == "pair" else 3
+        if not isinstance(arg, tuple) or len(arg) != size or answer is not None:
+            names = "(slot, value)" if size == 2 else "(slot, value, to_slot)"
+            raise ValueError(f"{what} {(arg, answer)!r} is not allowed; allowed: ({names}, None)")
         a = _int(arg[0], f"{what} slot")
         b = _int(arg[1], f"{what} value")
+        if size == 3:
+            c = _int(arg[2], f"{what} destination")
+    elif shape == "slot":
+        if answer is not None:
+            raise ValueError(f"{what} answer {answer!r} is not allowed; allowed: None")
+        a = _int(arg, f"{what} slot")
     else:  # sparrows
         if not isinstance(answer, tuple) or len(answer) != 2:
             raise ValueError(
@@ -178,13 +219,19 @@ def _encode_power(event: tuple) -> tuple[int, ...]:
     return (_POWER, power, a, b, c)
 
 
+def _power_id(x: object, what: str) -> int:
+    if x not in POWER_INDEX:
+        raise ValueError(f"{what} {x!r} is not allowed; allowed: a power id of cards.POWERS")
+    return POWER_INDEX[x]  # type: ignore[index]
+
+
 def encode_event(event: tuple) -> tuple[int, ...]:
     """The row of 5 integers that stores the reference event tuple ``event`` (see the
     module docstring).
 
     Raises:
         ValueError: the event's kind is not in ``arrays.EVENT_KINDS``, or its fields do
-            not have the kind's arity and types (power events: only base powers).
+            not have the kind's arity and types.
     """
     if not isinstance(event, tuple) or not event:
         raise ValueError(f"event {event!r} is not allowed; allowed: a non-empty tuple")
@@ -204,8 +251,12 @@ def encode_event(event: tuple) -> tuple[int, ...]:
             row.append(_int(x, f"{kind} event field"))
         elif t == "b":
             row.append(_flag(x, f"{kind} event field"))
-        else:
+        elif t == "c":
             row.append(_card(x, f"{kind} event card"))
+        elif t == "p":
+            row.append(_power_id(x, f"{kind} event power"))
+        elif x != "sands":
+            raise ValueError(f"{kind} event {event!r} is not allowed; allowed: 'sands'")
     row += [_PAD] * (_ROW - len(row))
     return tuple(row)
 
@@ -230,23 +281,35 @@ def decode_event(row: Sequence[int] | np.ndarray) -> tuple:
                 f"power number {x1} is not allowed; allowed: {sorted(_COVERED_POWERS)}"
             )
         power_id = POWERS[x1].id
-        if x1 in (_SAINTS, _SHELLS):
+        shape = _POWER_SHAPE[x1]
+        if shape == "x_answer":
             return ("power", power_id, x2, bool(x4))
-        if x1 in _QUESTIONS:
+        if shape == "answer":
             return ("power", power_id, None, bool(x4))
-        if x1 == _SORROWS:
+        if shape == "none":
             return ("power", power_id, None, None)
-        if x1 == _SINNERS:
+        if shape == "pair":
             return ("power", power_id, (x2, x3), None)
+        if shape == "triple":
+            return ("power", power_id, (x2, x3, x4), None)
+        if shape == "slot":
+            return ("power", power_id, x2, None)
         return ("power", power_id, x2, (_CARD_IDS[x3], _CARD_IDS[x4]))
     out: list = [kind]
-    for t, x in zip(_FIELDS[kind], (x1, x2, x3), strict=False):
+    stored = iter((x1, x2, x3))
+    for t in _FIELDS[kind]:
+        if t == "s":
+            out.append("sands")
+            continue
+        x = next(stored)
         if t == "i":
             out.append(x)
         elif t == "b":
             out.append(bool(x))
-        else:
+        elif t == "c":
             out.append(_CARD_IDS[x])
+        else:
+            out.append(POWERS[x].id)
     return tuple(out)
 
 
@@ -260,39 +323,65 @@ def _row_cards(row: tuple[int, ...]) -> list[int]:
     return []
 
 
-def announcements(rows: Sequence[Sequence[int]], num_seats: int) -> tuple:
-    """What the observations read of one turn's event rows, as
-    ``(ann_power, ann_value, ann_slot, ann_answer, ann_chalice, ann_reveal)``
-    (see the module docstring; ``ann_reveal`` is a list of ``num_seats`` values)."""
-    power, value, slot, answer, chalice = -1, 0, -1, -1, -1
-    reveal = [0] * num_seats
+def announcements(rows: Sequence[Sequence[int]], num_seats: int) -> dict[str, object]:
+    """What the observations read of one turn's event rows: the value of each
+    ``ann_*`` array of ``Arrays`` by name (see the module docstring; ``ann_reveal`` is a
+    list of ``num_seats`` values)."""
+    ann: dict[str, object] = dict(
+        ann_power=-1,
+        ann_value=0,
+        ann_slot=-1,
+        ann_to_slot=-1,
+        ann_answer=-1,
+        ann_chalice=-1,
+        ann_reveal=[0] * num_seats,
+        ann_steal=-1,
+        ann_steal_slot=-1,
+        ann_steal_value=0,
+        ann_cost=-1,
+        ann_exile_slot=-1,
+        ann_exile_value=0,
+    )
     for row in rows:
         code = row[0]
         if code == _POWER:
-            power = row[1]
-            value = row[2] if power == _SAINTS else row[3] if power == _SINNERS else 0
-            slot = row[2] if power in (_SINNERS, _SPARROWS) else -1
-            answer = -1 if power in (_SINNERS, _SPARROWS) else row[4]
+            power, shape = row[1], _POWER_SHAPE[row[1]]
+            ann["ann_power"] = power
+            has_value = shape in ("pair", "triple") or (shape == "x_answer" and power != _SHELLS)
+            ann["ann_value"] = row[3] if shape in ("pair", "triple") else row[2] if has_value else 0
+            ann["ann_slot"] = row[2] if shape in ("pair", "triple", "slot", "cards") else -1
+            ann["ann_to_slot"] = row[4] if shape == "triple" else -1
+            ann["ann_answer"] = row[4] if shape in ("x_answer", "answer") else -1
         elif code == _CHALICE:
-            chalice = row[1]
+            ann["ann_chalice"] = row[1]
         elif code == _REVEAL:
-            reveal[row[1]] = row[2]
-    return power, value, slot, answer, chalice, reveal
+            ann["ann_reveal"][row[1]] = row[2]  # type: ignore[index]
+        elif code == _STEAL:
+            ann["ann_steal"] = 0 if row[1] < 0 else 1
+            ann["ann_steal_slot"] = row[1]
+            ann["ann_steal_value"] = row[2]
+        elif code == _COST:
+            ann["ann_cost"] = row[1]
+        elif code == _EXILE:
+            ann["ann_exile_slot"] = row[1]
+            ann["ann_exile_value"] = row[2]
+    return ann
 
 
 class _Checker:
     """Raises the ValueError of one game's field."""
 
-    def __init__(self, g: int) -> None:
-        self.g = g
-
     def fail(self, field: str, value: object, allowed: str) -> None:
         raise ValueError(f"game {self.g}: {field} {value!r} is not allowed; allowed: {allowed}")
 
+    def __init__(self, g: int, deck: Sequence[int]) -> None:
+        self.g = g
+        self.deck = frozenset(deck)
+
     def cards(self, field: str, cards: Sequence[int], m: int) -> None:
         for card in cards:
-            if not 0 <= card < m:
-                self.fail(field, card, f"card numbers 0..{m - 1} (card sets {COVERED_CARD_SETS})")
+            if card not in self.deck:
+                self.fail(field, card, f"card numbers of the chosen sets {sorted(self.deck)}")
 
     def length(self, field: str, items: Sequence, capacity: int) -> None:
         if len(items) > capacity:
@@ -317,25 +406,24 @@ class _Checker:
 
 def _check_state(s: State, g: int, m: int) -> tuple[list, list]:
     """Check that game ``g`` fits the arrays; return its two event row lists."""
-    c = _Checker(g)
     cfg = s.config
-    if any(s.attached):
-        c.fail("attached", s.attached, "[[], [], [], []] (no Scions / Sands in the base set)")
-    if any(x != -1 for x in s.sands_waiting):
-        c.fail("sands_waiting", s.sands_waiting, "[-1, -1, -1, -1]")
-    if s.pending != ():
-        c.fail("pending", s.pending, "() (no Sails / Scythes in the base set)")
-    if s.fall_kept != s.kept_eff:
+    c = _Checker(g, deck_cards(cfg.card_sets))
+    for slot, cards in enumerate(s.attached):
+        c.length(f"attached[{slot}]", cards, ATTACH_CAPACITY)
+        c.cards(f"attached[{slot}]", cards, m)
+    c.cards("sands_waiting", [x for x in s.sands_waiting if x != -1], m)
+    if s.pending != () and not (
+        len(s.pending) == 3
+        and s.pending[0] in _PENDING_POWERS
+        and (s.pending[0] == "sails") == (s.pending[1] is not None)
+    ):
         c.fail(
-            "fall_kept",
-            s.fall_kept,
-            f"kept_eff ({s.kept_eff}): with the base set it is always kept_eff (both are set "
-            "when the plays end); the arrays do not hold it",
+            "pending",
+            s.pending,
+            "(), ('sails', slot, value) or ('scythes', None, None) (powers.PowerRule)",
         )
-    if s.fall_fading != -1:
-        c.fail("fall_fading", s.fall_fading, "-1 (no The Fall in the base set)")
-    if s.ash_trigger:
-        c.fail("ash_trigger", s.ash_trigger, "False (no The Ash in the base set)")
+    if s.fall_fading not in (-1, 0, 1):
+        c.fail("fall_fading", s.fall_fading, "-1, 0 or 1")
     c.cards("deck", s.deck, m)
     c.cards("slots", [x for x in s.slots if x != -1], m)
     c.cards("faded", s.faded, m)
@@ -351,10 +439,10 @@ def _check_state(s: State, g: int, m: int) -> tuple[list, list]:
     ts = s.turn_start
     if len(ts) != 13:
         c.fail("turn_start", ts, "a 13-tuple (turn_start.public_snapshot)")
-    if any(ts[2]):
-        c.fail("turn_start attached", ts[2], "((), (), (), ())")
-    if any(x != -1 for x in ts[3]):
-        c.fail("turn_start sands_waiting", ts[3], "(-1, -1, -1, -1)")
+    for slot, cards in enumerate(ts[2]):
+        c.length(f"turn_start attached[{slot}]", cards, ATTACH_CAPACITY)
+        c.cards(f"turn_start attached[{slot}]", cards, m)
+    c.cards("turn_start sands_waiting", [x for x in ts[3] if x != -1], m)
     c.cards("turn_start slots", [x for x in ts[0] if x != -1], m)
     c.cards("turn_start faded", ts[4], m)
     c.cards("turn_start deck top", [ts[5]] if ts[5] != -1 else [], m)
@@ -371,11 +459,11 @@ def from_states(states: Sequence[State]) -> Arrays:
     (``events_cur`` 0); ``draws`` and ``key`` stay 0 (the caller sets them).
 
     Raises:
-        ValueError: ``states`` is empty, the games do not share one ``GameConfig``, the
-            card sets are not ``("base",)``, or a game holds something the arrays cannot
-            (expansion-only fields, ``fall_kept`` other than ``kept_eff``, card numbers
-            of other sets, events of other kinds, more entries than a capacity); the
-            message names the game, the field, the value and what is allowed.
+        ValueError: ``states`` is empty, the games do not share one ``GameConfig``, or a
+            game holds something the arrays cannot (card numbers of sets not chosen,
+            events of other kinds, more entries than a capacity, a malformed pending
+            cost); the message names the game, the field, the value and what is
+            allowed.
     """
     states = list(states)
     if not states:
@@ -384,10 +472,10 @@ def from_states(states: Sequence[State]) -> Arrays:
         if not isinstance(s, State):
             raise ValueError(f"game {g}: state {s!r} is not allowed; allowed: a State")
     config = states[0].config
-    if config.card_sets != COVERED_CARD_SETS:
+    if any(name not in COVERED_CARD_SETS for name in config.card_sets):
         raise ValueError(
             f"game 0: config.card_sets {config.card_sets!r} is not allowed; "
-            f"allowed: {COVERED_CARD_SETS!r}"
+            f"allowed: sets among {COVERED_CARD_SETS!r}"
         )
     for g, s in enumerate(states):
         if s.config != config:
@@ -415,6 +503,10 @@ def _fill(arr: Arrays, g: int, s: State, cur: list, last: list, seats: int) -> N
         arr.table_len[g, slot] = len(fates)
         for v in fates:
             arr.tcount[g, slot, v - 1] += 1
+    for slot, cards in enumerate(s.attached):
+        arr.attached[g, slot, : len(cards)] = cards
+        arr.attached_len[g, slot] = len(cards)
+    arr.sands_waiting[g] = s.sands_waiting
     arr.faded[g, : len(s.faded)] = s.faded
     arr.faded_len[g] = len(s.faded)
     for card in s.faded:
@@ -446,6 +538,14 @@ def _fill(arr: Arrays, g: int, s: State, cur: list, last: list, seats: int) -> N
     arr.old_fate[g] = s.old_fate
     arr.kept_eff[g] = s.kept_eff
     arr.preds_left[g] = s.preds_left
+    if s.pending:
+        power, slot, value = s.pending
+        arr.pending_power[g] = POWER_INDEX[power]
+        arr.pending_slot[g] = -1 if slot is None else slot
+        arr.pending_value[g] = 0 if value is None else value
+    arr.fall_kept[g] = s.fall_kept
+    arr.fall_fading[g] = s.fall_fading
+    arr.ash_trigger[g] = s.ash_trigger
     arr.tracked[g] = s.tracked
     arr.line_fresh[g] = s.line_fresh
     arr.line_tracked[g] = s.line_tracked
@@ -463,18 +563,13 @@ def _fill(arr: Arrays, g: int, s: State, cur: list, last: list, seats: int) -> N
         arr.events_len[g, buf] = len(event_rows)
     arr.turn_actions[g, : len(s.turn_actions)] = s.turn_actions
     arr.turn_actions_len[g] = len(s.turn_actions)
-    power, value, slot, answer, chalice, reveal = announcements(cur, seats)
-    arr.ann_power[g] = power
-    arr.ann_value[g] = value
-    arr.ann_slot[g] = slot
-    arr.ann_answer[g] = answer
-    arr.ann_chalice[g] = chalice
-    arr.ann_reveal[g] = reveal
+    for name, value in announcements(cur, seats).items():
+        getattr(arr, name)[g] = value
     (
         ts_slots,
         ts_table,
-        _attached,
-        _sands,
+        ts_attached,
+        ts_sands,
         ts_faded,
         ts_top,
         ts_deck_len,
@@ -489,6 +584,10 @@ def _fill(arr: Arrays, g: int, s: State, cur: list, last: list, seats: int) -> N
     for slot, fates in enumerate(ts_table):
         arr.ts_table[g, slot, : len(fates)] = fates
         arr.ts_table_len[g, slot] = len(fates)
+    for slot, cards in enumerate(ts_attached):
+        arr.ts_attached[g, slot, : len(cards)] = cards
+        arr.ts_attached_len[g, slot] = len(cards)
+    arr.ts_sands[g] = ts_sands
     arr.ts_faded[g, : len(ts_faded)] = ts_faded
     arr.ts_faded_len[g] = len(ts_faded)
     arr.ts_deck_top[g] = ts_top
@@ -501,19 +600,8 @@ def _fill(arr: Arrays, g: int, s: State, cur: list, last: list, seats: int) -> N
     arr.ts_turn[g] = ts_turn
 
 
-_EMPTY4: tuple[tuple, ...] = ((), (), (), ())
-_NO_SANDS = (-1, -1, -1, -1)
-
-
 def to_states(arr: Arrays, games: Sequence[int] | None = None) -> list[State]:
-    """Reference states of ``games`` (default: every game), in that order.
-
-    Fields the arrays do not hold get their empty values (``attached`` ``[[], [], [],
-    []]``, ``sands_waiting`` ``[-1] * 4``, ``pending`` ``()``, ``fall_fading`` -1,
-    ``ash_trigger`` False). ``fall_kept`` is rebuilt as ``kept_eff``: with the base set
-    the reference sets both when the plays end (``plays._after_steal``) and resets both at
-    the turn start, so they are always equal.
-    """
+    """Reference states of ``games`` (default: every game), in that order."""
     games = list(range(arr.num_games)) if games is None else [int(g) for g in games]
     m = arr.num_cards
     out = []
@@ -523,14 +611,23 @@ def to_states(arr: Arrays, games: Sequence[int] | None = None) -> list[State]:
         hlen = arr.hand_len[g].tolist()
         cur = int(arr.events_cur[g])
         ts_tlen = arr.ts_table_len[g].tolist()
-        kept_eff = int(arr.kept_eff[g])
+        alen = arr.attached_len[g].tolist()
+        ts_alen = arr.ts_attached_len[g].tolist()
+        pending: tuple = ()
+        if arr.pending_power[g] >= 0:
+            slot, value = int(arr.pending_slot[g]), int(arr.pending_value[g])
+            pending = (
+                POWERS[int(arr.pending_power[g])].id,
+                None if slot < 0 else slot,
+                None if value == 0 else value,
+            )
         s = State(
             arr.config,
             deck=arr.deck[g, (head + np.arange(n)) % m].tolist(),
             slots=arr.slots[g].tolist(),
             table=[arr.table[g, slot, : tlen[slot]].tolist() for slot in range(4)],
-            attached=[[], [], [], []],
-            sands_waiting=[-1, -1, -1, -1],
+            attached=[arr.attached[g, slot, : alen[slot]].tolist() for slot in range(4)],
+            sands_waiting=arr.sands_waiting[g].tolist(),
             faded=arr.faded[g, : int(arr.faded_len[g])].tolist(),
             bag=arr.bag[g].tolist(),
             bag_known=arr.bag_known[g].tolist(),
@@ -556,23 +653,23 @@ def to_states(arr: Arrays, games: Sequence[int] | None = None) -> list[State]:
             tracked=int(arr.tracked[g]),
             line_fresh=int(arr.line_fresh[g]),
             line_tracked=int(arr.line_tracked[g]),
-            kept_eff=kept_eff,
+            kept_eff=int(arr.kept_eff[g]),
             preds_left=int(arr.preds_left[g]),
             predictions=arr.predictions[g, : int(arr.pred_len[g])].tolist(),
             correct=bool(arr.correct[g]),
             votes=arr.votes[g, : int(arr.votes_len[g])].tolist(),
-            pending=(),
-            fall_kept=kept_eff,  # base set: set together with kept_eff (plays._after_steal)
-            fall_fading=-1,
-            ash_trigger=False,
+            pending=pending,
+            fall_kept=int(arr.fall_kept[g]),
+            fall_fading=int(arr.fall_fading[g]),
+            ash_trigger=bool(arr.ash_trigger[g]),
             events=_events(arr, g, cur),
             last_events=_events(arr, g, 1 - cur),
             turn_actions=arr.turn_actions[g, : int(arr.turn_actions_len[g])].tolist(),
             turn_start=(
                 tuple(arr.ts_slots[g].tolist()),
                 tuple(tuple(arr.ts_table[g, slot, : ts_tlen[slot]].tolist()) for slot in range(4)),
-                _EMPTY4,
-                _NO_SANDS,
+                tuple(tuple(arr.ts_attached[g, k, : ts_alen[k]].tolist()) for k in range(4)),
+                tuple(arr.ts_sands[g].tolist()),
                 tuple(arr.ts_faded[g, : int(arr.ts_faded_len[g])].tolist()),
                 int(arr.ts_deck_top[g]),
                 int(arr.ts_deck_len[g]),

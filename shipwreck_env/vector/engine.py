@@ -14,19 +14,24 @@ from shipwreck_env.vector.arrays import TURN_ACTION_CAPACITY
 from shipwreck_env.vector.group import (
     DONE,
     END,
+    END_TURN,
     GROUP,
     PREDICT,
     REVEAL_NEXT,
     VOTE,
+    apply_cost,
     apply_group,
     apply_reveal,
+    apply_sails,
     apply_vote,
+    cost_legal,
     end_predictions,
     enter_group,
     enter_reveal,
     enter_vote,
     group_legal,
     predict,
+    sails_legal,
     vote_legal,
 )
 from shipwreck_env.vector.jit import njit, rule
@@ -34,14 +39,17 @@ from shipwreck_env.vector.plays import (
     after_play_legal,
     apply_after_play,
     apply_play_phase,
+    apply_steal,
     play_phase_legal,
+    steal_legal,
 )
-from shipwreck_env.vector.turn import deal
+from shipwreck_env.vector.turn import deal, end_turn
 
 __all__ = ["count_illegal", "deal_games", "legal_masks", "pick_legal", "step_games"]
 
 PLAY, AFTER_PLAY, REVEAL_PHASE = Phase.PLAY, Phase.AFTER_PLAY, Phase.REVEAL
 GROUP_PHASE, VOTE_PHASE = Phase.GROUP, Phase.VOTE
+STEAL_PHASE, COST_PHASE, SAILS_PHASE = Phase.STEAL, Phase.COST, Phase.SAILS
 
 
 @njit
@@ -63,6 +71,12 @@ def legal_masks(s, r, mask) -> None:
             group_legal(s, r, g, row)
         elif phase == VOTE_PHASE:
             vote_legal(row)
+        elif phase == STEAL_PHASE:
+            steal_legal(s, r, g, row)
+        elif phase == COST_PHASE:
+            cost_legal(s, r, g, row)
+        elif phase == SAILS_PHASE:
+            sails_legal(s, r, g, row)
 
 
 @njit
@@ -97,6 +111,12 @@ def _step_one(s, r, g, action) -> None:
         after = apply_group(s, r, g, action)
     elif phase == VOTE_PHASE:
         after = apply_vote(s, r, g, action)
+    elif phase == STEAL_PHASE:
+        after = REVEAL_NEXT if apply_steal(s, r, g, action) else DONE
+    elif phase == COST_PHASE:
+        after = apply_cost(s, r, g, action)
+    elif phase == SAILS_PHASE:
+        after = apply_sails(s, r, g, action)
     # the automatic rest of the turn, part after part, until someone must decide
     while after != DONE:
         if after == REVEAL_NEXT:
@@ -107,6 +127,9 @@ def _step_one(s, r, g, action) -> None:
             after = enter_vote(s, r, g)
         elif after == END:
             end_predictions(s, r, g)
+            after = DONE
+        elif after == END_TURN:
+            end_turn(s, r, g)
             after = DONE
         else:
             after = predict(s, r, g, after - PREDICT)

@@ -12,7 +12,7 @@ compiling it). Every compiled rule takes
   tables) and the configuration's numbers (:class:`Rules`),
 
 each as a numba structure reached through one pointer (``pack`` and ``rules_for``
-build them). A named tuple of the 71 arrays would be passed as some 500 machine
+build them). A named tuple of the 90 arrays would be passed as some 500 machine
 arguments to every rule and costs about a second of compile time per function.
 Nothing is read from module globals inside compiled code, so that the tables a batch
 plays by are the ones in ``vector.tables`` when the batch was made.
@@ -51,7 +51,10 @@ _CORE = os.path.dirname(_HERE)
 _RULES = ("arrays", "chance", "engine", "group", "jit", "observe", "ops", "plays", "tables", "turn")
 _COMPILED_FROM = sorted(
     [os.path.join(_HERE, f"{name}.py") for name in _RULES]
-    + [os.path.join(_CORE, f"{name}.py") for name in ("actions", "state", "cards")]
+    + [
+        os.path.join(_CORE, f"{name}.py")
+        for name in ("actions", "state", "cards", "arcana", "questions", "rules")
+    ]
 )
 
 
@@ -144,6 +147,9 @@ def _game_struct(t):
     s.table = t.table
     s.table_len = t.table_len
     s.tcount = t.tcount
+    s.attached = t.attached
+    s.attached_len = t.attached_len
+    s.sands_waiting = t.sands_waiting
     s.faded = t.faded
     s.faded_len = t.faded_len
     s.fcount = t.fcount
@@ -176,6 +182,12 @@ def _game_struct(t):
     s.tracked = t.tracked
     s.line_fresh = t.line_fresh
     s.line_tracked = t.line_tracked
+    s.pending_power = t.pending_power
+    s.pending_slot = t.pending_slot
+    s.pending_value = t.pending_value
+    s.fall_kept = t.fall_kept
+    s.fall_fading = t.fall_fading
+    s.ash_trigger = t.ash_trigger
     s.plays = t.plays
     s.plays_len = t.plays_len
     s.predictions = t.predictions
@@ -193,9 +205,19 @@ def _game_struct(t):
     s.ann_answer = t.ann_answer
     s.ann_chalice = t.ann_chalice
     s.ann_reveal = t.ann_reveal
+    s.ann_to_slot = t.ann_to_slot
+    s.ann_cost = t.ann_cost
+    s.ann_exile_slot = t.ann_exile_slot
+    s.ann_exile_value = t.ann_exile_value
+    s.ann_steal = t.ann_steal
+    s.ann_steal_slot = t.ann_steal_slot
+    s.ann_steal_value = t.ann_steal_value
     s.ts_slots = t.ts_slots
     s.ts_table = t.ts_table
     s.ts_table_len = t.ts_table_len
+    s.ts_attached = t.ts_attached
+    s.ts_attached_len = t.ts_attached_len
+    s.ts_sands = t.ts_sands
     s.ts_faded = t.ts_faded
     s.ts_faded_len = t.ts_faded_len
     s.ts_deck_top = t.ts_deck_top
@@ -230,11 +252,20 @@ class Rules(NamedTuple):
     sparrows_action: np.ndarray
     single_action: np.ndarray
     saints_actions: np.ndarray
+    skies_action: np.ndarray
+    storms_action: np.ndarray
+    scions_action: np.ndarray
+    sails_action: np.ndarray
+    steal_action: np.ndarray
+    cost_action: np.ndarray
+    card_free_fade: np.ndarray
     action_kind: np.ndarray
     action_value: np.ndarray
     action_slot: np.ndarray
     action_power: np.ndarray
+    action_to: np.ndarray
     question_holds: np.ndarray
+    shackles_holds: np.ndarray
     others_after: np.ndarray
     """int8[seats, L]: the other players' seats clockwise from each active seat."""
     voters: np.ndarray
@@ -273,11 +304,20 @@ def rules_tuple(config: GameConfig, cards: np.ndarray) -> Rules:
         sparrows_action=t.SPARROWS_ACTION,
         single_action=t.SINGLE_ACTIONS,
         saints_actions=t.SAINTS_ACTIONS,
+        skies_action=t.SKIES_ACTION,
+        storms_action=t.STORMS_ACTION,
+        scions_action=t.SCIONS_ACTION,
+        sails_action=t.SAILS_ACTION,
+        steal_action=t.STEAL_ACTION,
+        cost_action=t.COST_ACTION,
+        card_free_fade=t.CARD_FREE_FADE,
         action_kind=t.ACTION_KIND,
         action_value=t.ACTION_VALUE,
         action_slot=t.ACTION_SLOT,
         action_power=t.ACTION_POWER,
+        action_to=t.ACTION_TO,
         question_holds=t.QUESTION_HOLDS,
+        shackles_holds=t.SHACKLES_HOLDS,
         others_after=others_after_table(config.num_seats, config.num_players),
         voters=voters_table(config.num_players),
         cards=np.ascontiguousarray(cards, np.int8),
@@ -302,11 +342,20 @@ def _rules_struct(t):
     s.sparrows_action = t.sparrows_action
     s.single_action = t.single_action
     s.saints_actions = t.saints_actions
+    s.skies_action = t.skies_action
+    s.storms_action = t.storms_action
+    s.scions_action = t.scions_action
+    s.sails_action = t.sails_action
+    s.steal_action = t.steal_action
+    s.cost_action = t.cost_action
+    s.card_free_fade = t.card_free_fade
     s.action_kind = t.action_kind
     s.action_value = t.action_value
     s.action_slot = t.action_slot
     s.action_power = t.action_power
+    s.action_to = t.action_to
     s.question_holds = t.question_holds
+    s.shackles_holds = t.shackles_holds
     s.others_after = t.others_after
     s.voters = t.voters
     s.cards = t.cards

@@ -7,9 +7,8 @@ The encoder is compiled scalar code over one game (see
 layout's offsets come from :class:`~shipwreck_env.observation.ObservationLayout` (one
 source of truth). What is read: the counts ``tcount`` and ``fcount`` (never the
 ordered lists), the announcement arrays ``ann_*`` (never the event rows), the deck
-ring at ``deck_head``, and the ordered arrays only below their lengths. Only the base
-card set is covered: no attachments, Thief, Fall, costs or pending powers, so those
-fields stay 0.
+ring at ``deck_head``, and the ordered arrays only below their lengths. Every card set
+is covered (attachments, The Thief, The Fall, costs, pending powers, Sails' exile).
 """
 
 from __future__ import annotations
@@ -21,11 +20,13 @@ from shipwreck_env.observation import ObservationLayout
 from shipwreck_env.state import Phase
 from shipwreck_env.vector.arrays import Arrays
 from shipwreck_env.vector.jit import njit, pack, rule, rules_for
+from shipwreck_env.vector.turn import slot_hours
 
 __all__ = ["encode_batch", "encode_rows", "layout_offsets"]
 
 EMPTY = NUM_CARDS  # one-hot index of "no card"
 SPARROWS = POWER_INDEX["sparrows"]
+SAILS, SCIONS, SANDS = POWER_INDEX["sails"], POWER_INDEX["scions"], POWER_INDEX["sands"]
 # the layout's fields the encoder writes, in the order of ``layout_offsets``
 _FIELDS = [
     "phase",
@@ -41,6 +42,8 @@ _FIELDS = [
     "slot_fates",
     "slot_hours",
     "slot_moons",
+    "slot_scions",
+    "slot_sands",
     "deck_top",
     "deck_size",
     "faded_powers",
@@ -55,9 +58,14 @@ _FIELDS = [
     "power_used",
     "power_value",
     "power_slot",
+    "power_to_slot",
     "power_answer",
     "shadows",
+    "cost_paid",
+    "pending",
+    "steal",
     "chalice",
+    "fall",
     "reveals",
     "votes",
     "wrong_predictions",
@@ -67,9 +75,9 @@ _FIELDS = [
 ]
 (
     PHASE, DECIDER, ACTIVE, LEADER, SCORE, DOOM, TURN, OWN, CARRIED, CARD,
-    FATES, HOURS, MOONS, TOP, DECK, FADED, UNSEEN, EXILED,
+    FATES, HOURS, MOONS, SCIONS_AT, SANDS_AT, TOP, DECK, FADED, UNSEEN, EXILED,
     LINES, HOLDING, PLAY_V, PLAY_T, PLAY_L, FEAST, POWER,
-    VALUE, SLOT, ANSWER, SHADOWS, CHALICE, REVEALS, VOTES,
+    VALUE, SLOT, TO, ANSWER, SHADOWS, COST, PENDING, STEAL, CHALICE, FALL, REVEALS, VOTES,
     WRONG, LEFT, CORRECT, BELIEF, PLAYERS, SEATS, OWN_SEATS,
 ) = range(len(_FIELDS) + 3)  # fmt: skip
 PLAY_PHASE = Phase.PLAY
@@ -115,18 +123,22 @@ def _encode(s, r, o, g, observer, b, unseen) -> None:
     for slot in range(4):
         card = s.slots[g, slot]
         base = o[CARD] + (EMPTY + 1) * slot
+        for i in range(s.attached_len[g, slot]):
+            power = r.card_power[s.attached[g, slot, i]]
+            if power == SCIONS:
+                b[o[SCIONS_AT] + slot] += 1
+            elif power == SANDS:
+                b[o[SANDS_AT] + slot] += 1
         if card < 0:
             b[base + EMPTY] = 1
             continue
         b[base + card] = 1
         b[o[MOONS] + slot] = r.card_moons[card]
-        hours = 0
         for v in range(7):
             n = s.tcount[g, slot, v]
             b[o[FATES] + 7 * slot + v] = n
             unseen[v] -= n
-            hours += n * r.hours_of[v + 1]
-        b[o[HOURS] + slot] = hours
+        b[o[HOURS] + slot] = slot_hours(s, r, g, slot)
     top = EMPTY
     if s.deck_len[g] > 0:
         top = s.deck[g, s.deck_head[g] % s.deck.shape[1]]
@@ -173,8 +185,24 @@ def _encode_turn(s, o, g, observer, b) -> None:
             b[o[VALUE] + s.ann_value[g] - 1] += 1
         if s.ann_slot[g] >= 0:
             b[o[SLOT] + s.ann_slot[g]] += 1
+        if s.ann_to_slot[g] >= 0:
+            b[o[TO] + s.ann_to_slot[g]] += 1
+    if s.ann_steal[g] == 0:
+        b[o[STEAL] + 11] += 1
+    elif s.ann_steal[g] == 1:
+        b[o[STEAL] + s.ann_steal_value[g] - 1] += 1
+        b[o[STEAL] + 7 + s.ann_steal_slot[g]] += 1
     if s.ann_chalice[g] >= 0:
         b[o[CHALICE] + (0 if s.ann_chalice[g] == 1 else 1)] += 1
+    if s.ann_cost[g] >= 0:
+        b[o[COST] + s.ann_cost[g]] += 1
+    if s.ann_exile_slot[g] >= 0:  # Sails' exile: its slot and value
+        b[o[SLOT] + s.ann_exile_slot[g]] += 1
+        b[o[VALUE] + s.ann_exile_value[g] - 1] += 1
+    if s.fall_fading[g] >= 0:
+        b[o[FALL] + (0 if s.fall_fading[g] == 1 else 1)] += 1
+    if s.pending_power[g] >= 0:
+        b[o[PENDING] + (0 if s.pending_power[g] == SAILS else 1)] = 1
     for seat in range(S):
         v = s.ann_reveal[g, seat]
         if v > 0:
@@ -231,22 +259,16 @@ def encode_batch(
     ``observation.encode(state_g, observer[g], layout)``.
 
     Args:
-        arr: the games (base card set).
+        arr: the games.
         layout: the observation layout of the games' configuration.
         observer: integer array ``[N]``, the observing player (0..P-1) of each game.
         out: optional float32 ``[N, layout.size]`` array to write into (returned).
 
     Raises:
-        ValueError: the games are not of the base set, the layout does not fit their
-            configuration, or ``observer`` / ``out`` have the wrong shape, type or
+        ValueError: the layout does not fit the games' configuration, or ``observer`` / ``out`` have the wrong shape, type or
             values.
     """
     cfg = arr.config
-    if cfg.card_sets != ("base",):
-        raise ValueError(
-            f"card_sets {cfg.card_sets!r} is not allowed; allowed: ('base',) (the arrays "
-            "hold the base set only)"
-        )
     if layout.num_players != cfg.num_players or layout.num_seats != cfg.num_seats:
         raise ValueError(
             f"layout for {layout.num_players} players / {layout.num_seats} seats is not "

@@ -13,13 +13,16 @@ from shipwreck_env.vector.arrays import EVENT, EVENT_CAPACITY
 from shipwreck_env.vector.jit import rule
 
 __all__ = [
+    "attach",
     "constrain_kept",
     "deck_append",
     "deck_pop",
     "deck_top",
+    "detach_to_deck",
     "event",
     "fade_card",
     "greater_mask",
+    "has_attached",
     "real_mask",
     "table_append",
     "table_clear",
@@ -41,6 +44,12 @@ PREDICT_EVENT = EVENT["predict"]
 RESOLVE_EVENT = EVENT["resolve"]
 FADE_EVENT = EVENT["fade"]
 REFILL_EVENT = EVENT["refill"]
+FEAST_DRAW_EVENT = EVENT["feast_draw"]
+STEAL_EVENT = EVENT["steal"]
+FALL_EVENT = EVENT["fall"]
+ATTACH_EVENT = EVENT["attach"]
+COST_EVENT = EVENT["cost"]
+EXILE_EVENT = EVENT["exile"]
 
 
 @rule
@@ -119,6 +128,32 @@ def deck_append(s, g, card) -> None:
     n = s.deck_len[g]
     s.deck[g, (s.deck_head[g] + n) % m] = card
     s.deck_len[g] = n + 1
+
+
+@rule
+def attach(s, g, slot, card) -> None:
+    """Attach ``card`` (Scions or Sands) to the card on ``slot``, after those there."""
+    n = s.attached_len[g, slot]
+    s.attached[g, slot, n] = card
+    s.attached_len[g, slot] = n + 1
+
+
+@rule
+def detach_to_deck(s, g, slot) -> None:
+    """The card on ``slot`` leaves play: its attached cards go under the deck, in order."""
+    for i in range(s.attached_len[g, slot]):
+        deck_append(s, g, s.attached[g, slot, i])
+        s.attached[g, slot, i] = -1
+    s.attached_len[g, slot] = 0
+
+
+@rule
+def has_attached(s, r, g, slot, power) -> bool:
+    """Is a card of ``power`` attached to the card on ``slot``?"""
+    for i in range(s.attached_len[g, slot]):
+        if r.card_power[s.attached[g, slot, i]] == power:
+            return True
+    return False
 
 
 @rule

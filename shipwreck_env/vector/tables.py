@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from shipwreck_env import questions
+from shipwreck_env import actions, questions
 from shipwreck_env.actions import ACTIONS, HOURS_TARGET, NUM_ACTIONS, PASS, REVEAL
+from shipwreck_env.arcana import FADES_WITHOUT_DOOM
 from shipwreck_env.cards import CARD_INDEX, CARDS, NUM_POWERS, POWER_INDEX, fate_hours
 from shipwreck_env.number_lines import CARD_CONTEXT
 from shipwreck_env.powers import CARD_POWER
@@ -30,8 +31,8 @@ __all__ = [
     "SINNERS_ACTION",
 ]
 
-COVERED_SETS: tuple[str, ...] = ("base",)
-"""Card sets the batched engine plays."""
+COVERED_SETS: tuple[str, ...] = ("base", "kickstarter", "gencon", "stars_below")
+"""Card sets the batched engine plays (every selection of them ``GameConfig`` allows)."""
 
 BIT = (1 << np.arange(7)).astype(np.uint8)
 """``BIT[v - 1]``: the number-line bit of value ``v``."""
@@ -43,6 +44,8 @@ CARD_MOONS = np.array([c.moons or 0 for c in CARDS] + [0], np.int8)
 """Moons by card number; index -1 (no card) is 0."""
 CARD_POWER_OF = np.array([*CARD_POWER, -1], np.int8)
 """Power on each card's back; index -1 (no card) is -1."""
+CARD_FREE_FADE = np.array([i in FADES_WITHOUT_DOOM for i in range(len(CARDS))] + [False])
+"""Cards whose fade costs no doom (``arcana.FADES_WITHOUT_DOOM``: The Blind Man)."""
 CARD_KIND = np.array([*CARD_CONTEXT, 0], np.int8)
 """Which table summary each card's condition reads (see ``number_lines.CARD_CONTEXT``)."""
 
@@ -73,6 +76,8 @@ ACTION_VALUE = np.array([a.value or 0 for a in ACTIONS], np.int8)
 """Value argument of each action (fate value, Saints' X), 0 if none."""
 ACTION_SLOT = np.array([-1 if a.slot is None else a.slot for a in ACTIONS], np.int8)
 """Slot argument (play target 0-4, or a power's slot), -1 if none."""
+ACTION_TO = np.array([-1 if a.to_slot is None else a.to_slot for a in ACTIONS], np.int8)
+"""Skies' destination slot, -1 for other actions."""
 ACTION_POWER = np.array(
     [POWER_INDEX[a.power] if a.power is not None else -1 for a in ACTIONS], np.int8
 )
@@ -84,13 +89,40 @@ SINNERS_ACTION = np.zeros((4, 8), np.int16)
 """``SINNERS_ACTION[slot, value]``: Sinners on the visible fate (slot, value)."""
 SPARROWS_ACTION = np.zeros(4, np.int16)
 """``SPARROWS_ACTION[slot]``: Sparrows on that slot."""
+SKIES_ACTION = np.zeros((4, 8, 4), np.int16)
+"""``SKIES_ACTION[slot, value, to]``: Skies moving the visible fate (slot, value) to
+``to`` (0 where ``to == slot``)."""
+STORMS_ACTION = np.zeros(8, np.int16)
+"""``STORMS_ACTION[value]``: Storms naming the visible ``value``."""
+SCIONS_ACTION = np.zeros(4, np.int16)
+"""``SCIONS_ACTION[slot]``: Scions attached to that slot's card."""
+SAILS_ACTION = np.zeros((4, 8), np.int16)
+"""``SAILS_ACTION[slot, value]``: Sails exiling the visible fate (slot, value)."""
+STEAL_ACTION = np.zeros((4, 8), np.int16)
+"""``STEAL_ACTION[slot, value]``: The Thief taking the visible fate (slot, value)."""
+COST_ACTION = np.zeros(NUM_POWERS, np.int16)
+"""``COST_ACTION[power]``: discarding a card of ``power`` as a cost."""
+_BY_POWER = {
+    "sinners": SINNERS_ACTION,
+    "sails": SAILS_ACTION,
+}
 for _a in ACTIONS:
     if _a.kind == "play":
         PLAY_ACTION[_a.slot, _a.value] = _a.index
-    elif _a.kind == "power" and _a.power == "sinners":
-        SINNERS_ACTION[_a.slot, _a.value] = _a.index
+    elif _a.kind == "steal":
+        STEAL_ACTION[_a.slot, _a.value] = _a.index
+    elif _a.kind == "cost":
+        COST_ACTION[POWER_INDEX[_a.power]] = _a.index
+    elif _a.kind == "power" and _a.power in _BY_POWER:
+        _BY_POWER[_a.power][_a.slot, _a.value] = _a.index
     elif _a.kind == "power" and _a.power == "sparrows":
         SPARROWS_ACTION[_a.slot] = _a.index
+    elif _a.kind == "power" and _a.power == "scions":
+        SCIONS_ACTION[_a.slot] = _a.index
+    elif _a.kind == "power" and _a.power == "skies":
+        SKIES_ACTION[_a.slot, _a.value, _a.to_slot] = _a.index
+    elif _a.kind == "power" and _a.power == "storms":
+        STORMS_ACTION[_a.value] = _a.index
 PREDICT_ACTIONS = np.array([a.index for a in ACTIONS if a.kind == "predict"], np.int64)
 """Predict 1..7, in value order."""
 SAINTS_ACTIONS = np.array(
@@ -99,16 +131,17 @@ SAINTS_ACTIONS = np.array(
 """Saints X = 1..6, in order."""
 SINGLE_ACTION = {
     power: next(a.index for a in ACTIONS if a.kind == "power" and a.power == power)
-    for power in ("secrets", "songs", "spires", "swords", "sorrows", "shells")
+    for power in actions.NO_ARGUMENT_POWERS
 }
 """The one action of each power without an argument."""
 SET_QUESTIONS = tuple(
     POWER_INDEX[power]
     for power in questions.QUESTION_SETS
-    if power != "scythes"  # Scythes asks after its cost: a Stars Below rule
+    if power != "scythes"  # Scythes asks after its cost, not when it is used
 )
-"""Power numbers of the group's set questions among the covered cards (their values:
+"""Power numbers of the group's set questions asked when used (their values:
 ``QUESTION_HOLDS``)."""
+
 
 SINGLE_ACTIONS = np.full(NUM_POWERS, -1, np.int16)
 """``SINGLE_ACTIONS[power]``: the one action of a power without an argument, else -1."""
@@ -118,6 +151,8 @@ SAINTS_ACTIONS = SAINTS_ACTIONS.astype(np.int16)
 
 
 QUESTION_HOLDS = questions.HOLDS
+SHACKLES_HOLDS = questions.SHACKLES_HOLDS
+"""``SHACKLES_HOLDS[played, e]``: Shackles' yes (``shipwreck_env.questions``)."""
 """``QUESTION_HOLDS[action, e]``: the yes of a question action about a kept fate read
 as ``e`` (``shipwreck_env.questions.HOLDS``, the table the reference engine's answers
 come from)."""
@@ -128,6 +163,12 @@ C_PLAYERS, C_SEATS, C_REVEAL, C_LEADER, C_MAX_TURNS, C_STARTING_DOOM, C_SIZE = r
 P = POWER_INDEX
 CHALICE = CARD_INDEX["chalice"]
 BLIND_MAN = CARD_INDEX["blind_man"]
+FEAST = CARD_INDEX["feast"]
+WISH = CARD_INDEX["wish"]
+THIEF = CARD_INDEX["thief"]
+ASH = CARD_INDEX["ash"]
+FALL = CARD_INDEX["fall"]
+IMAGO = CARD_INDEX["imago"]
 NUM_POWER_SLOTS = NUM_POWERS
 ACTION_COUNT = NUM_ACTIONS
 PASS_ACTION = PASS

@@ -14,22 +14,27 @@ from shipwreck_env.vector.chance import permutation_at, uniform_at
 from shipwreck_env.vector.jit import rule
 from shipwreck_env.vector.ops import (
     ALL,
+    ATTACH_EVENT,
     DRAW,
     EXILED_TO_BAG,
     FADE_EVENT,
     REFILL_EVENT,
     TABLE_TO_BAG,
+    attach,
     deck_top,
+    detach_to_deck,
     event,
     fade_card,
+    has_attached,
     table_clear,
 )
 
-__all__ = ["deal", "end_turn", "game_over", "start_turn"]
+__all__ = ["deal", "draw_fate", "end_turn", "game_over", "slot_hours", "start_turn", "table_sum"]
 
 WIN_SCORE = 7
 LOSE_DOOM = 7
-BLIND_MAN = t.BLIND_MAN
+ASH, FALL, IMAGO = t.ASH, t.FALL, t.IMAGO
+SCIONS, SANDS = t.P["scions"], t.P["sands"]
 PLAY_PHASE, OVER_PHASE = Phase.PLAY, Phase.GAME_OVER
 C_PLAYERS, C_SEATS, C_MAX_TURNS, C_DOOM = t.C_PLAYERS, t.C_SEATS, t.C_MAX_TURNS, t.C_STARTING_DOOM
 
@@ -52,6 +57,9 @@ def deal(s, r, g) -> None:
     s.table[g] = 0
     s.table_len[g] = 0
     s.tcount[g] = 0
+    s.attached[g] = -1
+    s.attached_len[g] = 0
+    s.sands_waiting[g] = -1
     s.faded[g] = -1
     s.faded_len[g] = 0
     s.fcount[g] = 0
@@ -80,7 +88,7 @@ def start_turn(s, r, g, seat) -> None:
     drawn = 2 - s.hand_len[g, seat]
     for _ in range(drawn):
         n = s.hand_len[g, seat]
-        s.hands[g, seat, n] = _draw_fate(s, g)
+        s.hands[g, seat, n] = draw_fate(s, g)
         s.hand_len[g, seat] = n + 1
     event(s, g, DRAW, seat, drawn, -1, -1)
     _snapshot(s, g)
@@ -105,6 +113,12 @@ def _reset_turn(s, r, g, seat) -> None:
     s.votes_len[g] = 0
     s.preds_left[g] = 1
     s.kept_eff[g] = 0
+    s.pending_power[g] = -1
+    s.pending_slot[g] = -1
+    s.pending_value[g] = 0
+    s.fall_kept[g] = 0
+    s.fall_fading[g] = -1
+    s.ash_trigger[g] = False
     line = ALL
     s.old_fate[g] = 0
     if s.hand_len[g, seat] > 0:
@@ -121,10 +135,17 @@ def _reset_turn(s, r, g, seat) -> None:
     s.ann_answer[g] = -1
     s.ann_chalice[g] = -1
     s.ann_reveal[g] = 0
+    s.ann_to_slot[g] = -1
+    s.ann_cost[g] = -1
+    s.ann_exile_slot[g] = -1
+    s.ann_exile_value[g] = 0
+    s.ann_steal[g] = -1
+    s.ann_steal_slot[g] = -1
+    s.ann_steal_value[g] = 0
 
 
 @rule
-def _draw_fate(s, g) -> int:
+def draw_fate(s, g) -> int:
     """One fate from the bag (an empty bag first takes back the table's fates, then --
     if still empty -- the exiled ones), as ``turn_start.draw_fate``."""
     bag = s.bag[g]
@@ -169,6 +190,9 @@ def _snapshot(s, g) -> None:
     s.ts_slots[g] = s.slots[g]
     s.ts_table[g] = s.table[g]
     s.ts_table_len[g] = s.table_len[g]
+    s.ts_attached[g] = s.attached[g]
+    s.ts_attached_len[g] = s.attached_len[g]
+    s.ts_sands[g] = s.sands_waiting[g]
     s.ts_faded[g] = s.faded[g]
     s.ts_faded_len[g] = s.faded_len[g]
     s.ts_deck_top[g] = deck_top(s, g)
@@ -183,29 +207,59 @@ def _snapshot(s, g) -> None:
 
 @rule
 def slot_hours(s, r, g, slot) -> int:
-    """Hours in front of ``slot`` (base cards: the fates' hours)."""
+    """Hours in front of ``slot`` (``fading.fates_hours``): Scions attached counts
+    each fate 1 hour; in front of The Imago a 7 counts 1 hour, not 3."""
+    if s.attached_len[g, slot] > 0 and has_attached(s, r, g, slot, SCIONS):
+        return s.table_len[g, slot]
     hours = 0
     for v in range(7):
         hours += s.tcount[g, slot, v] * r.hours_of[v + 1]
+    if s.slots[g, slot] == IMAGO:
+        hours -= 2 * s.tcount[g, slot, 6]
     return hours
+
+
+@rule
+def _fades(s, r, g, slot) -> bool:
+    """Does the card on ``slot`` fade at this turn's end (``fading._fades``)?"""
+    card = s.slots[g, slot]
+    if card == ASH:  # by its text, even with nothing in front of it
+        return s.ash_trigger[g]
+    if s.table_len[g, slot] == 0:
+        return False
+    if card == FALL:
+        return s.fall_kept[g] > 0 and table_sum(s, g, slot) >= 2 * s.fall_kept[g]
+    return slot_hours(s, r, g, slot) >= r.card_moons[card]
+
+
+@rule
+def table_sum(s, g, slot) -> int:
+    """Sum of the fates in front of ``slot``."""
+    total = 0
+    for v in range(7):
+        total += s.tcount[g, slot, v] * (v + 1)
+    return total
 
 
 @rule
 def end_turn(s, r, g) -> None:
     """Score or doom, fade, refill, then end the game or start the next seat's turn."""
     fading = 0  # bit per slot
-    wrong = not s.correct[g]
-    doom = 1 if wrong and s.pred_len[g] > 0 else 0
+    amplified = False  # Sands sits on a fading card
     for slot in range(4):
-        card = s.slots[g, slot]
-        fades = card >= 0 and s.table_len[g, slot] > 0
-        if fades and slot_hours(s, r, g, slot) >= r.card_moons[card]:
+        if s.slots[g, slot] >= 0 and _fades(s, r, g, slot):
             fading |= 1 << slot
-            if card != BLIND_MAN and wrong:
-                doom += 2
+            if s.attached_len[g, slot] > 0 and has_attached(s, r, g, slot, SANDS):
+                amplified = True
+    bonus = 1 if amplified else 0
     if s.correct[g]:
-        s.score[g] += 1
-    s.doom[g] += doom
+        s.score[g] += 1 + bonus
+    else:
+        doom = 1 if s.pred_len[g] > 0 else 0
+        for slot in range(4):
+            if (fading >> slot) & 1 and not r.card_free_fade[s.slots[g, slot]]:
+                doom += 2 + bonus
+        s.doom[g] += doom
     refill = False
     for slot in range(4):
         if (fading >> slot) & 1:
@@ -227,31 +281,43 @@ def end_turn(s, r, g) -> None:
 
 @rule
 def _fade(s, r, g, slot) -> None:
-    """Fade the card of ``slot``: its fates go back to the bag (known), it becomes a
-    faded card."""
+    """Fade the card of ``slot``: its fates go back to the bag (known), its attached
+    cards under the deck; it becomes a faded card, or (Sands) waits for the slot's
+    refill."""
     for v in range(7):
         n = s.tcount[g, slot, v]
         s.bag[g, v] += n
         s.bag_known[g, v] += n
     table_clear(s, g, slot)
+    detach_to_deck(s, g, slot)
     card = s.slots[g, slot]
     s.slots[g, slot] = -1
-    fade_card(s, r, g, card)
+    if r.card_power[card] == SANDS:
+        s.sands_waiting[g, slot] = card
+    else:
+        fade_card(s, r, g, card)
     event(s, g, FADE_EVENT, slot, card, -1, -1)
 
 
 @rule
 def _refill(s, g) -> None:
-    """Fill empty slots from the top of the deck, left to right, while it has cards."""
+    """Fill empty slots from the top of the deck, left to right, while it has cards; a
+    Sands card waiting for a slot attaches to its new card."""
     m = s.deck.shape[1]
     for slot in range(4):
         if s.slots[g, slot] < 0 and s.deck_len[g] > 0:
             head = s.deck_head[g] % m
             card = s.deck[g, head]
             s.slots[g, slot] = card
+            s.deck[g, head] = -1
             s.deck_head[g] = (head + 1) % m
             s.deck_len[g] -= 1
             event(s, g, REFILL_EVENT, slot, card, -1, -1)
+            sands = s.sands_waiting[g, slot]
+            if sands >= 0:
+                attach(s, g, slot, sands)
+                s.sands_waiting[g, slot] = -1
+                event(s, g, ATTACH_EVENT, slot, -1, -1, -1)
 
 
 @rule
