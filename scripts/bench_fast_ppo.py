@@ -36,7 +36,12 @@ def measure(path: str, updates: int, overrides: list[str]) -> dict:
     cfg = load_config(ROOT / path, overrides)
     load_before = os.getloadavg()[0]
     trainer = Trainer(cfg)
-    rows = [trainer.train_step() for _ in range(updates)]
+    rows = []
+    for _ in range(updates):
+        cpu = time.process_time()
+        rows.append(trainer.train_step())
+        rows[-1]["cpu_s"] = time.process_time() - cpu
+    trainer.close()
     kept = rows[1:] or rows
     return {
         "config": path,
@@ -47,8 +52,12 @@ def measure(path: str, updates: int, overrides: list[str]) -> dict:
         "batch": cfg.batch_size,
         "minibatch": cfg.ppo.minibatch_size,
         "torch_threads": cfg.torch_threads,
-        "updates": [{k: r[k] for k in ("sps", "collect_s", "update_s")} for r in rows],
+        "partner_workers": cfg.partner_workers,
+        "updates": [{k: r[k] for k in ("sps", "collect_s", "update_s", "cpu_s")} for r in rows],
         "median_sps": statistics.median(r["sps"] for r in kept),
+        # steps per second of this process's CPU time (its workers' not counted): on a
+        # loaded machine, close to what one quiet core gives a one-thread run
+        "median_cpu_sps": statistics.median(r["steps"] / r["cpu_s"] for r in kept),
         "median_collect_sps": statistics.median(r["steps"] / r["collect_s"] for r in kept),
         "median_update_sps": statistics.median(r["steps"] / r["update_s"] for r in kept),
         "load1_before": load_before,
@@ -74,7 +83,8 @@ def main() -> int:
             row = measure(path, args.updates, args.set)
             row["command"] = command
             rows.append(row)
-            print(json.dumps({k: row[k] for k in ("config", "median_sps", "load1_before")}))
+            keys = ("config", "overrides", "median_sps", "median_cpu_sps", "load1_before")
+            print(json.dumps({k: row[k] for k in keys}))
     finally:
         if args.pause:
             os.kill(args.pause, signal.SIGCONT)

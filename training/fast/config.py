@@ -103,6 +103,9 @@ class FastConfig(RunConfig):
     partner: str = ""
     """Registry spec of the scripted role (``play``: the group, ``predict``: the
     player); empty for ``selfplay``."""
+    partner_workers: Count = 0
+    """Processes deciding for the partner (0: the trainer's own); the actions are the
+    same for any number (each game place has its own generator)."""
     total_steps: PositiveInt = 10_000_000
     """Learner decisions to train on."""
     num_games: PositiveInt = 4096
