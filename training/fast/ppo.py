@@ -270,12 +270,12 @@ class Trainer:
 
     def train_step(self) -> dict[str, float]:
         """One rollout and one update; returns its figures (timings included)."""
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         before = self.global_step
         rollout = self.collect()
-        collected = time.perf_counter()
+        collected, cpu_collected = time.perf_counter(), time.process_time()
         losses = self.update(rollout)
-        done = time.perf_counter()
+        done, cpu_done = time.perf_counter(), time.process_time()
         self.update_index += 1
         self.wall += done - start
         steps = self.global_step - before
@@ -285,6 +285,10 @@ class Trainer:
             "sps": steps / (done - start),
             "collect_s": collected - start,
             "update_s": done - collected,
+            # this process's CPU time (all its threads, not the partner's workers): on a
+            # loaded machine it shows what the wall-clock figures hide
+            "collect_cpu_s": cpu_collected - cpu_start,
+            "update_cpu_s": cpu_done - cpu_collected,
         }
 
     # --- checkpoints ---------------------------------------------------------------------
