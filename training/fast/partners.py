@@ -147,7 +147,10 @@ def _serve(conn, spec: str, places: list[int], seed: int) -> None:
         conn.send(("error", repr(exc)))
         return
     while True:
-        command, args = conn.recv()
+        try:
+            command, args = conn.recv()
+        except EOFError:  # the main process ended without saying close
+            return
         if command == "close":
             return
         try:
@@ -188,7 +191,10 @@ class Partners:
 
     @staticmethod
     def _answer(conn) -> Any:
-        status, value = conn.recv()
+        try:
+            status, value = conn.recv()
+        except EOFError:
+            raise RuntimeError("a partner worker stopped without answering") from None
         if status == "error":
             raise RuntimeError(f"a partner worker failed: {value}")
         return value
