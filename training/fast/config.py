@@ -125,6 +125,11 @@ class FastConfig(RunConfig):
                 f"partner {self.partner!r} is not allowed with regime {self.regime!r}; "
                 "allowed: empty for selfplay, a registry spec for play and predict"
             )
+        if self.regime == "selfplay" and self.partner_workers:
+            raise ValueError(
+                f"partner_workers {self.partner_workers} is not allowed with regime "
+                "'selfplay'; allowed: 0 (only play and predict have a partner)"
+            )
         specs = [("partner", self.partner)] if self.partner else []
         if self.imitation.steps:
             specs += [("imitation.play", self.imitation.play)]
