@@ -5,7 +5,9 @@
 Each config runs ``--updates`` full updates (rollout of ``num_games x rollout_steps``
 decisions, then the PPO epochs) from a fresh network; the first is a warm-up and the
 figure is the median of the others. The machine is shared, so every row keeps the
-1-minute load average before and after it. ``--pause PID`` stops one of *your own*
+1-minute load average before and after it, and the steps per second of the process's
+CPU time (``median_cpu_sps``; with ``torch_threads=1`` about what one quiet core gives,
+whatever the load; partner workers' CPU is not counted). ``--pause PID`` stops one of *your own*
 processes (a training run) for the measurement and continues it afterwards. Writes
 ``results/fast_bench.json`` (rows added to the file's, newest last).
 """
@@ -25,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+_FIGURES = ("sps", "collect_s", "update_s", "collect_cpu_s", "update_cpu_s")
 DEFAULT = ["configs/fast/selfplay.yaml", "configs/fast/selfplay_literal.yaml"]
 
 
@@ -37,6 +40,7 @@ def measure(path: str, updates: int, overrides: list[str]) -> dict:
     load_before = os.getloadavg()[0]
     trainer = Trainer(cfg)
     rows = [trainer.train_step() for _ in range(updates)]
+    trainer.close()
     kept = rows[1:] or rows
     return {
         "config": path,
@@ -47,8 +51,16 @@ def measure(path: str, updates: int, overrides: list[str]) -> dict:
         "batch": cfg.batch_size,
         "minibatch": cfg.ppo.minibatch_size,
         "torch_threads": cfg.torch_threads,
-        "updates": [{k: r[k] for k in ("sps", "collect_s", "update_s")} for r in rows],
+        "partner_workers": cfg.partner_workers,
+        "updates": [{k: r[k] for k in _FIGURES} for r in rows],
         "median_sps": statistics.median(r["sps"] for r in kept),
+        # steps per second of this process's CPU time (its workers' not counted): on a
+        # loaded machine, close to what one quiet core gives a one-thread run
+        "median_cpu_sps": statistics.median(
+            r["steps"] / (r["collect_cpu_s"] + r["update_cpu_s"]) for r in kept
+        ),
+        "median_collect_cpu_sps": statistics.median(r["steps"] / r["collect_cpu_s"] for r in kept),
+        "median_update_cpu_sps": statistics.median(r["steps"] / r["update_cpu_s"] for r in kept),
         "median_collect_sps": statistics.median(r["steps"] / r["collect_s"] for r in kept),
         "median_update_sps": statistics.median(r["steps"] / r["update_s"] for r in kept),
         "load1_before": load_before,
@@ -74,7 +86,8 @@ def main() -> int:
             row = measure(path, args.updates, args.set)
             row["command"] = command
             rows.append(row)
-            print(json.dumps({k: row[k] for k in ("config", "median_sps", "load1_before")}))
+            keys = ("config", "overrides", "median_sps", "median_cpu_sps", "load1_before")
+            print(json.dumps({k: row[k] for k in keys}))
     finally:
         if args.pause:
             os.kill(args.pause, signal.SIGCONT)

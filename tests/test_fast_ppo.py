@@ -162,6 +162,8 @@ def test_shipped_configs_load():
         {"ppo": {"hidden": []}},
         {"env": {"belief": "magic"}},
         {"unknown": 1},
+        {"partner_workers": 2},
+        {"regime": "play", "partner": "bayes", "partner_workers": -1},
     ],
 )
 def test_bad_config_values_are_refused(bad):

@@ -103,6 +103,9 @@ class FastConfig(RunConfig):
     partner: str = ""
     """Registry spec of the scripted role (``play``: the group, ``predict``: the
     player); empty for ``selfplay``."""
+    partner_workers: Count = 0
+    """Processes deciding for the partner (0: the trainer's own); the actions are the
+    same for any number (each game place has its own generator)."""
     total_steps: PositiveInt = 10_000_000
     """Learner decisions to train on."""
     num_games: PositiveInt = 4096
@@ -121,6 +124,11 @@ class FastConfig(RunConfig):
             raise ValueError(
                 f"partner {self.partner!r} is not allowed with regime {self.regime!r}; "
                 "allowed: empty for selfplay, a registry spec for play and predict"
+            )
+        if self.regime == "selfplay" and self.partner_workers:
+            raise ValueError(
+                f"partner_workers {self.partner_workers} is not allowed with regime "
+                "'selfplay'; allowed: 0 (only play and predict have a partner)"
             )
         specs = [("partner", self.partner)] if self.partner else []
         if self.imitation.steps:

@@ -134,6 +134,7 @@ def train(cfg: FastConfig, run_dir: Path, resume: bool = False, stop_after: int 
         bar.update(step - bar.n)
     bar.close()
     trainer.save(latest)
+    trainer.close()
     if trainer.global_step >= cfg.total_steps:
         _finish(trainer, writer)
     else:
