@@ -168,3 +168,33 @@ def test_the_search_decides_the_same_in_games_that_differ_only_in_hidden_facts(d
             assert other.stats.worlds == base.stats.worlds
             checked += 1
     assert checked >= 6, checked
+
+
+def test_the_rollout_belief_is_the_trainers_policy_conditioned_belief():
+    """Differential: along games on the batched engine, the block the rollouts write into
+    the group's observations equals the one the trainer writes
+    (``shipwreck_training.common.belief.PolicyBelief``)."""
+    from shipwreck_agents.search import RolloutBelief
+    from shipwreck_training.common.belief import PolicyBelief
+    from shipwreck_training.common.config import GameSettings
+    from shipwreck_training.common.games import Games
+
+    policy = SearchTeamPolicy(MODEL)
+    games = Games(GameSettings(belief="policy", difficulties=("hard",)), 64, seed=3)
+    ours, theirs = RolloutBelief(games.parts[0]), PolicyBelief(games)
+    written = 0
+    for _ in range(60):
+        obs, mask = games.observe(), games.legal_mask()
+        ours_obs, theirs_obs = obs.copy(), obs.copy()
+        ours.fill(ours_obs)
+        theirs.fill(theirs_obs, games)
+        assert np.array_equal(ours_obs, theirs_obs)
+        written += int((ours_obs != obs).any(1).sum())
+        actions = policy.model.greedy(torch.from_numpy(ours_obs), torch.from_numpy(mask)).numpy()
+        ours.record(ours_obs, mask, actions, policy.model)
+        theirs.record(games, theirs_obs, mask, actions, policy.model)
+        _, _, _, info = games.step(actions)
+        ended = np.flatnonzero(info["_final"])
+        theirs.restart(ended)
+        ours.turn[ended] = -1
+    assert written > 50, written
