@@ -12,7 +12,7 @@ with no PPO after it, then measures the fitted network:
   once with the group reading the literal belief block it was fitted on and once with the
   policy-conditioned block PPO then gives it.
 
-Prints one JSON object.
+Prints one JSON object (results/imitation_probe.json is its output with the defaults).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 
 import torch
@@ -61,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     obs, masks, actions = record_teacher(other, held)
     offset = trainer.games.layout.offsets["active_seat"]
     out = {
-        "command": "python scripts/imitation_probe.py " + " ".join(argv or []),
+        "command": "python scripts/imitation_probe.py "
+        + " ".join(argv if argv is not None else sys.argv[1:]),
         "load_start": os.getloadavg()[0],
         "fit": fit,
         "held_out_agreement": _agreement(trainer.model, obs, masks, actions, offset),
