@@ -35,7 +35,7 @@ from shipwreck_env.config import DIFFICULTIES, GameConfig
 from shipwreck_env.policy import Team
 from shipwreck_env.view import AgentView
 
-__all__ = ["MixedTable", "crossplay", "crossplay_markdown"]
+__all__ = ["MixedTable", "crossplay", "crossplay_markdown", "method_markdown", "method_summary"]
 
 
 class MixedTable(Team):
@@ -180,4 +180,61 @@ def crossplay_markdown(report: dict) -> str:
     for a in teams:
         s = report["summary"][a]
         lines.append(f"| {a} | {_shown(s['self'])} | {_shown(s['cross'])} | {s['gap']:+.3f} |")
+    return "\n".join(lines)
+
+
+def method_summary(report: dict, methods: dict[str, Sequence[str]]) -> dict:
+    """Per training method (a name for several teams of a report, e.g. the seeds of one
+    recipe): its **self-play** (the diagonal cells of its teams, pooled), its
+    **cross-play between its own seeds** (every cell pairing two different teams of the
+    method: how independently trained teams of one recipe play together, the measure of
+    zero-shot coordination), the **gap** between the two, and its **cross-play with the
+    other teams** of the report (both directions, pooled); each with a Wilson interval.
+
+    Raises:
+        ValueError: a method naming a team the report does not hold, or fewer than two.
+    """
+    teams = report["teams"]
+    cells = report["cells"]
+    out = {}
+    for name, members in methods.items():
+        members = list(members)
+        unknown = [m for m in members if m not in teams]
+        if unknown or len(members) < 2:
+            raise ValueError(
+                f"method {name!r} names {members!r}; allowed: two or more of the report's "
+                f"teams {teams!r}"
+            )
+        others = [t for t in teams if t not in members]
+
+        def pooled(pairs: list[tuple[str, str]]) -> dict:
+            wins = sum(cells[a][b]["wins"] for a, b in pairs)
+            return _rate(wins, sum(cells[a][b]["games"] for a, b in pairs))
+
+        own = pooled([(m, m) for m in members])
+        within = pooled([(a, b) for a in members for b in members if a != b])
+        outside = pooled([p for m in members for o in others for p in ((m, o), (o, m))])
+        out[name] = {
+            "teams": members,
+            "self": own,
+            "within": within,
+            "gap": own["win_rate"] - within["win_rate"],
+            "others": outside if others else None,
+        }
+    return out
+
+
+def method_markdown(summary: dict) -> str:
+    """:func:`method_summary` as a Markdown table."""
+    lines = [
+        "| method | teams | self-play | cross-play between its seeds | gap | cross-play with "
+        "the other teams |",
+        "|---|---:|---|---|---:|---|",
+    ]
+    for name, s in summary.items():
+        others = _shown(s["others"]) if s["others"] else "-"
+        lines.append(
+            f"| {name} | {len(s['teams'])} | {_shown(s['self'])} | {_shown(s['within'])} | "
+            f"{s['gap']:+.3f} | {others} |"
+        )
     return "\n".join(lines)

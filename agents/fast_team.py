@@ -93,20 +93,31 @@ class FastTeamPolicy(Policy):
                 self._write_belief(obs, view, layout)
             return self._greedy(obs, legal)
         action = self._greedy(obs, legal)
-        first_play = view.phase == "play" and not view.turn_actions
-        if policy_belief and first_play and ACTIONS[action].kind == "play":
-            start = view.turn_start
-
-            def masks_of(rows: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-                out = np.repeat(legal, len(x), axis=0)
-                out[:, :_NUM_PLAYS] = False
-                for i, hand in enumerate(zip(x.tolist(), y.tolist(), strict=True)):
-                    out[i, hand_plays(start, hand)] = True
-                return out
-
-            self._likelihood = likelihood(obs, layout, np.array([action]), self.model, masks_of)[0]
-            self._turn = view.turn
+        self.remember_play(obs[0], legal[0], view, action)
         return action
+
+    def remember_play(
+        self, obs: np.ndarray, legal: np.ndarray, view: AgentView, action: int
+    ) -> None:
+        """If ``action`` is the turn's first play, made by this team's player: keep its
+        likelihood under the play network for the group's belief (a search that plays
+        another action than the greedy one calls this with the action it plays)."""
+        first_play = view.phase == "play" and not view.turn_actions
+        if self.belief_kind != "policy" or not first_play or ACTIONS[action].kind != "play":
+            return
+        start = view.turn_start
+        obs, legal = obs[None], legal[None]
+
+        def masks_of(rows: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+            out = np.repeat(legal, len(x), axis=0)
+            out[:, :_NUM_PLAYS] = False
+            for i, hand in enumerate(zip(x.tolist(), y.tolist(), strict=True)):
+                out[i, hand_plays(start, hand)] = True
+            return out
+
+        layout = self._layout(view)
+        self._likelihood = likelihood(obs, layout, np.array([action]), self.model, masks_of)[0]
+        self._turn = view.turn
 
     def _layout(self, view: AgentView) -> ObservationLayout:
         key = (view.config.num_players, view.config.challenge_mode)

@@ -11,6 +11,7 @@
 | ``ppo:PATH`` | a trained Stable-Baselines3 model | as trained |
 | ``rllib:PATH`` | an RLlib checkpoint of ``shipwreck_training.rllib`` (``agents/rllib_policy.py``) | as trained |
 | ``fast:PATH`` | a ``shipwreck_training.fast`` team, one object for both roles (``agents/fast_team.py``) | both |
+| ``search:PATH[,samples=N,margin=M,uncertain=U]`` | that team with test-time search (``agents/search.py``) | both |
 
 Specs are strings so that worker processes can rebuild the same policies.
 """
@@ -31,6 +32,7 @@ SPECS: tuple[tuple[str, str], ...] = (
     ("ppo:PATH", "a trained Stable-Baselines3 model"),
     ("rllib:PATH", "an RLlib checkpoint of shipwreck_training.rllib"),
     ("fast:PATH", "a fast-trainer team, both roles (fast:results/models/fast_selfplay.pth)"),
+    ("search:PATH[,samples=N,...]", "a fast-trainer team with test-time search (agents/search.py)"),
 )
 """Every spec form with what it names: the command line's help and the error for an
 unknown spec are made from it."""
@@ -97,6 +99,11 @@ def make_policy(spec: str) -> Policy:
         from shipwreck_agents.fast_team import shared_policy
 
         return shared_policy(arg)
+    if name == "search" and arg:
+        from shipwreck_agents.search import parse_search_spec, shared_search_policy
+
+        path, options = parse_search_spec(arg)
+        return shared_search_policy(path, **options)
     if name == "rllib" and arg:
         from shipwreck_agents.rllib_policy import load_rllib_policy
 

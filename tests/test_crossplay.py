@@ -11,7 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shipwreck_agents.crossplay import MixedTable, crossplay, crossplay_markdown
+from shipwreck_agents.crossplay import (
+    MixedTable,
+    crossplay,
+    crossplay_markdown,
+    method_markdown,
+    method_summary,
+)
 from shipwreck_agents.evaluate import evaluate
 from shipwreck_agents.simple import RandomPolicy
 from shipwreck_apps.cli import main as cli_main
@@ -85,3 +91,32 @@ def test_the_command_prints_and_writes_the_report(capsys, tmp_path: Path) -> Non
         assert f"wrote {tmp_path / name}" in out
     assert cli_main(["crossplay", "literal", "--games", "1"]) == 2
     assert "two or more distinct" in capsys.readouterr().err
+
+
+def _report(wins: dict[tuple[str, str], int], games: int) -> dict:
+    teams = list(dict.fromkeys(a for a, _ in wins))
+    return {
+        "teams": teams,
+        "cells": {a: {b: {"wins": wins[(a, b)], "games": games} for b in teams} for a in teams},
+    }
+
+
+def test_a_methods_summary_pools_its_diagonal_its_seed_pairs_and_the_rest() -> None:
+    teams = ["s1", "s2", "z1", "z2"]
+    wins = {(a, b): 0 for a in teams for b in teams}
+    wins.update({("s1", "s1"): 90, ("s2", "s2"): 80, ("s1", "s2"): 10, ("s2", "s1"): 30})
+    wins.update({("z1", "z1"): 60, ("z2", "z2"): 60, ("z1", "z2"): 50, ("z2", "z1"): 50})
+    wins.update({("s1", "z1"): 40, ("z1", "s1"): 20})
+    summary = method_summary(_report(wins, 100), {"self": ["s1", "s2"], "zsc": ["z1", "z2"]})
+    assert summary["self"]["self"]["win_rate"] == 0.85
+    assert summary["self"]["within"]["win_rate"] == 0.2
+    assert summary["self"]["gap"] == pytest.approx(0.65)
+    assert summary["zsc"]["within"]["win_rate"] == 0.5
+    assert summary["self"]["others"] == {**summary["self"]["others"], "wins": 60, "games": 800}
+    assert "| zsc | 2 | 0.600" in method_markdown(summary)
+
+
+def test_a_method_with_a_team_not_in_the_report_is_refused() -> None:
+    report = _report({(a, b): 1 for a in "ab" for b in "ab"}, 10)
+    with pytest.raises(ValueError, match=r"method 'm' names \['a', 'c'\]; allowed: two or more"):
+        method_summary(report, {"m": ["a", "c"]})

@@ -30,6 +30,7 @@ from shipwreck_training.common.config import (
     load,
     validate,
 )
+from shipwreck_training.fast.zsc import ZSCSettings
 
 __all__ = [
     "BELIEFS",
@@ -117,6 +118,8 @@ class FastConfig(RunConfig):
     ppo: PPOSettings = Field(default_factory=PPOSettings)
     eval: EvalSettings = Field(default_factory=EvalSettings)
     imitation: ImitationSettings = Field(default_factory=ImitationSettings)
+    zsc: ZSCSettings = Field(default_factory=ZSCSettings)
+    """Zero-shot-coordination training (:mod:`shipwreck_training.fast.zsc`)."""
 
     @model_validator(mode="after")
     def _consistent(self) -> FastConfig:

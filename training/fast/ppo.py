@@ -42,6 +42,7 @@ from shipwreck_training.common.belief import PolicyBelief
 from shipwreck_training.common.games import Games, learner_decides
 from shipwreck_training.fast.config import FastConfig
 from shipwreck_training.fast.partners import Partners
+from shipwreck_training.fast.zsc import make_zsc
 
 __all__ = ["Rollout", "Trainer", "advantages"]
 
@@ -108,6 +109,7 @@ class Trainer:
             else None
         )
         self.belief = PolicyBelief(self.games) if cfg.env.belief == "policy" else None
+        self.zsc = make_zsc(cfg.zsc, cfg.num_games, cfg.env.num_players, cfg.seed)
         self.global_step = 0
         self.update_index = 0
         self.wall = 0.0
@@ -155,6 +157,9 @@ class Trainer:
                 scripted = np.flatnonzero(~learn)
                 chosen[scripted] = self.scripted.act(g, scripted)
                 actions = torch.from_numpy(chosen)
+            if self.zsc is not None:
+                chosen, learn = self.zsc.apply(g, chosen, mask, learn)
+                actions = torch.from_numpy(chosen)
             if self.cfg.env.belief == "aux":
                 r.fate[t] = torch.from_numpy(self._fate_targets())
             if self.belief is not None:
@@ -179,6 +184,8 @@ class Trainer:
             self.scripted.restart(ended)
         if self.belief is not None:
             self.belief.restart(ended)
+        if self.zsc is not None:
+            self.zsc.restart(ended)
         per = self.games.per_part
         for e in ended:
             self.episodes.append(
@@ -304,6 +311,7 @@ class Trainer:
             # the partner's spec and memory as plain data: no pickled policy object
             "scripted": self.scripted.state_dict() if self.scripted is not None else None,
             "belief": self.belief.state_dict() if self.belief is not None else None,
+            "zsc": self.zsc.state_dict() if self.zsc is not None else None,
             "global_step": self.global_step,
             "update_index": self.update_index,
             "wall": self.wall,
@@ -319,6 +327,8 @@ class Trainer:
             self.scripted.load_state_dict(state["scripted"])
         if self.belief is not None:
             self.belief.load_state_dict(state["belief"])
+        if self.zsc is not None:
+            self.zsc.load_state_dict(state["zsc"])
         self.global_step = state["global_step"]
         self.update_index = state["update_index"]
         self.wall = state["wall"]

@@ -1,0 +1,505 @@
+"""Test-time search for a fast-trained team, in the spirit of SPARTA: ``search:PATH``.
+
+At each of its decisions with a choice -- the active player's first play of the turn and
+the leader's group decisions -- :class:`SearchTeamPolicy` asks what the team's own
+network (the *blueprint*, :class:`~shipwreck_agents.fast_team.FastTeamPolicy`) would
+achieve after each legal action, and plays the best one if it beats the blueprint's own
+choice by ``margin``; otherwise it plays the blueprint's choice.
+
+1. **Worlds from the team's belief** (:func:`sample_worlds`). The hidden facts are the
+   fates in other seats' hands and the order of the face-down deck. The active seat's kept
+   fate is drawn from the blueprint's policy-conditioned belief (the posterior it writes
+   into the group's observation; the number line where it has none); the fate held by
+   every other seat from its number line times the copies the observer cannot see; the
+   deck below its top card is shuffled. Each world is the public start of the turn
+   (``view.turn_start``) with those hands, replayed through the turn's public actions with
+   the reference engine; a world that does not reproduce every public event is dropped.
+   Nothing is read from the real game's state: the policy never asks for it.
+2. **Rollouts on the batched engine** (:func:`rollout_values`). Every (action, world) pair
+   is one game of a :class:`~shipwreck_env.vector.VectorGame` built with ``from_states``;
+   the first step plays the action, then the blueprint plays every seat to the end of the
+   game, its group reading the policy-conditioned belief recomputed for every play of the
+   rollout (:class:`RolloutBelief`). All actions of one world share one random stream
+   (common random numbers), so their difference is the action's.
+3. **Choice.** The value of an action is the share of its rollouts won.
+
+The team's belief stays policy-conditioned on the blueprint: when the search plays
+another first play than the blueprint would, the group's memory is the blueprint's
+likelihood of the play actually made, as in the rollouts. Base cards only, as the batched
+engine: a model trained on other card sets is refused when the policy is built, and a
+game with other card sets at its first decision, naming the sets covered.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from shipwreck_agents.fast_team import FastTeamPolicy
+from shipwreck_agents.policy_belief import PLAY_VALUE, likelihood
+from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES
+from shipwreck_env.engine import legal_actions, step_inplace
+from shipwreck_env.scenario import ForcedDraws, hypothetical_turn_start
+from shipwreck_env.state import PHASES, Phase, State
+from shipwreck_env.vector import VectorGame
+from shipwreck_env.vector.plays import play_legal
+from shipwreck_env.vector.tables import COVERED_SETS
+from shipwreck_env.view import AgentView
+
+__all__ = [
+    "RolloutBelief",
+    "SearchStats",
+    "SearchTeamPolicy",
+    "parse_search_spec",
+    "rollout_values",
+    "sample_worlds",
+    "shared_search_policy",
+]
+
+_NUM_PLAYS = int((PLAY_VALUE > 0).sum())  # the play actions come first in the table
+_VALUES = np.arange(1, 8)
+
+
+def _bit(line: int, value: int) -> bool:
+    return bool(line >> (value - 1) & 1)
+
+
+# --- worlds ---------------------------------------------------------------------------
+
+
+def _start_pool(view: AgentView) -> list[int]:
+    """Copies of each value the observer could not place at the start of the turn: not
+    exiled, not on the table then, not in its own hand then."""
+    start = view.turn_start
+    pool = [FATE_COPIES - e for e in start.exiled]
+    for fates in start.table:
+        for v in fates:
+            pool[v - 1] -= 1
+    for v in _own_start_fates(view):
+        pool[v - 1] -= 1
+    return pool
+
+
+def _own_start_fates(view: AgentView) -> list[int]:
+    """The observer's fates at the turn start: its hands now, its plays this turn if it
+    is active, the fates it revealed this turn."""
+    out = [v for hand in view.my_hands for v in hand]
+    if view.is_active:
+        out += [value for value, _, _ in view.plays]
+    out += [e[2] for e in view.events if e[0] == "reveal" and e[1] in view.my_seats]
+    return out
+
+
+def _revealed(view: AgentView) -> dict[int, int]:
+    return {e[1]: e[2] for e in view.events if e[0] == "reveal"}
+
+
+def _draw(weights: np.ndarray, rng: np.random.Generator) -> int | None:
+    """A value 1..7 with probability proportional to ``weights`` (None if all zero)."""
+    total = weights.sum()
+    if total <= 0:
+        return None
+    return int(rng.choice(7, p=weights / total)) + 1
+
+
+def _hidden_deck(view: AgentView, rng: np.random.Generator) -> list[int]:
+    """The deck of one world: the visible top card, then every card whose place is not
+    public, shuffled (the few cards put back under the deck this game are shuffled in
+    too: a base game never reaches them)."""
+    start = view.turn_start
+    if start.deck_top < 0:
+        return []
+    known = {*start.slots, *start.faded, start.deck_top, *start.sands_waiting}
+    known |= {c for cards in start.attached for c in cards}
+    rest = [i for i, c in enumerate(CARDS) if c.set in view.config.card_sets and i not in known]
+    rng.shuffle(rest)
+    return [start.deck_top, *rest[: start.deck_size - 1]]
+
+
+def _world(view: AgentView, kept_belief: np.ndarray, rng: np.random.Generator) -> State | None:
+    """One world at the turn start, or None if the draw was impossible."""
+    start, seat = view.turn_start, view.active_seat
+    pool = np.array(_start_pool(view), np.float64)
+    revealed = _revealed(view)
+    if view.is_active:
+        hand = list(view.my_hands[view.my_seats.index(seat)])
+        hand += [value for value, _, _ in view.plays]
+        if view.carried_into_turn and view.my_carried in hand:  # the carried fate first
+            hand.remove(view.my_carried)
+            hand = [view.my_carried, *hand]
+    else:
+        kept = _draw(kept_belief * (pool > 0), rng)
+        if kept is None:
+            return None
+        pool[kept - 1] -= 1
+        hand = [kept] + [value for value, _, _ in view.plays]
+        if view.carried_into_turn:  # which of the two it carried: any the start line allows
+            orders = [h for h in (hand, hand[::-1]) if _bit(start.lines[seat], h[0])]
+            if not orders:
+                return None
+            hand = orders[int(rng.integers(len(orders)))]
+    held: dict[int, int] = {}
+    for other, count in enumerate(start.holding):
+        if other == seat or other in view.my_seats or count == 0:
+            continue
+        value = revealed.get(other)
+        if value is None:
+            bits = np.array([_bit(start.lines[other], v) for v in _VALUES], np.float64)
+            value = _draw(pool.clip(min=0) * bits, rng)
+        if value is None or pool[value - 1] <= 0:
+            return None
+        pool[value - 1] -= 1
+        held[other] = value
+    try:
+        s = hypothetical_turn_start(view, hand, carried=view.carried_into_turn)
+    except ValueError:
+        return None
+    for other, value in held.items():
+        s.hands[other] = [value]
+        s.bag[value - 1] -= 1
+    for own in view.my_seats:
+        if own != seat:
+            s.hands[own] = list(view.my_hands[view.my_seats.index(own)])
+            s.hands[own] += [e[2] for e in view.events if e[0] == "reveal" and e[1] == own]
+            for v in s.hands[own]:
+                s.bag[v - 1] -= 1
+    if min(s.bag) < 0:
+        return None
+    s.deck = _hidden_deck(view, rng)
+    return _replay(s, view)
+
+
+def _replay(s: State, view: AgentView) -> State | None:
+    """``s`` after the turn's public actions, or None if it shows another public course."""
+    draws = ForcedDraws(s, [])
+    for action in view.turn_actions:
+        if action not in legal_actions(s):
+            return None
+        try:
+            step_inplace(s, action, draws, check=False)
+        except ForcedDraws.Impossible:
+            return None
+    if view.deck_top is not None and s.deck and CARDS[s.deck[0]].id != view.deck_top:
+        # a card cycled this turn (Sparrows) showed the next one: put it where it is seen
+        seen = CARD_INDEX[view.deck_top]
+        if seen not in s.deck:
+            return None
+        where = s.deck.index(seen)
+        s.deck[0], s.deck[where] = s.deck[where], s.deck[0]
+    same = (
+        s.events == list(view.events)
+        and PHASES[s.phase] == view.phase
+        and s.decider == view.decider
+        and tuple(s.lines) == view.lines
+        and [len(h) for h in s.hands] == list(view.holding)
+    )
+    return s if same else None
+
+
+def sample_worlds(
+    view: AgentView,
+    kept_belief: np.ndarray,
+    rng: np.random.Generator,
+    count: int,
+    tries: int = 8,
+) -> list[State]:
+    """Up to ``count`` worlds consistent with everything ``view`` shows (fewer if
+    ``count * tries`` draws did not give them).
+
+    Args:
+        view: the deciding player's view.
+        kept_belief: float[7], the team's belief over the active seat's kept fate (unused
+            when the observer is the active player).
+        rng: the only source of randomness.
+        count: worlds wanted.
+        tries: draws allowed per world wanted.
+    """
+    worlds: list[State] = []
+    for _ in range(count * tries):
+        world = _world(view, kept_belief, rng)
+        if world is not None:
+            worlds.append(world)
+            if len(worlds) == count:
+                break
+    return worlds
+
+
+# --- rollouts -------------------------------------------------------------------------
+
+
+class _PlayRows:
+    """The fields of some games that the play rule reads, with other hands in them."""
+
+    def __init__(self, arrays, games: np.ndarray, x: np.ndarray, y: np.ndarray) -> None:
+        self.slots, self.tcount = arrays.slots[games], arrays.tcount[games]
+        self.shadows, self.active = arrays.shadows[games], arrays.active[games]
+        self.hands = arrays.hands[games].copy()
+        rows, seat = np.arange(len(games)), self.active.astype(np.int64)
+        self.hands[rows, seat, 0], self.hands[rows, seat, 1] = x, y
+
+
+class RolloutBelief:
+    """The policy-conditioned belief of the rollout games (one network, every seat):
+    the likelihood of each turn's first play under the blueprint, written into the
+    group's observations while that turn's kept fate is the one in question."""
+
+    def __init__(self, vg: VectorGame) -> None:
+        self.vg = vg
+        self.likelihood = np.zeros((vg.num_games, 7))
+        self.turn = np.full(vg.num_games, -1, np.int64)
+        self.offset = vg.layout.offsets["belief"]
+
+    def record(self, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray, model) -> None:
+        """Before a step: keep the likelihood of each first play about to be made."""
+        a = self.vg.arrays
+        active = a.active.astype(np.int64) % self.vg.config.num_players
+        first = (
+            (a.phase == Phase.PLAY)
+            & (a.decider.astype(np.int64) == active)
+            & (a.plays_len == 0)
+            & (PLAY_VALUE[actions] > 0)
+            & ~a.over.astype(bool)
+        )
+        games = np.flatnonzero(first)
+        if not len(games):
+            return
+
+        def masks_of(rows: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+            out = mask[games[rows]].copy()
+            out[:, :_NUM_PLAYS] = False
+            play_legal(_PlayRows(a, games[rows], x, y), np.arange(len(rows)), out)
+            return out
+
+        self.likelihood[games] = likelihood(
+            obs[games], self.vg.layout, actions[games], model, masks_of
+        )
+        self.turn[games] = a.turn[games]
+
+    def fill(self, obs: np.ndarray) -> None:
+        """Write the posterior into every group decision of a turn with one play."""
+        a = self.vg.arrays
+        rows = np.arange(self.vg.num_games)
+        seat = a.active.astype(np.int64)
+        decider = a.decider.astype(np.int64)
+        ok = (
+            (decider >= 0)
+            & (decider != seat % self.vg.config.num_players)
+            & (self.turn == a.turn)
+            & (a.plays_len == 1)
+            & (a.hand_len[rows, seat] == 1)
+        )
+        g = np.flatnonzero(ok)
+        bits = (a.lines[g, seat[g]].astype(np.int64)[:, None] >> (_VALUES - 1)) & 1
+        weights = self.likelihood[g] * bits
+        total = weights.sum(1)
+        good = total > 0
+        obs[g[good], self.offset : self.offset + 7] = weights[good] / total[good, None]
+
+
+@torch.no_grad()
+def rollout_values(
+    worlds: list[State],
+    actions: np.ndarray,
+    model,
+    seed: int,
+    memory: tuple[np.ndarray, int] | None = None,
+    max_steps: int = 2000,
+) -> np.ndarray:
+    """float[len(actions)]: the share of rollouts won after each action, over ``worlds``.
+
+    Args:
+        worlds: states at the decision (same decider, same legal actions).
+        actions: the candidate actions.
+        model: the blueprint network (``logits(obs, mask)``).
+        seed: seeds the chance streams; world ``k`` has the same stream for every action.
+        memory: (likelihood float[7], turn) of the turn's first play already made, for
+            the group's belief at this decision (None: no policy belief this turn).
+        max_steps: a guard on the rollout length (decisions).
+    """
+    K, L = len(worlds), len(actions)
+    vg = VectorGame.from_states(
+        [w for _ in range(L) for w in worlds], seed, belief=True, autoreset=False
+    )
+    vg.arrays.key[:] = np.tile(vg.arrays.key[:K], L)  # common random numbers per world
+    belief = RolloutBelief(vg)
+    if memory is not None:
+        belief.likelihood[:] = memory[0]
+        belief.turn[:] = memory[1]
+    won = np.zeros(K * L)
+    first = np.repeat(np.asarray(actions, np.int64), K)
+    for step in range(max_steps):
+        a = vg.arrays
+        live = np.flatnonzero(~a.over.astype(bool))
+        if not len(live):
+            break
+        obs = vg.observe().copy()
+        mask = np.array(vg.legal_mask())
+        belief.fill(obs)
+        chosen = np.zeros(vg.num_games, np.int64)
+        if step == 0:
+            chosen[:] = first
+        else:
+            logits = model.logits(torch.from_numpy(obs[live]), torch.from_numpy(mask[live]))
+            chosen[live] = logits.argmax(-1).numpy()
+        belief.record(obs, mask, chosen, model)
+        vg.step(chosen)
+        ended = vg.final_info["_final"]
+        won[ended] = vg.final_info["won"][ended]
+    return won.reshape(L, K).mean(1)
+
+
+# --- the policy -----------------------------------------------------------------------
+
+
+@dataclass
+class SearchStats:
+    """What the search did (reset with the policy)."""
+
+    decisions: int = 0
+    searched: int = 0
+    changed: int = 0
+    seconds: float = 0.0
+    worlds: list[int] = field(default_factory=list)
+
+
+def parse_search_spec(arg: str) -> tuple[str, dict]:
+    """``PATH[,samples=N][,margin=M][,uncertain=U]`` -> (path, options).
+
+    Raises:
+        ValueError: an unknown option or a bad value, naming what is allowed.
+    """
+    path, *parts = arg.split(",")
+    options: dict = {}
+    kinds = {"samples": int, "margin": float, "uncertain": float}
+    for part in parts:
+        key, _, value = part.partition("=")
+        if key not in kinds:
+            raise ValueError(
+                f"search option {part!r} is not known; allowed: samples=N, margin=M, uncertain=U"
+            )
+        try:
+            options[key] = kinds[key](value)
+        except ValueError:
+            raise ValueError(
+                f"search option {part!r} has a bad value; allowed: samples=N (N >= 1), "
+                "margin=M (M >= 0), uncertain=U (0 < U <= 1)"
+            ) from None
+    if (
+        options.get("samples", 1) < 1
+        or options.get("margin", 0.0) < 0
+        or not 0 < options.get("uncertain", 1.0) <= 1
+    ):
+        raise ValueError(
+            f"search options {parts!r} are out of range; allowed: samples >= 1, margin >= 0, "
+            "0 < uncertain <= 1"
+        )
+    return path, options
+
+
+_SHARED: dict[tuple, SearchTeamPolicy] = {}
+
+
+def shared_search_policy(path: str, **options) -> SearchTeamPolicy:
+    """The one :class:`SearchTeamPolicy` of ``path`` and ``options`` in this process: the
+    team's group must be the object that made the play, to read it through its memory
+    (as :func:`~shipwreck_agents.fast_team.shared_policy`)."""
+    key = (str(Path(path).resolve()), tuple(sorted(options.items())))
+    if key not in _SHARED:
+        _SHARED[key] = SearchTeamPolicy(path, **options)
+    return _SHARED[key]
+
+
+class SearchTeamPolicy(FastTeamPolicy):
+    """A fast-trained team with test-time search (see the module docstring).
+
+    Args:
+        path: the team's exported ``.pth`` (its ``.meta.json`` beside it).
+        samples: worlds sampled per searched decision.
+        margin: how much more often an action must win in the rollouts than the
+            blueprint's choice to be played instead.
+        uncertain: search only where the blueprint gives its own choice a probability
+            below this (1.0: search every decision with a choice).
+    """
+
+    def __init__(
+        self, path: str, samples: int = 16, margin: float = 0.1, uncertain: float = 0.95
+    ) -> None:
+        super().__init__(path)
+        missing = [s for s in self.meta.get("card_sets", ["base"]) if s not in COVERED_SETS]
+        if missing:
+            raise ValueError(
+                f"search:{path}: the team plays card sets {missing} that the batched engine "
+                f"does not cover; allowed: {list(COVERED_SETS)}"
+            )
+        self.samples, self.margin, self.uncertain = samples, margin, uncertain
+        self.name = f"search:{Path(path).stem}"
+        self.stats = SearchStats()
+
+    def reset(self) -> None:
+        super().reset()
+        self.stats = SearchStats()
+
+    def act(
+        self,
+        observation: np.ndarray | None,
+        mask: np.ndarray,
+        view: AgentView,
+        rng: np.random.Generator,
+        state=None,
+    ) -> int:
+        missing = [s for s in view.config.card_sets if s not in COVERED_SETS]
+        if missing:
+            raise ValueError(
+                f"{self.name} searches on the batched engine, which does not cover the card "
+                f"sets {missing}; allowed: {list(COVERED_SETS)}"
+            )
+        blueprint = super().act(observation, mask, view, rng)
+        self.stats.decisions += 1
+        legal = np.flatnonzero(np.asarray(mask, bool))
+        first_play = view.phase == "play" and not view.turn_actions and view.is_active
+        group = view.phase == "group" and view.decider == view.leader
+        if len(legal) < 2 or not (first_play or group):
+            return blueprint
+        if self._confidence(observation, mask, view, blueprint) >= self.uncertain:
+            return blueprint
+        start = time.perf_counter()
+        kept_belief = self._kept_belief(view)
+        worlds = sample_worlds(view, kept_belief, rng, self.samples)
+        self.stats.worlds.append(len(worlds))
+        if not worlds:
+            return blueprint
+        memory = (self._likelihood, self._turn) if self._turn == view.turn else None
+        values = rollout_values(worlds, legal, self.model, int(rng.integers(2**31)), memory)
+        best = int(legal[int(np.argmax(values))])
+        self.stats.searched += 1
+        self.stats.seconds += time.perf_counter() - start
+        if values.max() < values[np.searchsorted(legal, blueprint)] + self.margin:
+            return blueprint
+        self.stats.changed += 1
+        if first_play:  # the group reads the play made, through the blueprint
+            obs = np.asarray(observation, np.float32)
+            self.remember_play(obs, np.asarray(mask, bool), view, best)
+        return best
+
+    @torch.no_grad()
+    def _confidence(self, observation, mask, view: AgentView, action: int) -> float:
+        """The blueprint's probability of ``action`` on the input it decided from."""
+        obs = np.asarray(observation, np.float32)[None].copy()
+        if self.last_belief is not None:  # the block the blueprint wrote on its copy
+            offset = self._layout(view).offsets["belief"]
+            obs[0, offset : offset + 7] = self.last_belief
+        legal = torch.from_numpy(np.asarray(mask, bool)[None])
+        logits = self.model.logits(torch.from_numpy(obs), legal)
+        return float(torch.softmax(logits, -1)[0, action])
+
+    def _kept_belief(self, view: AgentView) -> np.ndarray:
+        """float[7] over the active seat's kept fate: the blueprint's policy-conditioned
+        posterior written at this decision, else the seat's number line."""
+        if self.last_belief is not None:
+            return np.asarray(self.last_belief, np.float64)
+        line = view.lines[view.active_seat]
+        return np.array([_bit(line, v) for v in _VALUES], np.float64)
