@@ -79,9 +79,11 @@ def _visible_sum4(tcount, g) -> int:
 
 
 @rule
-def _kept(slots, tcount, shadows, feast_done, r, g, visible, sum4, slot, played) -> int:
-    """Mask of real kept values that allow playing ``played`` on the card of ``slot``
-    (0 for an empty slot, and for The Feast once it was played on this turn)."""
+def _kept_row(slots, tcount, feast_done, r, g, visible, slot):
+    """The row of the kept table for the card of ``slot``: ``(card, key)`` (``card``
+    is the row of "no card" for an empty slot, and for The Feast once it was played on
+    this turn). Each key is computed only for the cards that read it, so that a base
+    game pays for none of the expansions' summaries."""
     card = slots[g, slot]
     if card < 0 or (card == FEAST and feast_done[g]):
         card = NUM_CARDS  # the table's row of "no card": nothing allowed
@@ -90,11 +92,19 @@ def _kept(slots, tcount, shadows, feast_done, r, g, visible, sum4, slot, played)
     if kind == 1:
         key = visible
     elif kind == 2:
-        key = sum4
+        key = _visible_sum4(tcount, g)
     elif kind == 3:  # the highest fate already in front of the card (Iron)
         for v in range(7):
             if tcount[g, slot, v] > 0:
                 key = v + 1
+    return card, key
+
+
+@rule
+def _kept(slots, tcount, shadows, feast_done, r, g, visible, slot, played) -> int:
+    """Mask of real kept values that allow playing ``played`` on the card of ``slot``
+    (0 for an empty slot, and for The Feast once it was played on this turn)."""
+    card, key = _kept_row(slots, tcount, feast_done, r, g, visible, slot)
     return r.kept[card, 1 if shadows[g] else 0, key, played - 1]
 
 
@@ -102,21 +112,19 @@ def _kept(slots, tcount, shadows, feast_done, r, g, visible, sum4, slot, played)
 def _plays_into(slots, tcount, shadows, feast_done, hands, active, r, g, mask) -> None:
     """Set the legal plays of the active seat of ``g`` in ``mask`` (its row)."""
     visible = _visible(tcount, g)
-    sum4 = _visible_sum4(tcount, g)
+    shadow = 1 if shadows[g] else 0
     seat = active[g]
     x = hands[g, seat, 0]
     y = hands[g, seat, 1]
     stuck = True
     for slot in range(4):
-        row_x = _kept(slots, tcount, shadows, feast_done, r, g, visible, sum4, slot, x)
-        if (row_x >> (y - 1)) & 1:  # play x, keep y
+        card, key = _kept_row(slots, tcount, feast_done, r, g, visible, slot)
+        if (r.kept[card, shadow, key, x - 1] >> (y - 1)) & 1:  # play x, keep y
             mask[r.play_action[slot, x]] = True
             stuck = False
-        if x != y:
-            row_y = _kept(slots, tcount, shadows, feast_done, r, g, visible, sum4, slot, y)
-            if (row_y >> (x - 1)) & 1:  # play y, keep x
-                mask[r.play_action[slot, y]] = True
-                stuck = False
+        if x != y and (r.kept[card, shadow, key, y - 1] >> (x - 1)) & 1:  # play y, keep x
+            mask[r.play_action[slot, y]] = True
+            stuck = False
     if stuck:
         mask[r.play_action[HOURS_TARGET, x]] = True
         mask[r.play_action[HOURS_TARGET, y]] = True
@@ -187,17 +195,15 @@ def apply_play_phase(s, r, g, action) -> bool:
 
 
 @rule
-def _hours_kept_mask(s, r, g, visible, sum4, played) -> int:
+def _hours_kept_mask(s, r, g, visible, played) -> int:
     """Real kept values ``k`` for which the hand (``played``, ``k``) fits no card."""
+    shadow = 1 if s.shadows[g] else 0
     fits = 0
     for slot in range(4):
-        # play it, keep k
-        fits |= _kept(s.slots, s.tcount, s.shadows, s.feast_done, r, g, visible, sum4, slot, played)
+        card, key = _kept_row(s.slots, s.tcount, s.feast_done, r, g, visible, slot)
+        fits |= r.kept[card, shadow, key, played - 1]  # play it, keep k
         for k in range(7):  # play k, keep it
-            row = _kept(
-                s.slots, s.tcount, s.shadows, s.feast_done, r, g, visible, sum4, slot, k + 1
-            )
-            if (row >> (played - 1)) & 1:
+            if (r.kept[card, shadow, key, k] >> (played - 1)) & 1:
                 fits |= 1 << k
     return ~fits & 0x7F
 
@@ -214,14 +220,11 @@ def slot_of(s, g, card) -> int:
 @rule
 def _play(s, r, g, value, target) -> bool:
     visible = _visible(s.tcount, g)
-    sum4 = _visible_sum4(s.tcount, g)
     hours = target == HOURS_TARGET
     if hours:
-        condition = _hours_kept_mask(s, r, g, visible, sum4, value)
+        condition = _hours_kept_mask(s, r, g, visible, value)
     else:
-        condition = _kept(
-            s.slots, s.tcount, s.shadows, s.feast_done, r, g, visible, sum4, target, value
-        )
+        condition = _kept(s.slots, s.tcount, s.shadows, s.feast_done, r, g, visible, target, value)
     seat = s.active[g]
     other = s.hands[g, seat, 1] if s.hands[g, seat, 0] == value else s.hands[g, seat, 0]
     old = s.old_fate[g]
