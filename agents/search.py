@@ -25,9 +25,9 @@ choice by ``margin``; otherwise it plays the blueprint's choice.
 
 The team's belief stays policy-conditioned on the blueprint: when the search plays
 another first play than the blueprint would, the group's memory is the blueprint's
-likelihood of the play actually made, as in the rollouts. Base cards only, as the batched
-engine: a model trained on other card sets is refused when the policy is built, and a
-game with other card sets at its first decision, naming the sets covered.
+likelihood of the play actually made, as in the rollouts. The rollouts run on the batched
+engine, which covers every card set; a set it did not cover would be refused when the
+policy is built or at the first decision, naming the sets covered.
 """
 
 from __future__ import annotations
@@ -237,6 +237,7 @@ class _PlayRows:
     def __init__(self, arrays, games: np.ndarray, x: np.ndarray, y: np.ndarray) -> None:
         self.slots, self.tcount = arrays.slots[games], arrays.tcount[games]
         self.shadows, self.active = arrays.shadows[games], arrays.active[games]
+        self.feast_done = arrays.feast_done[games]
         self.hands = arrays.hands[games].copy()
         rows, seat = np.arange(len(games)), self.active.astype(np.int64)
         self.hands[rows, seat, 0], self.hands[rows, seat, 1] = x, y

@@ -125,8 +125,9 @@ def test_strong_teams_whole_games_agree_with_the_reference_on_every_step(
 
 def test_strong_teams_use_every_power_but_sparrows_and_wrap_the_deck_around() -> None:
     """Long games of 3 players on easy: many power uses, and decks that took in more
-    cards than the game holds (a fixed-size ring of cards wraps). Neither team ever
-    uses Sparrows (random play does: ``test_vector_engine``)."""
+    cards than the game holds (a fixed-size ring of cards wraps). Sparrows is not
+    required: heuristic+bayes never uses it and the convention only as a rare way out
+    before a fading play (random play uses it: ``test_vector_engine``)."""
     counts: Counter[str] = Counter()
     for team, games, steps in (("heuristic+bayes", 12, 400), ("convention", 6, 300)):
         twins = _team_twins(team, dict(num_players=3, difficulty="easy"), games, seed=41)
