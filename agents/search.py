@@ -27,7 +27,7 @@ The team's belief stays policy-conditioned on the blueprint: when the search pla
 another first play than the blueprint would, the group's memory is the blueprint's
 likelihood of the play actually made, as in the rollouts. The rollouts run on the batched
 engine, which covers every card set; a set it did not cover would be refused when the
-policy is built or at the first decision, naming the sets covered.
+policy is built, and by ``VectorGame`` itself at the first rollout, naming the sets covered.
 """
 
 from __future__ import annotations
@@ -452,12 +452,6 @@ class SearchTeamPolicy(FastTeamPolicy):
         rng: np.random.Generator,
         state=None,
     ) -> int:
-        missing = [s for s in view.config.card_sets if s not in COVERED_SETS]
-        if missing:
-            raise ValueError(
-                f"{self.name} searches on the batched engine, which does not cover the card "
-                f"sets {missing}; allowed: {list(COVERED_SETS)}"
-            )
         blueprint = super().act(observation, mask, view, rng)
         self.stats.decisions += 1
         legal = np.flatnonzero(np.asarray(mask, bool))
