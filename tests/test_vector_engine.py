@@ -119,15 +119,18 @@ def test_batched_engine_agrees_with_score_doom_rewards_and_belief_observations()
 
 @pytest.mark.slow
 @pytest.mark.parametrize("family", sorted(BASE_FAMILIES))
-def test_batched_engine_agrees_over_thousands_of_games(family: str) -> None:
+def test_batched_engine_agrees_over_hundreds_of_games(family: str) -> None:
+    """Random play over many more games than the quick check. Long games, strong teams and
+    crafted edge states have their own families (test_vector_whole_game.py,
+    test_vector_sets.py), so this one stays at a few hundred random games per family."""
     configs = BASE_FAMILIES[family]
     games = 0
     for i, config in enumerate(configs):
-        per = max(2000 // len(configs), 100)
-        problem, finished = run_differential(config, per, 250, seed=1000 + i)
+        per = max(720 // len(configs), 40)
+        problem, finished = run_differential(config, per, 200, seed=1000 + i)
         assert not problem, f"{config}: {problem}"
         games += finished
-    assert games >= 1000, f"only {games} games finished in family {family}"
+    assert games >= 400, f"only {games} games finished in family {family}"
 
 
 def test_the_differential_check_catches_a_planted_rule_change(monkeypatch) -> None:
