@@ -425,7 +425,10 @@ def evaluate_run(trainer: str, folder: str, name: str, budget: int, args) -> dic
     run = _latest_run(folder, name)
     point = POINTS[trainer](run, budget)
     model = export_team(trainer, run, point, MODELS / f"{name}.pth")
-    env = yaml.safe_load((run / "config.yaml").read_text())["env"]
+    cfg = yaml.safe_load((run / "config.yaml").read_text())
+    env = cfg["env"]
+    length = cfg.get("total_steps") or cfg.get("total_timesteps")
+    configured = f"{length:,} steps" if length else f"{cfg['iterations']} iterations"
     load_before = os.getloadavg()[0]
     evaluation = evaluate_exported(model, env, args)
     evaluation["load1"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
@@ -434,6 +437,7 @@ def evaluate_run(trainer: str, folder: str, name: str, budget: int, args) -> dic
     )
     return {
         "run": str(run.relative_to(ROOT)),
+        "run_length": configured,
         **point,
         "steps_per_s": point["steps"] / point["wall_seconds"] if point["wall_seconds"] else None,
         "model": str(model.relative_to(ROOT)),
@@ -557,7 +561,9 @@ def budget_markdown(data: dict) -> list[str]:
         config = BUDGET_RUNS[trainer][2]
         notes.append(
             f"- {trainer}: `{config}`, trained by "
-            f"`{TRAIN_COMMANDS[trainer].format(config=config)}` (run `{b['run']}`, model "
+            f"`{TRAIN_COMMANDS[trainer].format(config=config)}` (run `{b['run']}`"
+            + (f", configured for {b['run_length']}" if "run_length" in b else "")
+            + ", model "
             f"`{b['source']}`, exported as `{b['model']}`). Evaluated by:"
         )
         notes += how
@@ -668,8 +674,11 @@ def main() -> int:
             folder, name, _ = BUDGET_RUNS[trainer]
             entry = evaluate_run(trainer, folder, name, args.evaluate_budget, args)
             update_trainers_json("budget", trainer, entry)
-        text = trainers_markdown(json.loads(trainers_path.read_text()))
+        data = json.loads(trainers_path.read_text())
+        text = trainers_markdown(data)
         write_trainers(text)
+        if "all_sets" in data:  # its section too, from the figures already measured
+            write_section(all_sets_markdown(data["all_sets"]), ALL_SETS_START, ALL_SETS_END)
         print(text)
         return 0
     json_path = ROOT / "results" / "training.json"
