@@ -330,20 +330,18 @@ def evaluate_checkpoint(cfg: RLlibConfig, checkpoint: Path, games: int | None = 
 
     A network trained with the policy-conditioned belief needs that belief at play time,
     which the ``rllib:`` loader does not compute: it is evaluated greedily on the batched
-    engine with the belief instead, by the fast trainer's evaluator
-    (:func:`shipwreck_training.fast.evaluate.evaluate_network`, held-out ``eval.seed``),
+    engine with the belief instead, by the trainers' shared evaluator
+    (:func:`shipwreck_training.common.evaluate.evaluate_greedy`, held-out ``eval.seed``),
     and the report says so (``"evaluator"``)."""
     n = cfg.eval.games if games is None else games
     if cfg.env.belief == "policy":
-        from types import SimpleNamespace
-
         from shipwreck_agents.rllib_policy import load_network
-        from shipwreck_training.fast.evaluate import evaluate_network
+        from shipwreck_training.common.evaluate import evaluate_greedy
 
         net, _ = load_network(checkpoint)
-        # the evaluator reads the game, the eval section and the regime of a config
-        settings = SimpleNamespace(env=cfg.env, eval=cfg.eval, regime="selfplay", partner="")
-        results = evaluate_network(net, settings, games=n)
+        results = evaluate_greedy(
+            net, cfg.env, games=n, seed=cfg.eval.seed, difficulties=cfg.eval.difficulties
+        )
         return {"evaluator": "batched engine, greedy, policy belief", "results": results}
     spec = f"rllib:{checkpoint}"
     return evaluate_team(

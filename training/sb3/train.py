@@ -119,30 +119,27 @@ def _latest_checkpoint(directory: Path) -> Path | None:
 def _belief_evaluation(cfg: TrainConfig, spec: str, games: int) -> dict:
     """Self-play report of the model ``ppo:PATH`` trained with the policy-conditioned
     belief, which the ``ppo:`` loader does not compute: greedy on the batched engine with
-    the belief, by the fast trainer's evaluator (seed ``seed + 10000``, as the reference
-    evaluation's)."""
+    the belief (:func:`shipwreck_training.common.evaluate.evaluate_greedy`, seed
+    ``seed + 10000``, as the reference evaluation's)."""
     import tempfile
-    from types import SimpleNamespace
 
     from sb3_contrib import MaskablePPO
 
     from shipwreck_agents.actor_critic import load_sb3
-    from shipwreck_training.fast.evaluate import evaluate_network
+    from shipwreck_training.common.evaluate import evaluate_greedy
 
     path = Path(spec.removeprefix("ppo:"))
     with tempfile.TemporaryDirectory() as tmp:
         MaskablePPO.load(str(path), device="cpu").policy.save(f"{tmp}/policy.pth")
         net = load_sb3(f"{tmp}/policy.pth")
-    sections = {"games": games, "difficulties": cfg.eval.difficulties, "seed": cfg.seed + 10_000}
-    # the evaluator reads the game, the eval section and the regime of a config
-    settings = SimpleNamespace(
-        env=cfg.env, eval=SimpleNamespace(**sections), regime="selfplay", partner=""
+    results = evaluate_greedy(
+        net, cfg.env, games=games, seed=cfg.seed + 10_000, difficulties=cfg.eval.difficulties
     )
     return {
         "evaluator": "batched engine, greedy, policy belief",
         "team": f"fast:{path.stem}",
         "games": games,
-        "results": evaluate_network(net, settings),
+        "results": results,
     }
 
 
