@@ -90,7 +90,9 @@ def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     uniform from ``rng`` (compiled: the policy must not cost more than the game)."""
     from shipwreck_env.vector.engine import pick_legal
 
-    return pick_legal(mask, rng.random(len(mask)))
+    out = np.empty(len(mask), np.int64)
+    pick_legal(mask, rng.random(len(mask)), out)
+    return out
 
 
 def _batched(num_games: int, config_kwargs: dict) -> Callable[[float], float] | str:

@@ -79,10 +79,9 @@ def uniform_at(key: np.uint64, counter: np.uint64) -> float:
 
 
 @njit
-def permutation_at(key: np.uint64, counter: np.uint64, n: int) -> np.ndarray:
-    """The same shuffle as :func:`permutations` for one stream, in compiled code."""
-    u = np.empty(n, np.float64)
-    order = np.empty(n, np.int64)
+def permutation_at(key: np.uint64, counter: np.uint64, n: int, u, order) -> None:
+    """The same shuffle as :func:`permutations` for one stream, in compiled code:
+    written to ``order[:n]`` (``u``: float64 work space of ``n`` numbers)."""
     for i in range(n):  # a stable insertion sort: decks are short, argsort costs more
         u[i] = uniform_at(key, np.uint64(counter) + np.uint64(i))
         j = i
@@ -90,7 +89,6 @@ def permutation_at(key: np.uint64, counter: np.uint64, n: int) -> np.ndarray:
             order[j] = order[j - 1]
             j -= 1
         order[j] = i
-    return order
 
 
 class StreamGenerator(np.random.Generator):

@@ -6,8 +6,6 @@ rules of ``plays``, ``group`` and ``turn`` to one game at a time, as
 
 from __future__ import annotations
 
-import numpy as np
-
 from shipwreck_env.actions import PASS, REVEAL
 from shipwreck_env.state import Phase
 from shipwreck_env.vector.arrays import TURN_ACTION_CAPACITY
@@ -180,12 +178,11 @@ def deal_games(s, r, games) -> None:
 
 
 @njit
-def pick_legal(mask, u) -> np.ndarray:
+def pick_legal(mask, u, out) -> None:
     """Per row of ``mask`` (bool[N, A], every row allowing an action): its
     ``floor(u[g] * count)``-th legal action, ascending (a uniform pick for uniform
-    ``u``)."""
+    ``u``), written to ``out`` (int64[N])."""
     n, width = mask.shape
-    out = np.empty(n, np.int64)
     for g in range(n):
         count = 0
         for a in range(width):
@@ -197,4 +194,3 @@ def pick_legal(mask, u) -> np.ndarray:
                     out[g] = a
                     break
                 k -= 1
-    return out

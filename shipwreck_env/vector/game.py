@@ -178,8 +178,10 @@ class VectorGame:
                 )
             games = games.astype(np.int64)
             out = np.empty((len(games), self.layout.size), np.float32)
-        if observer is None:
-            observer = np.maximum(a.decider[games], 0).astype(np.int64)
+        if observer is None:  # each decider, player 0 once over: valid by construction
+            deciders = np.maximum(a.decider[games], 0).astype(np.int64)
+            encode_rows(self._packed, self._rules, self._offsets, games, deciders, out)
+            return out
         observer = np.asarray(observer)
         players = self.config.num_players
         if (

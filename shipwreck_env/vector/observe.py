@@ -242,7 +242,7 @@ def _encode_belief(s, o, g, observer, unseen, b) -> None:
 @njit
 def encode_rows(s, r, o, games, observers, out) -> None:
     """``out[i]`` = the observation of game ``games[i]`` by ``observers[i]``."""
-    unseen = np.empty(7, np.int64)
+    unseen = r.work_unseen
     for i in range(len(games)):
         row = out[i]
         row[:] = 0.0

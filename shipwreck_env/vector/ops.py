@@ -15,6 +15,8 @@ from shipwreck_env.vector.jit import rule
 __all__ = [
     "attach",
     "constrain_kept",
+    "copy_row",
+    "copy_row3",
     "deck_append",
     "deck_pop",
     "deck_top",
@@ -212,3 +214,19 @@ def constrain_kept(s, g, mask) -> None:
     s.line_fresh[g] &= mask
     s.line_tracked[g] &= mask
     s.lines[g, s.active[g]] &= mask
+
+
+@rule
+def copy_row(dst, src, g) -> None:
+    """``dst[g] = src[g]`` for ``[N, k]`` arrays (numpy's slice assignment would make
+    a temporary copy, and the rules allocate nothing)."""
+    for i in range(src.shape[1]):
+        dst[g, i] = src[g, i]
+
+
+@rule
+def copy_row3(dst, src, g) -> None:
+    """``dst[g] = src[g]`` for ``[N, a, b]`` arrays."""
+    for i in range(src.shape[1]):
+        for j in range(src.shape[2]):
+            dst[g, i, j] = src[g, i, j]

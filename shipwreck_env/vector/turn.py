@@ -21,6 +21,8 @@ from shipwreck_env.vector.ops import (
     REFILL_EVENT,
     TABLE_TO_BAG,
     attach,
+    copy_row,
+    copy_row3,
     deck_top,
     detach_to_deck,
     event,
@@ -45,7 +47,8 @@ def deal(s, r, g) -> None:
     game's stream, deal four cards, let seat 0 draw."""
     cards = r.cards
     m = len(cards)
-    perm = permutation_at(s.key[g], s.draws[g], m)
+    perm = r.work_order
+    permutation_at(s.key[g], s.draws[g], m, r.work_u, perm)
     s.draws[g] += np.uint64(m)
     for i in range(4):
         s.slots[g, i] = cards[perm[i]]
@@ -187,19 +190,19 @@ def draw_fate(s, g) -> int:
 @rule
 def _snapshot(s, g) -> None:
     """The public table after the draw (``State.turn_start``)."""
-    s.ts_slots[g] = s.slots[g]
-    s.ts_table[g] = s.table[g]
-    s.ts_table_len[g] = s.table_len[g]
-    s.ts_attached[g] = s.attached[g]
-    s.ts_attached_len[g] = s.attached_len[g]
-    s.ts_sands[g] = s.sands_waiting[g]
-    s.ts_faded[g] = s.faded[g]
+    copy_row(s.ts_slots, s.slots, g)
+    copy_row3(s.ts_table, s.table, g)
+    copy_row(s.ts_table_len, s.table_len, g)
+    copy_row3(s.ts_attached, s.attached, g)
+    copy_row(s.ts_attached_len, s.attached_len, g)
+    copy_row(s.ts_sands, s.sands_waiting, g)
+    copy_row(s.ts_faded, s.faded, g)
     s.ts_faded_len[g] = s.faded_len[g]
     s.ts_deck_top[g] = deck_top(s, g)
     s.ts_deck_len[g] = s.deck_len[g]
-    s.ts_exiled[g] = s.exiled[g]
-    s.ts_lines[g] = s.lines[g]
-    s.ts_hand_len[g] = s.hand_len[g]
+    copy_row(s.ts_exiled, s.exiled, g)
+    copy_row(s.ts_lines, s.lines, g)
+    copy_row(s.ts_hand_len, s.hand_len, g)
     s.ts_score[g] = s.score[g]
     s.ts_doom[g] = s.doom[g]
     s.ts_turn[g] = s.turn[g]
