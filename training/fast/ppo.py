@@ -380,18 +380,17 @@ class Trainer:
 
     def _overlapped_step(self) -> dict[str, float]:
         start, cpu_start = time.perf_counter(), time.process_time()
-        before = self.global_step
+        thread_cpu, before = time.thread_time(), self.global_step
         if self.pending is None:  # the first rollout has nothing to overlap with
             self._collect_pending()
         rollout, step = self.pending, self.global_step
         self.behaviour.load_state_dict(self.model.state_dict())
         learning = self._learner.submit(self._learn, rollout, step)
-        collecting, thread_cpu = time.perf_counter(), time.thread_time()
         try:
             self._collect_pending()
         finally:
             losses, update_s = learning.result()  # the learner's errors surface here
-        collect_s, collect_cpu = time.perf_counter() - collecting, time.thread_time() - thread_cpu
+        collect_s, collect_cpu = time.perf_counter() - start, time.thread_time() - thread_cpu
         done, cpu_done = time.perf_counter(), time.process_time()
         # the two walls overlap; the CPU split is the collecting thread's and the rest
         # of the process's (learner thread, torch's pool), which add up to the process's
