@@ -61,13 +61,24 @@ class ActorCritic(nn.Module):
         hidden: hidden widths of each MLP.
         fate_head: add a head predicting the active seat's kept fate (7 logits) from
             the policy features (the fast trainer's ``aux`` belief ablation).
+        shared_first_layer: the value MLP's first layer *is* the policy MLP's (one
+            module under both names), computed once per call. The layout and the
+            state dict keep both names, so :func:`export_sb3` writes it as two equal
+            layers and any loader plays it unchanged; the first layer, which reads the
+            whole observation, is most of the network's work.
     """
 
     def __init__(
-        self, obs_dim: int, num_actions: int, hidden: tuple[int, ...], fate_head: bool = False
+        self,
+        obs_dim: int,
+        num_actions: int,
+        hidden: tuple[int, ...],
+        fate_head: bool = False,
+        shared_first_layer: bool = False,
     ) -> None:
         super().__init__()
         self.obs_dim, self.num_actions, self.hidden = obs_dim, num_actions, tuple(hidden)
+        self.shared_first_layer = shared_first_layer
         self.mlp_extractor = _Extractor(obs_dim, self.hidden)
         self.action_net = nn.Linear(self.hidden[-1], num_actions)
         self.value_net = nn.Linear(self.hidden[-1], 1)
@@ -80,6 +91,16 @@ class ActorCritic(nn.Module):
         nn.init.zeros_(self.action_net.bias)
         nn.init.orthogonal_(self.value_net.weight, 1.0)
         nn.init.zeros_(self.value_net.bias)
+        if shared_first_layer:  # initialised as above first: the same random draws
+            self.mlp_extractor.value_net[0] = self.mlp_extractor.policy_net[0]
+
+    def _features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(policy features, value features)."""
+        policy, value = self.mlp_extractor.policy_net, self.mlp_extractor.value_net
+        if not self.shared_first_layer:
+            return policy(obs), value(obs)
+        first = policy[:2](obs)  # Linear and Tanh, shared
+        return policy[2:](first), value[2:](first)
 
     @staticmethod
     def _illegal(mask: torch.Tensor) -> torch.Tensor:
@@ -98,10 +119,10 @@ class ActorCritic(nn.Module):
         self, obs: torch.Tensor, mask: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         """(masked logits, values, kept-fate logits or None)."""
-        features = self.mlp_extractor.policy_net(obs)
+        features, value_features = self._features(obs)
         logits = self.action_net(features).masked_fill(self._illegal(mask), MASKED)
         fate = self.fate_net(features) if self.fate_net is not None else None
-        return logits, self.value(obs), fate
+        return logits, self.value_net(value_features).squeeze(-1), fate
 
     @torch.no_grad()
     def act(
@@ -112,7 +133,8 @@ class ActorCritic(nn.Module):
         Sampled by inverting each row's cumulative probabilities at one uniform draw:
         ``torch.multinomial`` and ``exp`` of the masked log-probabilities (whose
         underflow takes a slow path on CPU) each cost more than the network here."""
-        logits = self.logits(obs, mask)
+        features, value_features = self._features(obs)
+        logits = self.action_net(features).masked_fill(self._illegal(mask), MASKED)
         cumulative = torch.softmax(logits, -1).cumsum(-1)
         total = cumulative[:, -1:]
         draw = torch.rand(len(logits), 1, generator=generator) * total
@@ -122,7 +144,7 @@ class ActorCritic(nn.Module):
         actions = torch.searchsorted(cumulative, draw, right=True).squeeze(-1)
         actions = torch.minimum(actions, (cumulative < total).sum(-1))
         logp = torch.log_softmax(logits, -1).gather(-1, actions[:, None]).squeeze(-1)
-        return actions, logp, self.value(obs)
+        return actions, logp, self.value_net(value_features).squeeze(-1)
 
     @torch.no_grad()
     def greedy(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

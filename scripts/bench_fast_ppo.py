@@ -7,7 +7,10 @@ decisions, then the PPO epochs) from a fresh network; the first is a warm-up and
 figure is the median of the others. The machine is shared, so every row keeps the
 1-minute load average before and after it, and the steps per second of the process's
 CPU time (``median_cpu_sps``; with ``torch_threads=1`` about what one quiet core gives,
-whatever the load; partner workers' CPU is not counted). ``--pause PID`` stops one of *your own*
+whatever the load; partner workers' CPU is not counted). With ``overlap=true`` the
+collection and the update run at once in two threads; ``median_overlap_bound_sps``
+(steps over the larger of the two CPU times) is what a core per thread would give at
+best, derived from CPU times rather than measured. ``--pause PID`` stops one of *your own*
 processes (a training run) for the measurement and continues it afterwards. Writes
 ``results/fast_bench.json`` (rows added to the file's, newest last).
 """
@@ -61,6 +64,11 @@ def measure(path: str, updates: int, overrides: list[str]) -> dict:
         ),
         "median_collect_cpu_sps": statistics.median(r["steps"] / r["collect_cpu_s"] for r in kept),
         "median_update_cpu_sps": statistics.median(r["steps"] / r["update_cpu_s"] for r in kept),
+        "median_overlap_bound_sps": statistics.median(
+            r["steps"] / max(r["collect_cpu_s"], r["update_cpu_s"]) for r in kept
+        ),
+        "overlap": cfg.overlap,
+        "shared_first_layer": cfg.ppo.shared_first_layer,
         "median_collect_sps": statistics.median(r["steps"] / r["collect_s"] for r in kept),
         "median_update_sps": statistics.median(r["steps"] / r["update_s"] for r in kept),
         "load1_before": load_before,
@@ -86,7 +94,8 @@ def main() -> int:
             row = measure(path, args.updates, args.set)
             row["command"] = command
             rows.append(row)
-            keys = ("config", "overrides", "median_sps", "median_cpu_sps", "load1_before")
+            keys = ("config", "overrides", "median_sps", "median_cpu_sps")
+            keys += ("median_collect_cpu_sps", "median_update_cpu_sps", "load1_before")
             print(json.dumps({k: row[k] for k in keys}))
     finally:
         if args.pause:

@@ -74,6 +74,50 @@ def test_resumed_run_has_the_same_parameters_as_an_uninterrupted_one(tmp_path):
     assert (tmp_path / "a" / "model.pth").exists() and (tmp_path / "a" / "eval.jsonl").exists()
 
 
+def test_overlapped_resumed_run_has_the_same_parameters_as_an_uninterrupted_one(tmp_path):
+    cfg = _config(overlap=True, env={"belief": "policy"}, ppo={"shared_first_layer": True})
+    straight = train(cfg, tmp_path / "a")
+    train(cfg, tmp_path / "b", stop_after=256)  # stops with a rollout in flight
+    resumed = train(cfg, tmp_path / "b", resume=True)
+    assert resumed.global_step == straight.global_step == 768
+    assert resumed.update_index == straight.update_index == 3  # the last rollout learned too
+    for p, q in zip(_params(straight.model), _params(resumed.model), strict=True):
+        assert torch.equal(p, q)
+
+
+def test_overlapped_rollout_stores_the_collecting_networks_log_probabilities():
+    trainer = Trainer(_config(overlap=True))
+    trainer.train_step()  # learns from the first rollout while collecting the second
+    r = trainer.pending
+    obs, mask = r.obs.flatten(0, 1), r.mask.flatten(0, 1)
+    actions = r.actions.flatten()[:, None]
+
+    def logp(model) -> torch.Tensor:
+        with torch.no_grad():
+            return torch.log_softmax(model.logits(obs, mask), -1).gather(-1, actions).squeeze(-1)
+
+    assert torch.allclose(logp(trainer.behaviour), r.logp.flatten(), atol=1e-5)
+    assert not torch.allclose(logp(trainer.model), r.logp.flatten(), atol=1e-5)  # one behind
+    trainer.close()
+
+
+def test_shared_first_layer_is_one_parameter_and_exports_as_two_equal_layers(tmp_path):
+    from shipwreck_agents.actor_critic import load_sb3
+
+    torch.manual_seed(0)
+    model = ActorCritic(40, NUM_ACTIONS, (16, 8), shared_first_layer=True)
+    assert (
+        len(list(model.parameters()))
+        == len(list(ActorCritic(40, NUM_ACTIONS, (16, 8)).parameters())) - 2
+    )
+    export_sb3(model, tmp_path / "m.pth")
+    loaded = load_sb3(tmp_path / "m.pth")
+    obs, mask = torch.randn(64, 40), torch.rand(64, NUM_ACTIONS) < 0.5
+    logits, values, _ = model(obs, mask)
+    assert torch.allclose(loaded.logits(obs, mask), logits, atol=1e-6)
+    assert torch.allclose(loaded.value(obs), values, atol=1e-6)
+
+
 def test_masked_sampling_never_picks_an_illegal_action():
     torch.manual_seed(0)
     model = ActorCritic(20, NUM_ACTIONS, (16,))

@@ -70,6 +70,11 @@ class PPOSettings(Section):
     max_grad_norm: Positive = 0.5
     hidden: Annotated[tuple[PositiveInt, ...], Field(min_length=1)] = (128, 128)
     """Widths of the actor's and the critic's hidden layers (tanh, as SB3)."""
+    shared_first_layer: StrictBool = False
+    """One first layer for the actor and the critic (computed once; exported as two
+    equal layers, so every loader plays it unchanged). About 1.2x fewer CPU seconds per
+    learner step (``scripts/bench_fast_ppo.py``); off by default until its learning is
+    measured on its own."""
     anneal_lr: StrictBool = True
     target_kl: NonNegative = 0.0
     """Stop the epochs of one update early past this KL (0: never)."""
@@ -115,6 +120,14 @@ class FastConfig(RunConfig):
     """Decisions per game in one rollout (batch = games x steps)."""
     checkpoint_every: PositiveInt = 2_000_000
     torch_threads: PositiveInt = 2
+    overlap: StrictBool = False
+    """Collect the next rollout while the network learns from the last one (two
+    threads). The rollout then comes from the network one update behind, and PPO's
+    ratio is taken against the log-probabilities it stored, so it stays correct. Off by
+    default: measured on a loaded 2-core machine, the collecting thread waits on the
+    learner's hold of the GIL (more CPU per step, not less wall), and a 3M-step run with
+    it and ``ppo.shared_first_layer`` won less than the synchronous default at equal
+    steps; a collector in its own process is the way to the overlap's gain."""
     ppo: PPOSettings = Field(default_factory=PPOSettings)
     eval: EvalSettings = Field(default_factory=EvalSettings)
     imitation: ImitationSettings = Field(default_factory=ImitationSettings)

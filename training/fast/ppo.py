@@ -22,12 +22,22 @@ A run writes ``<runs>/<name>__<seed>__<time>/``: ``config.yaml``, ``command.txt`
 random stream: ``--resume`` continues exactly), ``progress.jsonl`` (steps/s, losses,
 episodes), ``eval.jsonl`` (greedy win rate on every difficulty, held-out seeds), the
 final ``model.pt`` and its SB3 export ``model.pth`` with ``model.meta.json``.
+
+With ``overlap: true`` the next rollout is collected (main thread) while the network
+learns from the last one (a second thread): on two cores the collection is nearly free.
+The collecting network is a copy frozen at the update's start, so each rollout is one
+update stale; its stored log-probabilities are the behaviour policy's, which is what
+PPO's ratio needs. Each side has its own random stream, so the result does not depend
+on the threads' timing. A checkpoint then holds the games as they were before the
+rollout in flight and the frozen copy; loading it collects that rollout again.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -99,7 +109,11 @@ class Trainer:
         self.games = Games(cfg.env, cfg.num_games, cfg.seed)
         self.obs_dim = self.games.layout.size
         self.model = ActorCritic(
-            self.obs_dim, NUM_ACTIONS, cfg.ppo.hidden, fate_head=cfg.env.belief == "aux"
+            self.obs_dim,
+            NUM_ACTIONS,
+            cfg.ppo.hidden,
+            fate_head=cfg.env.belief == "aux",
+            shared_first_layer=cfg.ppo.shared_first_layer,
         )
         self.optimizer = torch.optim.Adam(self.model.parameters(), cfg.ppo.learning_rate, eps=1e-5)
         self.generator = torch.Generator().manual_seed(cfg.seed)
@@ -114,6 +128,13 @@ class Trainer:
         self.update_index = 0
         self.wall = 0.0
         self.episodes: list[tuple[str, bool, int, int]] = []  # (difficulty, won, score, doom)
+        # overlap: the collecting copy, the rollout not learned yet, the collection side
+        # as it was before that rollout (for checkpoints), the learner's random stream
+        self.behaviour = copy.deepcopy(self.model) if cfg.overlap else None
+        self.pending: Rollout | None = None
+        self._before_pending: dict | None = None
+        self.update_generator = torch.Generator().manual_seed(cfg.seed + 1)
+        self._learner = ThreadPoolExecutor(1) if cfg.overlap else None
 
     # --- acting --------------------------------------------------------------------------
 
@@ -132,8 +153,10 @@ class Trainer:
         kept = g.field("hands")[rows, active, 0].astype(np.int64) - 1
         return np.where(held & group & ~g.field("over"), kept, -1)
 
-    def collect(self) -> Rollout:
-        """Step every game ``rollout_steps`` times with the current policy."""
+    def collect(self, model: ActorCritic | None = None) -> Rollout:
+        """Step every game ``rollout_steps`` times with ``model`` (default: the network
+        being trained)."""
+        model = self.model if model is None else model
         cfg, g = self.cfg, self.games
         T, N, D = cfg.rollout_steps, cfg.num_games, self.obs_dim
         r = Rollout(
@@ -151,7 +174,7 @@ class Trainer:
             obs, mask = self._observe()
             learn = learner_decides(g, cfg.regime)
             r.obs[t], r.mask[t] = torch.from_numpy(obs), torch.from_numpy(mask)
-            actions, logp, values = self.model.act(r.obs[t], r.mask[t], self.generator)
+            actions, logp, values = model.act(r.obs[t], r.mask[t], self.generator)
             chosen = actions.numpy().copy()
             if not learn.all():
                 scripted = np.flatnonzero(~learn)
@@ -163,7 +186,7 @@ class Trainer:
             if self.cfg.env.belief == "aux":
                 r.fate[t] = torch.from_numpy(self._fate_targets())
             if self.belief is not None:
-                self.belief.record(g, obs, mask, chosen, self.model)
+                self.belief.record(g, obs, mask, chosen, model)
             reward, terminated, truncated, info = g.step(chosen)
             r.actions[t], r.logp[t], r.values[t] = actions, logp, values
             r.rewards[t] = torch.from_numpy(reward)
@@ -173,7 +196,7 @@ class Trainer:
             self._ended(info)
         obs, _ = self._observe()
         with torch.no_grad():
-            r.last_value = self.model.value(torch.from_numpy(obs))
+            r.last_value = model.value(torch.from_numpy(obs))
         return r
 
     def _ended(self, info: dict) -> None:
@@ -199,11 +222,17 @@ class Trainer:
 
     # --- learning ------------------------------------------------------------------------
 
-    def update(self, r: Rollout) -> dict[str, float]:
-        """PPO epochs over one rollout; returns the mean losses."""
+    def update(
+        self, r: Rollout, generator: torch.Generator | None = None, step: int | None = None
+    ) -> dict[str, float]:
+        """PPO epochs over one rollout; returns the mean losses. ``generator`` shuffles
+        the minibatches (default: the trainer's), ``step`` sets the annealed learning
+        rate (default: the learner steps so far)."""
         cfg = self.cfg.ppo
+        generator = self.generator if generator is None else generator
+        step = self.global_step if step is None else step
         if cfg.anneal_lr:
-            frac = max(0.0, 1.0 - self.global_step / self.cfg.total_steps)
+            frac = max(0.0, 1.0 - step / self.cfg.total_steps)
             self.optimizer.param_groups[0]["lr"] = cfg.learning_rate * max(frac, 0.02)
         adv, target = advantages(r, cfg.gamma, cfg.gae_lambda)
         flat = {
@@ -219,7 +248,7 @@ class Trainer:
         n = flat["actions"].shape[0]
         stats: dict[str, list[float]] = {k: [] for k in ("pg", "vf", "ent", "aux", "kl", "clip")}
         for _ in range(cfg.epochs):
-            order = torch.randperm(n, generator=self.generator)
+            order = torch.randperm(n, generator=generator)
             for start in range(0, n, cfg.minibatch_size):
                 idx = order[start : start + cfg.minibatch_size]
                 losses = self._loss({k: v[idx] for k, v in flat.items()})
@@ -277,35 +306,47 @@ class Trainer:
 
     def train_step(self) -> dict[str, float]:
         """One rollout and one update; returns its figures (timings included)."""
+        if self.cfg.overlap:
+            return self._overlapped_step()
         start, cpu_start = time.perf_counter(), time.process_time()
         before = self.global_step
         rollout = self.collect()
         collected, cpu_collected = time.perf_counter(), time.process_time()
         losses = self.update(rollout)
         done, cpu_done = time.perf_counter(), time.process_time()
+        # this process's CPU time (all its threads, not the partner's workers): on a
+        # loaded machine it shows what the wall-clock figures hide
+        cpu = (cpu_collected - cpu_start, cpu_done - cpu_collected)
+        return self._figures(
+            losses, before, done - start, (collected - start, done - collected), cpu
+        )
+
+    def _figures(
+        self,
+        losses: dict[str, float],
+        before: int,
+        wall: float,
+        walls: tuple[float, float],
+        cpus: tuple[float, float],
+    ) -> dict[str, float]:
+        """Count the update and return its figures: losses, steps, steps/s, and the
+        wall and CPU seconds of collection and update."""
         self.update_index += 1
-        self.wall += done - start
+        self.wall += wall
         steps = self.global_step - before
         return {
             **losses,
             "steps": steps,
-            "sps": steps / (done - start),
-            "collect_s": collected - start,
-            "update_s": done - collected,
-            # this process's CPU time (all its threads, not the partner's workers): on a
-            # loaded machine it shows what the wall-clock figures hide
-            "collect_cpu_s": cpu_collected - cpu_start,
-            "update_cpu_s": cpu_done - cpu_collected,
+            "sps": steps / wall,
+            "collect_s": walls[0],
+            "update_s": walls[1],
+            "collect_cpu_s": cpus[0],
+            "update_cpu_s": cpus[1],
         }
 
-    # --- checkpoints ---------------------------------------------------------------------
-
-    def state_dict(self) -> dict:
-        """Everything needed to continue exactly."""
+    def _collection_state(self) -> dict:
+        """The collecting side: games, sampling stream, per-game memories, step count."""
         return {
-            "config": self.cfg.to_dict(),
-            "model": self.model.state_dict(),
-            "optimizer": self.optimizer.state_dict(),
             "generator": self.generator.get_state(),
             "games": self.games.state_dict(),
             # the partner's spec and memory as plain data: no pickled policy object
@@ -313,14 +354,9 @@ class Trainer:
             "belief": self.belief.state_dict() if self.belief is not None else None,
             "zsc": self.zsc.state_dict() if self.zsc is not None else None,
             "global_step": self.global_step,
-            "update_index": self.update_index,
-            "wall": self.wall,
         }
 
-    def load_state_dict(self, state: dict) -> None:
-        """Continue from :meth:`state_dict` (the config must be the same)."""
-        self.model.load_state_dict(state["model"])
-        self.optimizer.load_state_dict(state["optimizer"])
+    def _load_collection_state(self, state: dict) -> None:
         self.generator.set_state(state["generator"])
         self.games.load_state_dict(state["games"])
         if self.scripted is not None:
@@ -330,11 +366,85 @@ class Trainer:
         if self.zsc is not None:
             self.zsc.load_state_dict(state["zsc"])
         self.global_step = state["global_step"]
+
+    def _collect_pending(self) -> None:
+        """Collect the next rollout with the frozen copy, keeping the state before it."""
+        self._before_pending = self._collection_state()
+        self.pending = self.collect(self.behaviour)
+
+    def _learn(self, rollout: Rollout, step: int) -> tuple[dict[str, float], float]:
+        """(losses, wall seconds) of one update."""
+        start = time.perf_counter()
+        losses = self.update(rollout, self.update_generator, step)
+        return losses, time.perf_counter() - start
+
+    def _overlapped_step(self) -> dict[str, float]:
+        start, cpu_start = time.perf_counter(), time.process_time()
+        thread_cpu, before = time.thread_time(), self.global_step
+        if self.pending is None:  # the first rollout has nothing to overlap with
+            self._collect_pending()
+        rollout, step = self.pending, self.global_step
+        self.behaviour.load_state_dict(self.model.state_dict())
+        learning = self._learner.submit(self._learn, rollout, step)
+        try:
+            self._collect_pending()
+        finally:
+            losses, update_s = learning.result()  # the learner's errors surface here
+        collect_s, collect_cpu = time.perf_counter() - start, time.thread_time() - thread_cpu
+        done, cpu_done = time.perf_counter(), time.process_time()
+        # the two walls overlap; the CPU split is the collecting thread's and the rest
+        # of the process's (learner thread, torch's pool), which add up to the process's
+        cpu = (collect_cpu, cpu_done - cpu_start - collect_cpu)
+        return self._figures(losses, before, done - start, (collect_s, update_s), cpu)
+
+    def finish(self) -> dict[str, float] | None:
+        """Learn from the rollout still in flight (``overlap``), if any, without
+        collecting another: the run's last update. Returns its losses."""
+        if self.pending is None:
+            return None
+        losses = self.update(self.pending, self.update_generator, self.global_step)
+        self.pending = self._before_pending = None
+        self.update_index += 1
+        return losses
+
+    # --- checkpoints ---------------------------------------------------------------------
+
+    def state_dict(self) -> dict:
+        """Everything needed to continue exactly. With a rollout in flight
+        (``overlap``): the collecting side as it was before it, and the frozen copy
+        that collected it (a few MB, where the rollout itself is hundreds)."""
+        pending = self.pending is not None
+        return {
+            "config": self.cfg.to_dict(),
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            **(self._before_pending if pending else self._collection_state()),
+            "behaviour": self.behaviour.state_dict() if pending else None,
+            "update_generator": self.update_generator.get_state(),
+            "update_index": self.update_index,
+            "wall": self.wall,
+        }
+
+    def load_state_dict(self, state: dict) -> None:
+        """Continue from :meth:`state_dict` (the config must be the same); a rollout
+        that was in flight is collected again, as it was."""
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self._load_collection_state(state)
+        if "update_generator" in state:  # checkpoints before overlap existed lack it
+            self.update_generator.set_state(state["update_generator"])
         self.update_index = state["update_index"]
         self.wall = state["wall"]
+        self.pending = self._before_pending = None
+        if state.get("behaviour") is not None:
+            self.behaviour.load_state_dict(state["behaviour"])
+            self._collect_pending()
+            self.episodes.clear()  # already counted before the checkpoint
 
     def close(self) -> None:
-        """Stop the partner's worker processes, if any."""
+        """Stop the learner thread and the partner's worker processes, if any."""
+        if self._learner is not None:
+            self._learner.shutdown()
         if self.scripted is not None:
             self.scripted.close()
 

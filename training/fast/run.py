@@ -133,6 +133,8 @@ def train(cfg: FastConfig, run_dir: Path, resume: bool = False, stop_after: int 
         bar.set_postfix_str(f"{sps:,.0f} steps/s" + (f", win {last_eval}" if last_eval else ""))
         bar.update(step - bar.n)
     bar.close()
+    if trainer.global_step >= cfg.total_steps:
+        trainer.finish()  # overlap: learn from the last rollout too
     trainer.save(latest)
     trainer.close()
     if trainer.global_step >= cfg.total_steps:
@@ -217,7 +219,13 @@ def _checkpoint_model(run_dir: Path) -> tuple[FastConfig, ActorCritic, dict]:
 
     state = torch.load(run_dir / "checkpoints" / "latest.pt", weights_only=False)
     layout = ObservationLayout.for_config(cfg.env.game_config(), belief=cfg.env.belief_block)
-    model = ActorCritic(layout.size, NUM_ACTIONS, cfg.ppo.hidden, cfg.env.belief == "aux")
+    model = ActorCritic(
+        layout.size,
+        NUM_ACTIONS,
+        cfg.ppo.hidden,
+        cfg.env.belief == "aux",
+        shared_first_layer=cfg.ppo.shared_first_layer,
+    )
     model.load_state_dict(state["model"])
     return cfg, model, state
 
