@@ -111,6 +111,9 @@ class ConventionPolicy(BayesGroup):
         plan: bool = True,
         player_powers: bool = True,
         rescue: bool = True,
+        lookahead: float = 0.0,
+        read_ahead: float = 0.0,
+        ahead_weight: float = 1.0,
     ) -> None:
         super().__init__(model=HeuristicPlayer(), info_value=info_value, power_cost=power_cost)
         self.accuracy = accuracy
@@ -118,6 +121,9 @@ class ConventionPolicy(BayesGroup):
         self.plan = plan
         self.player_powers = player_powers
         self.rescue = rescue
+        self.lookahead = lookahead
+        self.read_ahead = read_ahead
+        self.ahead_weight = ahead_weight
         self._rescues: dict[tuple[int, int], int] = {}  # the play after a rescuing power
         self._carry: dict[tuple[int, int, int], tuple[float, ...]] = {}
         self._lines: dict[tuple[int, int], tuple[int, int, int]] = {}
@@ -149,6 +155,9 @@ class ConventionPolicy(BayesGroup):
             self.plan,
             self.player_powers,
             second_play=second,
+            lookahead=self.lookahead,
+            read_ahead=self.read_ahead,
+            ahead_weight=self.ahead_weight,
         )
 
     def convention(self, view: AgentView) -> Convention:
