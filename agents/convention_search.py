@@ -190,8 +190,8 @@ class _Outcomes:
     group's question powers there."""
 
     __slots__ = (
+        "ahead",
         "cost",
-        "now",
         "pass_",
         "questions",
         "right",
@@ -214,16 +214,18 @@ class _Outcomes:
         spent: bool = False,
         ahead: tuple[float, float] = (0.0, 0.0),
     ) -> None:
-        self.pass_ = _race_ahead(score, doom + fades, race, ahead) + info
-        self.right = _race_ahead(score + 1 + amplified, doom, race, ahead)
-        self.wrong = _race_ahead(score, doom + 1 + fades, race, ahead)
-        # (right, wrong, pass) of this turn alone: what a hand's line is worth before
-        # the look-ahead (the player's way out compares it with a calm turn)
-        self.now = (
-            race_win(score + 1 + amplified, doom, *race),
-            race_win(score, doom + 1 + fades, *race),
-            race_win(score, doom + fades, *race) + info,
-        )
+        # the group's reply is chosen by this turn alone, as the group plays
+        self.pass_ = race_win(score, doom + fades, *race) + info
+        self.right = race_win(score + 1 + amplified, doom, *race)
+        self.wrong = race_win(score, doom + 1 + fades, *race)
+        # (right, wrong, pass) with the look-ahead: what the reply is worth to the team
+        self.ahead: tuple[float, float, float] | None = None
+        if ahead[0] > 0:
+            self.ahead = (
+                _race_ahead(score + 1 + amplified, doom, race, ahead),
+                _race_ahead(score, doom + 1 + fades, race, ahead),
+                _race_ahead(score, doom + fades, race, ahead) + info,
+            )
         self.questions = [
             (q, tuple(i for i in range(7) if i not in q)) for q in questions if q != ("sorrows",)
         ]
@@ -267,7 +269,10 @@ class _Outcomes:
         return best, how
 
     def group(self, m: list[float]) -> float:
-        """Value of the group's best reply to mass ``m`` (by kept value)."""
+        """Value of the group's best reply to mass ``m`` (by kept value), with the
+        look-ahead if there is one (the reply itself is chosen by this turn alone)."""
+        if self.ahead is not None:
+            return sum(w * v for w, v in zip(m, self.payoffs(m), strict=True))
         if self.spent:
             return self._plain(m) - self.cost * sum(m)
         return self._best(m)[0]
@@ -295,12 +300,12 @@ class _Outcomes:
 
     def payoffs(self, m: list[float], now: bool = False) -> list[float]:
         """What a hand keeping k = 1..7 gets from the group's best reply to mass ``m``
-        (index k - 1); an empty ``m`` is read as that hand alone. With ``now``, the
-        reply is the same but valued by this turn alone (no look-ahead)."""
-        values = self.now if now else None
+        (index k - 1); an empty ``m`` is read as that hand alone. The reply is chosen
+        by this turn alone and valued with the look-ahead, unless ``now``."""
+        values = None if now else self.ahead
         if sum(m) <= 0:
-            if now:
-                right, _, pass_ = self.now
+            if values is not None:
+                right, _, pass_ = values
                 sure = right if self.right > self.pass_ else pass_
                 return [sure - (self.cost if self.spent else 0.0)] * 7
             if self.solo is None:  # the group would know the kept fate: no power helps
