@@ -359,7 +359,6 @@ def compute_convention(
     second_play: bool = False,
     lookahead: float = 0.0,
     read_ahead: float = 0.0,
-    ahead_weight: float = 1.0,
 ) -> Convention:
     """The convention of a turn from its public inputs (see the module docstring).
 
@@ -399,7 +398,6 @@ def compute_convention(
         second_play,
         lookahead,
         read_ahead,
-        ahead_weight,
     )
     hit = _CACHE.get(key)
     if hit is not None:
@@ -411,7 +409,7 @@ def compute_convention(
         start, info_value, (accuracy, fail_doom), power_cost, plan, player_powers, second_play
     )
     if lookahead > 0:
-        lines.look_ahead((seat + 1) % len(start.holding), lookahead, read_ahead, ahead_weight)
+        lines.look_ahead((seat + 1) % len(start.holding), lookahead, read_ahead)
     search = _Search(
         [w / total for _, w in weighted],
         [lines.options(hand, carried) for hand in hands],
@@ -485,17 +483,13 @@ class _Lines:
         self.fades: dict[tuple, tuple[int, bool, float, float]] = {}
         self.shared: dict[tuple, _Outcomes] = {}  # equal race values are one object
         self.next_seat, self.forced_accuracy, self.read_ahead = -1, 0.0, 0.0
-        self.ahead_weight = 1.0
 
-    def look_ahead(
-        self, seat: int, forced_accuracy: float, read_ahead: float = 0.0, weight: float = 1.0
-    ) -> None:
+    def look_ahead(self, seat: int, forced_accuracy: float, read_ahead: float = 0.0) -> None:
         """Count in every observation's race value the chance that the table it leaves
         forces ``seat``'s next turn, read right with ``forced_accuracy`` (or, with
         ``read_ahead`` above 0, ``1 - read_ahead`` times the misreads of the simple
         code of :func:`~shipwreck_agents.convention_ahead.forced_turn` on that table)."""
         self.next_seat, self.forced_accuracy, self.read_ahead = seat, forced_accuracy, read_ahead
-        self.ahead_weight = weight
 
     def _forced_next(
         self, out: PlayOutcome, removed, steal, fading: list[int]
@@ -518,8 +512,8 @@ class _Lines:
             start.exiled,
             start.lines[seat],
             carried,
+            self.forced_accuracy,
             self.read_ahead,
-            self.ahead_weight,
         )
         hit = _FORCED.get(key)
         if hit is None:
@@ -530,7 +524,7 @@ class _Lines:
                 accuracy = 1 - self.read_ahead * (1 - reading)
             if len(_FORCED) > 8192:
                 _FORCED.clear()
-            hit = _FORCED[key] = (share * self.ahead_weight, accuracy)
+            hit = _FORCED[key] = (share, accuracy)
         return hit
 
     def steals(self, out: PlayOutcome, kept: int) -> list[tuple[int, int] | None]:
