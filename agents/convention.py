@@ -65,6 +65,9 @@ of the kept fate. A turn the convention does not cover (a power before a play) f
 back to the literal posterior; neither the player nor the group remembers such a turn,
 so they still agree on the next.
 
+A look-ahead (``lookahead``, off by default) can add to each line the chance that the
+table it leaves forces the next seat (:mod:`shipwreck_agents.convention_ahead`).
+
 The search itself (hands, lines, observations, best responses, ascent) is in
 :mod:`shipwreck_agents.convention_search`; this module is the policy that plays and reads it.
 """
@@ -98,6 +101,14 @@ class ConventionPolicy(BayesGroup):
     Args:
         info_value: value of passing to learn more next turn (in win-chance units).
         power_cost: minimum gain for the group to spend a faded power.
+        lookahead: above 0, the code values the table each line leaves: the chance it
+            forces the next seat, read right with this probability
+            (:mod:`shipwreck_agents.convention_ahead`); 0 (the default) looks no
+            further than this turn. Measured on tuning seeds it did not help
+            (docs/convention-lookahead.md), so it is off.
+        read_ahead: with ``lookahead``, read the forced next turn's chance of being
+            read right off the table instead: ``1 - read_ahead`` times the misreads of
+            a simple code there.
     """
 
     name = "convention"
@@ -111,6 +122,8 @@ class ConventionPolicy(BayesGroup):
         plan: bool = True,
         player_powers: bool = True,
         rescue: bool = True,
+        lookahead: float = 0.0,
+        read_ahead: float = 0.0,
     ) -> None:
         super().__init__(model=HeuristicPlayer(), info_value=info_value, power_cost=power_cost)
         self.accuracy = accuracy
@@ -118,6 +131,8 @@ class ConventionPolicy(BayesGroup):
         self.plan = plan
         self.player_powers = player_powers
         self.rescue = rescue
+        self.lookahead = lookahead
+        self.read_ahead = read_ahead
         self._rescues: dict[tuple[int, int], int] = {}  # the play after a rescuing power
         self._carry: dict[tuple[int, int, int], tuple[float, ...]] = {}
         self._lines: dict[tuple[int, int], tuple[int, int, int]] = {}
@@ -149,6 +164,8 @@ class ConventionPolicy(BayesGroup):
             self.plan,
             self.player_powers,
             second_play=second,
+            lookahead=self.lookahead,
+            read_ahead=self.read_ahead,
         )
 
     def convention(self, view: AgentView) -> Convention:

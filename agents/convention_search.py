@@ -18,6 +18,11 @@ from functools import cache
 import numpy as np
 
 from shipwreck_agents.bayes import race_value
+from shipwreck_agents.convention_ahead import (
+    ahead_value,
+    forced_turn,
+    table_left,
+)
 from shipwreck_env.actions import ACTIONS, power_action
 from shipwreck_env.cards import CARD_INDEX, CARDS
 from shipwreck_env.plays import STEAL_ACTION
@@ -80,7 +85,8 @@ class Convention:
         power: the after-play power action (Shells, Sinners) of each hand's line, or 0.
         steal: The Thief's steal action of each hand's line, or 0 (nothing to steal).
         kept: the kept value of each hand under its choice.
-        payoff: what each hand's line gets from the group's best reply to it (race value).
+        payoff: what each hand's line gets from the group's best reply to it (race value
+            of this turn alone, without the look-ahead).
         value: the summed team value of the code.
     """
 
@@ -164,11 +170,36 @@ def group_questions(start: TurnStart, played: int, visible: tuple[int, ...]) -> 
     return out
 
 
+def _race_ahead(
+    score: int, doom: int, race: tuple[float, int], ahead: tuple[float, float]
+) -> float:
+    """:func:`race_win` after a turn whose table forces the next seat's hand with
+    probability ``ahead[0]``; such a forced turn is read right with probability
+    ``ahead[1]`` (:func:`~shipwreck_agents.convention_ahead.ahead_value`)."""
+    now = race_win(score, doom, *race)
+    forced, accuracy = ahead
+    if forced <= 0 or score >= 7 or doom >= 7:
+        return now
+    right = race_win(score + 1, doom, *race)
+    wrong = race_win(score, doom + 3, *race)  # a wrong guess and a fade
+    return ahead_value(now, right, wrong, forced, accuracy)
+
+
 class _Outcomes:
     """The race values of one observation: pass, right, wrong (per unit of mass), and the
     group's question powers there."""
 
-    __slots__ = ("cost", "pass_", "questions", "right", "solo", "sorrows", "spent", "wrong")
+    __slots__ = (
+        "ahead",
+        "cost",
+        "pass_",
+        "questions",
+        "right",
+        "solo",
+        "sorrows",
+        "spent",
+        "wrong",
+    )
 
     def __init__(
         self,
@@ -181,10 +212,20 @@ class _Outcomes:
         questions: list[tuple],
         cost: float,
         spent: bool = False,
+        ahead: tuple[float, float] = (0.0, 0.0),
     ) -> None:
+        # the group's reply is chosen by this turn alone, as the group plays
         self.pass_ = race_win(score, doom + fades, *race) + info
         self.right = race_win(score + 1 + amplified, doom, *race)
         self.wrong = race_win(score, doom + 1 + fades, *race)
+        # (right, wrong, pass) with the look-ahead: what the reply is worth to the team
+        self.ahead: tuple[float, float, float] | None = None
+        if ahead[0] > 0:
+            self.ahead = (
+                _race_ahead(score + 1 + amplified, doom, race, ahead),
+                _race_ahead(score, doom + 1 + fades, race, ahead),
+                _race_ahead(score, doom + fades, race, ahead) + info,
+            )
         self.questions = [
             (q, tuple(i for i in range(7) if i not in q)) for q in questions if q != ("sorrows",)
         ]
@@ -228,14 +269,21 @@ class _Outcomes:
         return best, how
 
     def group(self, m: list[float]) -> float:
-        """Value of the group's best reply to mass ``m`` (by kept value)."""
+        """Value of the group's best reply to mass ``m`` (by kept value), with the
+        look-ahead if there is one (the reply itself is chosen by this turn alone)."""
+        if self.ahead is not None:
+            return sum(w * v for w, v in zip(m, self.payoffs(m), strict=True))
         if self.spent:
             return self._plain(m) - self.cost * sum(m)
         return self._best(m)[0]
 
-    def _reply_vector(self, m: list[float], guesses: int, out: list[float], ks) -> None:
+    def _reply_vector(
+        self, m: list[float], guesses: int, out: list[float], ks, values: tuple | None = None
+    ) -> None:
         """Write into ``out[k]`` (k in ``ks``) what kept value k + 1 gets from the plain
-        reply (pass, or name the ``guesses`` likeliest values) to ``m``."""
+        reply (pass, or name the ``guesses`` likeliest values) to ``m``, valued by
+        ``values`` = (right, wrong, pass) (default: this object's race values)."""
+        right, wrong, pass_ = values or (self.right, self.wrong, self.pass_)
         total = sum(m)
         if guesses == 1:
             top = max(m)
@@ -245,15 +293,21 @@ class _Outcomes:
             top = sum(m[i] for i in named)
         if top * (self.right - self.wrong) + total * self.wrong > total * self.pass_:
             for k in ks:
-                out[k] = self.right if k in named else self.wrong
+                out[k] = right if k in named else wrong
         else:
             for k in ks:
-                out[k] = self.pass_
+                out[k] = pass_
 
-    def payoffs(self, m: list[float]) -> list[float]:
+    def payoffs(self, m: list[float], now: bool = False) -> list[float]:
         """What a hand keeping k = 1..7 gets from the group's best reply to mass ``m``
-        (index k - 1); an empty ``m`` is read as that hand alone."""
+        (index k - 1); an empty ``m`` is read as that hand alone. The reply is chosen
+        by this turn alone and valued with the look-ahead, unless ``now``."""
+        values = None if now else self.ahead
         if sum(m) <= 0:
+            if values is not None:
+                right, _, pass_ = values
+                sure = right if self.right > self.pass_ else pass_
+                return [sure - (self.cost if self.spent else 0.0)] * 7
             if self.solo is None:  # the group would know the kept fate: no power helps
                 sure = self.right if self.right > self.pass_ else self.pass_
                 self.solo = [sure - (self.cost if self.spent else 0.0)] * 7
@@ -261,19 +315,20 @@ class _Outcomes:
         out = [0.0] * 7
         how = None if self.spent else self._best(m)[1]
         if how is None:
-            self._reply_vector(m, 1, out, range(7))
+            self._reply_vector(m, 1, out, range(7), values)
             if not self.spent:
                 return out
         elif how == "sorrows":
-            self._reply_vector(m, 2, out, range(7))
+            self._reply_vector(m, 2, out, range(7), values)
         else:
             no = [i for i in range(7) if i not in how]
-            self._reply_vector([m[i] if i in how else 0.0 for i in range(7)], 1, out, how)
-            self._reply_vector([0.0 if i in how else m[i] for i in range(7)], 1, out, no)
+            self._reply_vector([m[i] if i in how else 0.0 for i in range(7)], 1, out, how, values)
+            self._reply_vector([0.0 if i in how else m[i] for i in range(7)], 1, out, no, values)
         return [v - self.cost for v in out]
 
 
 _CACHE: dict[tuple, Convention] = {}
+_FORCED: dict[tuple, float] = {}  # the look-ahead's forced share, by the table left
 
 
 def after_feast(start: TurnStart, seat: int, value: int, landed: int) -> TurnStart:
@@ -302,6 +357,8 @@ def compute_convention(
     player_powers: bool = True,
     sweeps: int = 20,
     second_play: bool = False,
+    lookahead: float = 0.0,
+    read_ahead: float = 0.0,
 ) -> Convention:
     """The convention of a turn from its public inputs (see the module docstring).
 
@@ -320,6 +377,10 @@ def compute_convention(
         second_play: the code of The Feast's second play on the table :func:`after_feast`
             gives (not on The Feast, no Shells); ``carried`` is then the fate the first
             play kept and ``likelihood`` what the first play's code said of it.
+        lookahead: the chance that the group reads a forced next turn right; above 0,
+            each line's race value counts the chance that the table it leaves forces the
+            next seat (:mod:`shipwreck_agents.convention_ahead`); 0 looks no further
+            than this turn.
     """
     key = (
         config,
@@ -335,6 +396,8 @@ def compute_convention(
         player_powers,
         sweeps,
         second_play,
+        lookahead,
+        read_ahead,
     )
     hit = _CACHE.get(key)
     if hit is not None:
@@ -345,6 +408,8 @@ def compute_convention(
     lines = _Lines(
         start, info_value, (accuracy, fail_doom), power_cost, plan, player_powers, second_play
     )
+    if lookahead > 0:
+        lines.look_ahead((seat + 1) % len(start.holding), lookahead, read_ahead)
     search = _Search(
         [w / total for _, w in weighted],
         [lines.options(hand, carried) for hand in hands],
@@ -414,8 +479,53 @@ class _Lines:
         self.index: dict[tuple, int] = {}
         self.outcomes: list[_Outcomes] = []
         self.asked: dict[int, list[tuple]] = {}  # the group's questions, by the value played
-        self.fades: dict[tuple, tuple[int, bool]] = {}  # (doom, amplified) by where a fate lands
+        # (doom, amplified, next seat forced, forced turn read right) by where a fate lands
+        self.fades: dict[tuple, tuple[int, bool, float, float]] = {}
         self.shared: dict[tuple, _Outcomes] = {}  # equal race values are one object
+        self.next_seat, self.forced_accuracy, self.read_ahead = -1, 0.0, 0.0
+
+    def look_ahead(self, seat: int, forced_accuracy: float, read_ahead: float = 0.0) -> None:
+        """Count in every observation's race value the chance that the table it leaves
+        forces ``seat``'s next turn, read right with ``forced_accuracy`` (or, with
+        ``read_ahead`` above 0, ``1 - read_ahead`` times the misreads of the simple
+        code of :func:`~shipwreck_agents.convention_ahead.forced_turn` on that table)."""
+        self.next_seat, self.forced_accuracy, self.read_ahead = seat, forced_accuracy, read_ahead
+
+    def _forced_next(
+        self, out: PlayOutcome, removed, steal, fading: list[int]
+    ) -> tuple[float, float]:
+        """(chance that the table after ``out`` (+ ``steal``, - ``removed``, the cards
+        of ``fading`` gone) forces the next seat, chance such a turn is read right);
+        (0, 0) without a look-ahead."""
+        if self.next_seat < 0:
+            return 0.0, 0.0
+        start, seat = self.start, self.next_seat
+        table = self._after(out, steal)
+        if removed is not None:
+            fates = list(table[removed[0]])
+            fates.remove(removed[1])
+            table = (*table[: removed[0]], tuple(fates), *table[removed[0] + 1 :])
+        left = table_left(start, table, fading)
+        carried = start.holding[seat] == 1
+        key = (
+            left.raw,
+            start.exiled,
+            start.lines[seat],
+            carried,
+            self.forced_accuracy,
+            self.read_ahead,
+        )
+        hit = _FORCED.get(key)
+        if hit is None:
+            hands = public_hands(left, seat, carried, None, onlooker_pool(left))
+            share, reading = forced_turn(left, hands, self.read_ahead > 0)
+            accuracy = self.forced_accuracy
+            if self.read_ahead > 0:
+                accuracy = 1 - self.read_ahead * (1 - reading)
+            if len(_FORCED) > 8192:
+                _FORCED.clear()
+            hit = _FORCED[key] = (share, accuracy)
+        return hit
 
     def steals(self, out: PlayOutcome, kept: int) -> list[tuple[int, int] | None]:
         """The (slot, value) fates The Thief may take after ``out`` with ``kept`` hidden
@@ -434,15 +544,23 @@ class _Lines:
         ]
         return found or [None]
 
-    def _stolen(self, out: PlayOutcome, steal: tuple[int, int]) -> tuple[TurnStart, PlayOutcome]:
-        """The table after ``out`` and The Thief's ``steal``, and ``out`` with its fate
-        already on that table (so the fades are counted on it)."""
+    def _after(
+        self, out: PlayOutcome, steal: tuple[int, int] | None
+    ) -> tuple[tuple[int, ...], ...]:
+        """The fates in front of each slot after ``out`` and The Thief's ``steal`` (or
+        ``None``)."""
         table = [list(f) for f in self.start.table]
         if out.landed >= 0:
             table[out.landed].append(out.value)
-        table[steal[0]].remove(steal[1])
-        table[self.thief].append(steal[1])
-        start = replace(self.start, table=tuple(map(tuple, table)))
+        if steal:
+            table[steal[0]].remove(steal[1])
+            table[self.thief].append(steal[1])
+        return tuple(map(tuple, table))
+
+    def _stolen(self, out: PlayOutcome, steal: tuple[int, int]) -> tuple[TurnStart, PlayOutcome]:
+        """The table after ``out`` and The Thief's ``steal``, and ``out`` with its fate
+        already on that table (so the fades are counted on it)."""
+        start = replace(self.start, table=self._after(out, steal))
         return start, PlayOutcome(out.value, out.target, -1, out.chalice, out.fall)
 
     def observation(self, out: PlayOutcome, power: int, answer, removed=None, steal=None) -> int:
@@ -459,7 +577,9 @@ class _Lines:
         fades = self.fades.get(where)
         if fades is None:
             table, shown = self._stolen(out, steal) if steal else (start, out)
-            fades = self.fades[where] = fade_doom(start, fading_after(table, shown, removed))
+            fading = fading_after(table, shown, removed)
+            forced = self._forced_next(out, removed, steal, fading)
+            fades = self.fades[where] = (*fade_doom(start, fading), *forced)
         asks = out.value if self.plan and not power else 0
         shared = (fades, asks, bool(power))
         outcome = self.shared.get(shared)
@@ -481,6 +601,7 @@ class _Lines:
                 questions,
                 self.power_cost,
                 spent=bool(power),
+                ahead=fades[2:],
             )
         self.outcomes.append(outcome)
         return o
@@ -621,13 +742,13 @@ class _Search:
 
     def payoffs(self) -> list[float]:
         """What each hand's picked line gets from the group's best reply to its
-        observation."""
+        observation, valued by this turn alone (no look-ahead)."""
         replies: dict[int, list[float]] = {}
         out = []
         for opts, j in zip(self.options, self.pick, strict=True):
             _, o, kept = opts[j]
             if o not in replies:
-                replies[o] = self.outcomes[o].payoffs(self.mass[o])
+                replies[o] = self.outcomes[o].payoffs(self.mass[o], now=True)
             out.append(replies[o][kept - 1])
         return out
 

@@ -123,11 +123,12 @@ def test_group_posterior_is_exact_for_the_convention(slots, hand, table, carried
     assert got[s.hands[0][0] - 1] > 0
 
 
-def _games(config: GameConfig, n: int, seed: int):
-    """Yield (state, team) at every decision of ``n`` convention games."""
+def _games(config: GameConfig, n: int, seed: int, **options):
+    """Yield (state, team) at every decision of ``n`` convention games (``options`` go to
+    both policies)."""
     rng = np.random.default_rng(seed)
     for _ in range(n):
-        team = Team(ConventionPolicy(), ConventionPolicy())
+        team = Team(ConventionPolicy(**options), ConventionPolicy(**options))
         s = new_game(config, rng)
         while not s.over:
             yield s, team
@@ -199,16 +200,21 @@ def test_same_seed_same_game():
 
 
 @pytest.mark.parametrize(
-    "config",
-    [GameConfig(num_players=3), GameConfig(num_players=4, card_sets="all", group_decision="vote")],
-    ids=["3p-base", "4p-all-vote"],
+    "config, games, options",
+    [
+        (GameConfig(num_players=3), 16, {}),
+        (GameConfig(num_players=4, card_sets="all", group_decision="vote"), 16, {}),
+        (GameConfig(num_players=3, difficulty="hard"), 4, {"lookahead": 0.95, "read_ahead": 0.3}),
+    ],
+    ids=["3p-base", "4p-all-vote", "3p-hard-lookahead"],
 )
-def test_decisions_do_not_depend_on_hidden_fates_of_others(config):
+def test_decisions_do_not_depend_on_hidden_fates_of_others(config, games, options):
     """Twin states that differ only in a fate the decider cannot see (any seat of another
     player, including the active seat's kept fate), with the same public history and the
-    decider's memory copied: the same decision."""
+    decider's memory copied: the same decision (also with the look-ahead, which reads
+    the public table the line leaves)."""
     checked = 0
-    for s, team in _games(config, 16, seed=8):
+    for s, team in _games(config, games, seed=8, **options):
         player = s.decider
         policy = team.policy_for(make_view(s, player))
         before = _act(copy.deepcopy(policy), s)
