@@ -9,7 +9,12 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("torchrl")
 
 from shipwreck_training.fast.config import ImitationSettings, load_config  # noqa: E402
-from shipwreck_training.fast.imitation import agreement, imitate, record_teacher  # noqa: E402
+from shipwreck_training.fast.imitation import (  # noqa: E402
+    agreement,
+    fit_policy,
+    imitate,
+    record_teacher,
+)
 from shipwreck_training.fast.ppo import Trainer  # noqa: E402
 
 CONFIG = "configs/fast/imitation.yaml"
@@ -49,3 +54,19 @@ def test_agreement_counts_the_player_and_the_group_apart():
     split = agreement(trainer.model, data)
     share = data.play.mean()
     assert split["all"] == pytest.approx(share * split["play"] + (1 - share) * split["group"])
+
+
+def test_the_fit_brings_the_value_to_the_teachers_returns():
+    trainer = _trainer("env.belief=literal")
+    data = record_teacher(trainer, ImitationSettings(steps=1024))
+    known = ~np.isnan(data.returns)
+    assert known.any() and not known.all()  # the last games are cut by the recording
+
+    def value_error() -> float:
+        with torch.no_grad():
+            value = trainer.model.value(torch.from_numpy(data.obs[known])).numpy()
+        return float(((value - data.returns[known]) ** 2).mean())
+
+    before = value_error()
+    fit_policy(trainer.model, data, ImitationSettings(steps=1024, epochs=20), torch.Generator())
+    assert value_error() < 0.5 * before

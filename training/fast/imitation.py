@@ -39,19 +39,27 @@ _RECORD_GAMES = 256
 
 class Recording:
     """Recorded teacher decisions: ``obs`` float32[n, D], ``masks`` bool[n, A],
-    ``actions`` int64[n], ``play`` bool[n] (the decider is the active player)."""
+    ``actions`` int64[n], ``play`` bool[n] (the decider is the active player),
+    ``returns`` float32[n] (the discounted team reward from the decision to its game's
+    end; NaN in the games the recording cut before their end)."""
 
     def __init__(
-        self, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray, play: np.ndarray
+        self,
+        obs: np.ndarray,
+        masks: np.ndarray,
+        actions: np.ndarray,
+        play: np.ndarray,
+        returns: np.ndarray,
     ) -> None:
         self.obs, self.masks, self.actions, self.play = obs, masks, actions, play
+        self.returns = returns
 
     def __len__(self) -> int:
         return len(self.actions)
 
     def take(self, rows: np.ndarray | slice) -> Recording:
         """The decisions ``rows``."""
-        return Recording(self.obs[rows], self.masks[rows], self.actions[rows], self.play[rows])
+        return Recording(*(getattr(self, k)[rows] for k in _FIELDS))
 
     @staticmethod
     def join(parts: list[Recording]) -> Recording:
@@ -59,7 +67,7 @@ class Recording:
         return Recording(*(np.concatenate([getattr(p, k) for p in parts]) for k in _FIELDS))
 
 
-_FIELDS = ("obs", "masks", "actions", "play")
+_FIELDS = ("obs", "masks", "actions", "play", "returns")
 
 
 def record_teacher(
@@ -83,7 +91,7 @@ def record_teacher(
     play = ScriptedRole(settings.play, n, cfg.seed + 1)
     group = ScriptedRole(settings.group, n, cfg.seed + 2)
     belief = PolicyBelief(games) if belief_model is not None else None
-    parts = []
+    parts, rewards, ends = [], [], []
     recorded = 0
     while recorded < settings.steps:
         o, m = games.observe(), games.legal_mask()
@@ -97,14 +105,20 @@ def record_teacher(
         if belief is not None:
             with torch.no_grad():
                 belief.record(games, o, m, a, belief_model)
-        parts.append(Recording(o, m.copy(), a, active))
-        _, _, _, info = games.step(a)
+        parts.append(Recording(o, m.copy(), a, active, np.zeros(n, np.float32)))
+        reward, terminated, truncated, info = games.step(a)
+        rewards.append(reward)
+        ends.append(terminated | truncated)
         ended = np.flatnonzero(info["_final"])
         play.restart(ended)
         group.restart(ended)
         if belief is not None:
             belief.restart(ended)
         recorded += n
+    ahead = np.full(n, np.nan)  # a game the recording cut has no known return
+    for part, reward, end in zip(parts[::-1], rewards[::-1], ends[::-1], strict=True):
+        ahead = np.where(end, reward, reward + cfg.ppo.gamma * ahead)
+        part.returns[:] = ahead
     return Recording.join(parts).take(slice(0, settings.steps))
 
 
@@ -125,25 +139,40 @@ def agreement(model, data: Recording) -> dict[str, float]:
     }
 
 
-def fit_policy(model, data: Recording, settings: ImitationSettings, generator) -> float:
-    """Fit ``model``'s policy to ``data`` by cross-entropy (``settings.epochs`` passes,
-    minibatches of ``settings.minibatch_size``, Adam at ``settings.learning_rate``);
-    returns the mean loss of the last epoch."""
+def fit_policy(model, data: Recording, settings: ImitationSettings, generator) -> dict:
+    """Fit ``model``'s policy to ``data`` by cross-entropy and its value to the teacher's
+    returns (squared error; the policy and value networks share no weights), in
+    ``settings.epochs`` passes, minibatches of ``settings.minibatch_size``, Adam at
+    ``settings.learning_rate``; returns the mean losses of the last epoch.
+
+    The value is fitted too so that PPO's first advantages come from a critic of this
+    policy's games, not from a random one that would push the copied policy about."""
     o, m, a = (torch.from_numpy(x) for x in (data.obs, data.masks, data.actions))
+    returns = torch.from_numpy(data.returns)
+    known = ~returns.isnan()
     optimizer = torch.optim.Adam(model.parameters(), settings.learning_rate)
     size = settings.minibatch_size
-    losses: list[float] = []
+    policy_losses: list[float] = []
+    value_losses: list[float] = []
     for _ in range(settings.epochs):
         order = torch.randperm(len(a), generator=generator)
-        losses = []
+        policy_losses, value_losses = [], []
         for i in range(0, len(a), size):
             idx = order[i : i + size]
-            loss = torch.nn.functional.cross_entropy(model.logits(o[idx], m[idx]), a[idx])
+            policy = torch.nn.functional.cross_entropy(model.logits(o[idx], m[idx]), a[idx])
+            idx_v = idx[known[idx]]
+            value = 0.5 * ((model.value(o[idx_v]) - returns[idx_v]) ** 2).mean()
+            loss = policy + value if len(idx_v) else policy
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
-            losses.append(float(loss.detach()))
-    return float(np.mean(losses)) if losses else 0.0
+            policy_losses.append(float(policy.detach()))
+            if len(idx_v):
+                value_losses.append(float(value.detach()))
+    return {
+        "policy_loss": float(np.mean(policy_losses)) if policy_losses else 0.0,
+        "value_loss": float(np.mean(value_losses)) if value_losses else 0.0,
+    }
 
 
 def imitate(trainer, settings: ImitationSettings) -> dict:
@@ -166,7 +195,7 @@ def imitate(trainer, settings: ImitationSettings) -> dict:
         "decisions": len(fitted),
         "record_seconds": record_seconds,
         "fit_seconds": time.perf_counter() - start - record_seconds,
-        "loss": loss,
+        **loss,
         **{
             ("agreement" if k == "all" else f"agreement_{k}"): v
             for k, v in agreement(trainer.model, fitted).items()
