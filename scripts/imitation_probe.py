@@ -2,6 +2,7 @@
 
     python scripts/imitation_probe.py [--steps 100000] [--epochs 10] [--held-out 20000]
         [--games 500] [--belief policy|literal] [--save results/models/x.pth]
+    python scripts/imitation_probe.py --curve 10000,40000,170000 [--steps 200000] ...
 
 Runs the imitation step of ``configs/fast/imitation.yaml`` (the convention team recorded on
 the batched engine, the policy fitted by cross-entropy, ``training/fast/imitation.py``)
@@ -13,7 +14,9 @@ with no PPO after it, then measures the fitted network:
   with the belief block it was fitted on (``--belief``: ``policy``, the block under its
   own play policy, as PPO then trains it; or ``literal``).
 
-``--save`` exports the network with its ``.meta.json`` for the reference evaluator
+``--curve`` instead fits a fresh network on the first N recorded decisions (literal
+block) for each N and reports its agreement by phase on the held-out decisions: the
+curve of agreement against data. ``--save`` exports the network with its ``.meta.json`` for the reference evaluator
 (``shipwreck-arcana evaluate``). Prints one JSON object (results/imitation_probe.json
 is its output).
 """
@@ -32,7 +35,13 @@ import torch
 from shipwreck_env.state import PHASES
 from shipwreck_training.fast.config import load_config
 from shipwreck_training.fast.evaluate import evaluate_network
-from shipwreck_training.fast.imitation import Recording, agreement, imitate, record_teacher
+from shipwreck_training.fast.imitation import (
+    Recording,
+    agreement,
+    fit_policy,
+    imitate,
+    record_teacher,
+)
 from shipwreck_training.fast.ppo import Trainer
 from shipwreck_training.fast.run import meta, spec_of
 
@@ -55,6 +64,26 @@ def by_phase(model, data: Recording) -> dict[str, list[float | int]]:
     return out
 
 
+def curve(cfg, sizes: list[int], held_out: int) -> dict:
+    """Held-out agreement of networks fitted on the first ``sizes`` decisions of one
+    recording of ``max(sizes)`` decisions."""
+    recorder = Trainer(cfg)
+    data = record_teacher(recorder, cfg.imitation.model_copy(update={"steps": max(sizes)}))
+    unseen = record_teacher(
+        recorder, cfg.imitation.model_copy(update={"steps": held_out}), seed_offset=7933
+    )
+    out = {}
+    for size in sizes:
+        trainer = Trainer(cfg)
+        fit_policy(trainer.model, data.take(slice(0, size)), cfg.imitation, trainer.generator)
+        out[str(size)] = {
+            "train": agreement(trainer.model, data.take(slice(0, min(size, held_out)))),
+            "held_out": agreement(trainer.model, unseen),
+            "held_out_by_phase": by_phase(trainer.model, unseen),
+        }
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, default=100_000, help="decisions recorded")
@@ -64,7 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--belief", choices=("policy", "literal"), default="policy")
     parser.add_argument("--hidden", default="[128,128]", help="hidden widths")
     parser.add_argument("--save", help="export the fitted network to this .pth")
+    parser.add_argument("--curve", help="comma list of data sizes: agreement against data")
     args = parser.parse_args(argv)
+    if args.curve:
+        args.belief = "literal"
     overrides = [
         "torch_threads=1",
         "num_games=256",
@@ -75,6 +107,11 @@ def main(argv: list[str] | None = None) -> int:
     ]
     cfg = load_config(CONFIG, overrides)
     start, load_start = time.perf_counter(), os.getloadavg()
+    if args.curve:
+        out = curve(cfg, [int(n) for n in args.curve.split(",")], args.held_out)
+        out["load"] = [load_start[0], os.getloadavg()[0]]
+        print(json.dumps(out, indent=1, default=float))
+        return 0
     trainer = Trainer(cfg)
     fit = imitate(trainer, cfg.imitation)
     other = Trainer(load_config(CONFIG, [*overrides, "seed=1"]))
