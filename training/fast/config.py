@@ -100,6 +100,10 @@ class ImitationSettings(Section):
     steps: Count = 0
     """Recorded decisions."""
     epochs: PositiveInt = 4
+    minibatch_size: PositiveInt = 256
+    """Decisions per gradient step of the fit (its own, not PPO's)."""
+    learning_rate: Positive = 1e-3
+    """Adam step size of the fit (its own optimiser, not PPO's)."""
 
 
 class FastConfig(RunConfig):
