@@ -53,11 +53,25 @@ def test_models_are_shipped_for_every_training_config():
     configs = Path(__file__).resolve().parent.parent / "configs"
     # configs/rllib/ train RLlib checkpoints (rllib:PATH), not shipped .pth models;
     # configs/fast/ ship a model once trained: so far fast_selfplay
-    names = {p.stem for p in (configs / "sb3").glob("*.yaml")}
+    # the trainers' one-budget configs (*budget*.yaml) ship in results/models/budget/,
+    # written by scripts/make_training_report.py --evaluate-budget
+    names = {p.stem for p in (configs / "sb3").glob("*.yaml") if "budget" not in p.stem}
     names |= {"fast_selfplay"}
     names -= {"alternating"}
     names |= {"alternating_play", "alternating_predict"}
     assert {p.stem for p in SHIPPED} == names
+    budget = {
+        "sb3": lambda stem: stem,
+        "fast": lambda stem: f"fast_{stem}",
+        "rllib": lambda stem: f"rllib_{stem}",
+    }
+    expected = {
+        name(p.stem)
+        for trainer, name in budget.items()
+        for p in (configs / trainer).glob("*budget*.yaml")
+    }
+    assert expected == {"selfplay_budget", "fast_budget", "rllib_budget"}
+    assert expected <= {p.stem for p in (MODELS / "budget").glob("*.pth")}
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
