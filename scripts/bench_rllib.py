@@ -31,6 +31,8 @@ from pathlib import Path
 
 import yaml
 
+from shipwreck_training.common.report import replace_section
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 START = "<!-- rllib:start (scripts/bench_rllib.py) -->"
@@ -344,16 +346,6 @@ def markdown(data: dict) -> str:
     return "\n".join(lines)
 
 
-def write_section(text: str) -> None:
-    path = ROOT / "results" / "training.md"
-    old = path.read_text() if path.exists() else ""
-    if START in old and END in old:
-        new = old[: old.index(START)] + text + old[old.index(END) + len(END) :]
-    else:
-        new = old.rstrip("\n") + "\n\n" + text + "\n"
-    path.write_text(new)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--iterations", type=int, default=6)
@@ -405,7 +397,7 @@ def main() -> int:
             old = json.loads(json_path.read_text())
             data |= {k: old[k] for k in ("budget", "budget_command") if k in old}
         json_path.write_text(json.dumps(data, indent=1) + "\n")
-    write_section(markdown(data))
+    replace_section(ROOT / "results" / "training.md", markdown(data), START, END)
     print(markdown(data))
     return 0
 

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import yaml
 
+from shipwreck_training.common.report import replace_section
+
 ROOT = Path(__file__).resolve().parent.parent
 START = "<!-- fast-trainer:start (scripts/make_fast_training_report.py) -->"
 END = "<!-- fast-trainer:end -->"
@@ -321,18 +323,6 @@ def plot(runs: list[dict], teams: list[dict], path: Path) -> None:
     fig.savefig(path, dpi=90)
 
 
-def write_section(md_path: Path, section: str) -> None:
-    """Replace the marked section of ``md_path`` (append it if absent)."""
-    text = md_path.read_text() if md_path.exists() else ""
-    if START in text and END in text:
-        head, rest = text.split(START, 1)
-        tail = rest.split(END, 1)[1]
-        text = head + section + tail
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    md_path.write_text(text)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", default=str(ROOT / "results" / "runs" / "fast"))
@@ -361,7 +351,7 @@ def main() -> int:
     runs_dir = Path(args.runs).resolve()
     source = str(runs_dir.relative_to(ROOT)) if runs_dir.is_relative_to(ROOT) else str(runs_dir)
     section = markdown(runs, bench, teams, command, source, reference)
-    write_section(results / "training.md", section)
+    replace_section(results / "training.md", section, START, END)
     print(section)
     return 0
 

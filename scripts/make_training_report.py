@@ -47,6 +47,9 @@ sys.path.insert(0, str(ROOT))
 
 from shipwreck_agents.evaluate import evaluate, wilson_interval  # noqa: E402
 from shipwreck_env.config import DIFFICULTIES  # noqa: E402
+from shipwreck_training.common.report import replace_section  # noqa: E402
+
+TRAINING_MD = ROOT / "results" / "training.md"
 
 REGIMES = ("play", "predict", "selfplay", "selfplay_long", "selfplay_bc", "alternating")
 """Config names (``name`` in configs/sb3/*.yaml), in the order shown."""
@@ -230,7 +233,7 @@ def trainers_markdown(data: dict) -> str:
 
 def write_trainers(text: str) -> None:
     """Replace (or append) the trainers section of results/training.md."""
-    write_section(text, TRAINERS_START, TRAINERS_END)
+    replace_section(TRAINING_MD, text, TRAINERS_START, TRAINERS_END)
 
 
 BUDGET_RUNS = {
@@ -604,17 +607,6 @@ def all_sets_markdown(entry: dict) -> str:
     )
 
 
-def write_section(text: str, start: str, end: str) -> None:
-    """Replace (or append) the section between ``start`` and ``end`` of results/training.md."""
-    path = ROOT / "results" / "training.md"
-    old = path.read_text() if path.exists() else ""
-    if start in old and end in old:
-        new = old[: old.index(start)] + text + old[old.index(end) + len(end) :]
-    else:
-        new = old.rstrip("\n") + "\n\n" + text + "\n"
-    path.write_text(new)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", default=str(ROOT / "results" / "runs"))
@@ -662,7 +654,7 @@ def main() -> int:
         entry = evaluate_run("fast", *ALL_SETS_RUN[:2], 0, args)
         update_trainers_json("all_sets", None, entry)
         text = all_sets_markdown(entry)
-        write_section(text, ALL_SETS_START, ALL_SETS_END)
+        replace_section(TRAINING_MD, text, ALL_SETS_START, ALL_SETS_END)
         print(text)
         return 0
     if args.trainers:
@@ -678,7 +670,9 @@ def main() -> int:
         text = trainers_markdown(data)
         write_trainers(text)
         if "all_sets" in data:  # its section too, from the figures already measured
-            write_section(all_sets_markdown(data["all_sets"]), ALL_SETS_START, ALL_SETS_END)
+            replace_section(
+                TRAINING_MD, all_sets_markdown(data["all_sets"]), ALL_SETS_START, ALL_SETS_END
+            )
         print(text)
         return 0
     json_path = ROOT / "results" / "training.json"
@@ -691,7 +685,7 @@ def main() -> int:
         json_path.write_text(
             json.dumps({"command": command, "regimes": table, "baselines_3p": baselines}, indent=1)
         )
-    md_path = ROOT / "results" / "training.md"
+    md_path = TRAINING_MD
     old = md_path.read_text() if md_path.exists() else ""
     # keep the sections other scripts append (<!-- name:start ... --> to the end), such as
     # scripts/make_fast_training_report.py's and scripts/bench_rllib.py's
@@ -699,7 +693,7 @@ def main() -> int:
     kept = old[start.start() :] if start else ""
     md_path.write_text(markdown(table, baselines, command) + ("\n\n" + kept if kept else ""))
     plot(table, baselines, ROOT / "results" / "training_curves.png")
-    print((ROOT / "results" / "training.md").read_text())
+    print(TRAINING_MD.read_text())
     return 0
 
 
