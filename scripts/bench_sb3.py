@@ -5,15 +5,21 @@
 Every side trains MaskablePPO with the same config (hyperparameters, network, rollout of
 8,192 decisions): ``reference`` is the path the shipped SB3 models were trained on
 (``engine=reference n_envs=8 vec_env=dummy ppo.n_steps=1024``, MaskablePPO's update as
-sb3-contrib ships it: ``ppo.fast_update=false``), ``batched_stock`` the batched engine
-(``num_games`` x ``ppo.n_steps`` of the config) with that update, ``batched`` the
-trainer's default (batched engine and ``ppo.fast_update``,
-:mod:`shipwreck_training.sb3.distribution`). Each measurement builds a fresh
-model, runs one warm-up rollout and update, then times ``--rollouts`` rollouts and
-updates, splitting the time between sampling (``collect_rollouts``) and learning
-(``train``); the order of the sides turns each repeat so that a change of load hits all. Figures are
-medians over ``--repeats``, with the 1-minute load average before and after each
-measurement. ``key=value`` overrides apply to both sides. Writes
+sb3-contrib ships it: ``ppo.fast_update=false``), ``reference_fast`` the same envs with
+the trainer's faster update (``ppo.fast_update``, :mod:`shipwreck_training.sb3.
+distribution`), ``batched_stock`` the batched engine (``num_games`` x ``ppo.n_steps`` of
+the config) with sb3-contrib's update, ``batched`` the trainer's default (batched engine
+and the faster update). ``ratio`` is ``batched`` over ``reference`` (the issue's
+"today's SB3 path"); ``ratio_same_update`` is ``batched`` over ``reference_fast``.
+
+Each measurement builds a fresh model, runs one warm-up rollout and update, then times
+``--rollouts`` rollouts and updates, splitting the time between sampling
+(``collect_rollouts``) and learning (``train``), in wall-clock seconds (``*_sps``) and in
+this process's CPU seconds (``*_cpu_sps``: one torch thread and one process, so CPU
+seconds are the work done, less sensitive to other jobs on the machine than the wall
+clock). The order of the sides turns each repeat so that a change of load hits all.
+Figures are medians over ``--repeats``, with the 1-minute load average before and after
+each measurement. ``key=value`` overrides apply to every side. Writes
 ``results/sb3_bench.json`` (one entry per distinct command, newest kept).
 """
 
@@ -31,16 +37,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+REFERENCE = ["engine=reference", "n_envs=8", "vec_env=dummy", "ppo.n_steps=1024"]
 SIDES = {
     # the SB3 path before the batched engine: reference-engine envs, MaskablePPO's
     # update as sb3-contrib ships it
-    "reference": [
-        "engine=reference",
-        "n_envs=8",
-        "vec_env=dummy",
-        "ppo.n_steps=1024",
-        "ppo.fast_update=false",
-    ],
+    "reference": [*REFERENCE, "ppo.fast_update=false"],
+    # the same envs with the faster update: what the update alone is worth there
+    "reference_fast": [*REFERENCE, "ppo.fast_update=true"],
     # the batched engine alone (the update as shipped)
     "batched_stock": ["engine=batched", "ppo.fast_update=false"],
     # the trainer's default: the batched engine and the faster update
@@ -60,13 +63,14 @@ def measure(config: str, overrides: list[str], rollouts: int) -> dict:
     venv = _vec_env(cfg, "self", None, cfg.seed * 1000)
     model = _new_model(cfg, venv, Path("/tmp/bench_sb3_tb"))
     model.tensorboard_log = None
-    spent = {"collect": 0.0, "train": 0.0}
+    spent = {"collect": 0.0, "train": 0.0, "collect_cpu": 0.0, "train_cpu": 0.0}
 
     def timed(name, fn):
         def run(*args, **kwargs):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             out = fn(*args, **kwargs)
             spent[name] += time.perf_counter() - start
+            spent[name + "_cpu"] += time.process_time() - cpu
             return out
 
         return run
@@ -75,9 +79,9 @@ def measure(config: str, overrides: list[str], rollouts: int) -> dict:
     load_before = os.getloadavg()[0]
     model.collect_rollouts = timed("collect", model.collect_rollouts)
     model.train = timed("train", model.train)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     model.learn(rollouts * cfg.rollout_size, reset_num_timesteps=False)
-    wall = time.perf_counter() - start
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     venv.close()
     steps = rollouts * cfg.rollout_size
     return {
@@ -87,6 +91,9 @@ def measure(config: str, overrides: list[str], rollouts: int) -> dict:
         "sps": steps / wall,
         "collect_sps": steps / spent["collect"],
         "train_sps": steps / spent["train"],
+        "cpu_sps": steps / cpu,
+        "collect_cpu_sps": steps / spent["collect_cpu"],
+        "train_cpu_sps": steps / spent["train_cpu"],
         "load1_before": load_before,
         "load1_after": os.getloadavg()[0],
     }
@@ -108,7 +115,15 @@ def main() -> int:
             print(f"{name}: {row['sps']:.0f} steps/s (load {row['load1_before']:.1f})", flush=True)
     medians = {
         name: {
-            k: statistics.median(x[k] for x in runs) for k in ("sps", "collect_sps", "train_sps")
+            k: statistics.median(x[k] for x in runs)
+            for k in (
+                "sps",
+                "collect_sps",
+                "train_sps",
+                "cpu_sps",
+                "collect_cpu_sps",
+                "train_cpu_sps",
+            )
         }
         for name, runs in rows.items()
     }
@@ -127,6 +142,9 @@ def main() -> int:
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "medians": medians,
         "ratio": {k: medians["batched"][k] / medians["reference"][k] for k in medians["batched"]},
+        "ratio_same_update": {
+            k: medians["batched"][k] / medians["reference_fast"][k] for k in medians["batched"]
+        },
         "ratio_stock": {
             k: medians["batched_stock"][k] / medians["reference"][k] for k in medians["batched"]
         },
@@ -141,7 +159,10 @@ def main() -> int:
     path.write_text(json.dumps(kept, indent=1) + "\n")
     print(
         json.dumps(
-            {k: data[k] for k in ("command", "medians", "ratio", "ratio_stock", "load1_median")},
+            {
+                k: data[k]
+                for k in ("command", "medians", "ratio", "ratio_same_update", "load1_median")
+            },
             indent=1,
         )
     )
