@@ -3,6 +3,7 @@ sb3-contrib's, and the faster update's determinism."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import numpy as np
@@ -66,3 +67,38 @@ def test_the_faster_update_gives_the_same_result_from_the_same_seed():
     first, again, other = _one_update(0), _one_update(0), _one_update(1)
     assert all(torch.equal(a, b) for a, b in zip(first, again, strict=True))
     assert not all(torch.equal(a, b) for a, b in zip(first, other, strict=True))
+
+
+def test_the_faster_update_moves_the_weights_as_sb3_contribs_does():
+    """One MaskablePPO update (5 epochs over one rollout) from the same weights, optimiser
+    state, rollout and minibatch order: sb3-contrib's distribution, buffer and Adam
+    against the faster ones end at the same weights up to float rounding."""
+    from shipwreck_training.sb3.config import load_config
+    from shipwreck_training.sb3.distribution import use_fast_update
+    from shipwreck_training.sb3.train import _new_model, _vec_env
+
+    overrides = ["num_games=8", "ppo.n_steps=32", "ppo.batch_size=64", "ppo.net_arch=[32]"]
+    cfg = load_config(CONFIG, [*overrides, "ppo.fast_update=false"])
+    model = _new_model(cfg, _vec_env(cfg, "self", None, 0), Path("/nonexistent"))
+    model.tensorboard_log = None
+    model.learn(cfg.rollout_size)  # leaves one rollout in the buffer
+    stock_buffer = model.rollout_buffer
+    start = ({k: v.clone() for k, v in model.policy.state_dict().items()},)
+    start += (copy.deepcopy(model.policy.optimizer.state_dict()),)
+    moved = []
+    for fast in (False, True):
+        model.policy.load_state_dict(start[0])
+        model.policy.optimizer.load_state_dict(copy.deepcopy(start[1]))
+        if fast:
+            use_fast_update(model)
+            for name in ("observations", "actions", "values", "log_probs", "advantages"):
+                setattr(model.rollout_buffer, name, getattr(stock_buffer, name))
+            for name in ("returns", "action_masks", "full", "generator_ready", "pos"):
+                setattr(model.rollout_buffer, name, getattr(stock_buffer, name))
+        np.random.seed(7)  # the minibatch order
+        model.train()
+        moved.append({k: p.detach().clone() for k, p in model.policy.named_parameters()})
+    assert isinstance(model.rollout_buffer, FastRolloutBuffer)
+    for name, stock in moved[0].items():
+        torch.testing.assert_close(moved[1][name], stock, rtol=1e-4, atol=1e-5)
+        assert not torch.equal(stock, start[0][name]), name  # the update moved it
