@@ -12,6 +12,12 @@ the config) with sb3-contrib's update, ``batched`` the trainer's default (batche
 and the faster update). ``ratio`` is ``batched`` over ``reference`` (the issue's
 "today's SB3 path"); ``ratio_same_update`` is ``batched`` over ``reference_fast``.
 
+``--minibatch`` instead prints what one minibatch of the update costs (milliseconds of
+CPU and of wall clock, medians of ``--repeats`` batches of 20, for each ``--threads``),
+on a minibatch of a real rollout: a step of sb3-contrib's update as shipped, of the
+faster one, the network's forward and backward alone (the matrix products no change to
+the update's bookkeeping can remove), and its forward alone; nothing is written.
+
 Each measurement builds a fresh model, runs one warm-up rollout and update, then times
 ``--rollouts`` rollouts and updates, splitting the time between sampling
 (``collect_rollouts``) and learning (``train``), in wall-clock seconds (``*_sps``) and in
@@ -99,13 +105,90 @@ def measure(config: str, overrides: list[str], rollouts: int) -> dict:
     }
 
 
+def minibatch_costs(config: str, overrides: list[str], threads: int, repeats: int) -> dict:
+    """CPU and wall milliseconds per minibatch of the update's parts (``--minibatch``)."""
+    import torch
+
+    from shipwreck_training.sb3.config import load_config
+    from shipwreck_training.sb3.train import _new_model, _vec_env
+
+    torch.set_num_threads(threads)
+    steps = {}
+    for fast in (False, True):
+        cfg = load_config(ROOT / config, [*overrides, f"ppo.fast_update={str(fast).lower()}"])
+        model = _new_model(cfg, _vec_env(cfg, "self", None, 0), Path("/tmp/bench_sb3_tb"))
+        model.tensorboard_log = None
+        model.learn(cfg.rollout_size)  # a real rollout in the buffer
+        batch = next(model.rollout_buffer.get(cfg.ppo.batch_size))
+        steps["fast_update" if fast else "update_as_shipped"] = _update_step(model, batch)
+    policy = model.policy
+    obs = batch.observations
+
+    def network(backward: bool) -> None:
+        with torch.set_grad_enabled(backward):
+            actor, critic = policy.mlp_extractor(policy.extract_features(obs))
+            out = policy.action_net(actor).sum() + policy.value_net(critic).sum()
+        if backward:
+            policy.optimizer.zero_grad()
+            out.backward()
+
+    steps["network_forward_backward"] = lambda: network(True)
+    steps["network_forward"] = lambda: network(False)
+    costs = {}
+    for name, step in steps.items():
+        for _ in range(5):
+            step()
+        cpu, wall = [], []
+        for _ in range(repeats):
+            c, w = time.process_time(), time.perf_counter()
+            for _ in range(20):
+                step()
+            cpu.append((time.process_time() - c) / 20 * 1000)
+            wall.append((time.perf_counter() - w) / 20 * 1000)
+        costs[name] = {"cpu_ms": statistics.median(cpu), "wall_ms": statistics.median(wall)}
+    return costs
+
+
+def _update_step(model, batch):
+    """One minibatch step of MaskablePPO's ``train`` (its losses, clipping and optimiser
+    step, without the logging)."""
+    import torch
+
+    def step() -> None:
+        values, log_prob, entropy = model.policy.evaluate_actions(
+            batch.observations, batch.actions.long().flatten(), action_masks=batch.action_masks
+        )
+        advantages = batch.advantages
+        advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+        ratio = torch.exp(log_prob - batch.old_log_prob)
+        clip = model.clip_range(model._current_progress_remaining)
+        clipped = torch.clamp(ratio, 1 - clip, 1 + clip)
+        policy_loss = -torch.min(advantages * ratio, advantages * clipped).mean()
+        value_loss = torch.nn.functional.mse_loss(batch.returns, values.flatten())
+        loss = policy_loss - model.ent_coef * entropy.mean() + model.vf_coef * value_loss
+        model.policy.optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.policy.parameters(), model.max_grad_norm)
+        model.policy.optimizer.step()
+
+    return step
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default="configs/sb3/selfplay.yaml")
     parser.add_argument("--rollouts", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--minibatch", action="store_true", help="one minibatch's parts")
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("overrides", nargs="*", help="key=value for both sides")
     args = parser.parse_args()
+    if args.minibatch:
+        for threads in args.threads:
+            costs = minibatch_costs(args.config, args.overrides, threads, args.repeats)
+            load = os.getloadavg()[0]
+            print(json.dumps({"torch_threads": threads, "load1": load, "ms": costs}), flush=True)
+        return 0
     rows: dict[str, list[dict]] = {name: [] for name in SIDES}
     names = list(SIDES)
     for r in range(args.repeats):
