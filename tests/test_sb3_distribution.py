@@ -84,3 +84,32 @@ def test_the_trainer_builds_and_reloads_models_with_the_update_its_config_names(
         assert all(
             g.get("fused") == (True if fast else None) for g in m.policy.optimizer.param_groups
         )
+
+
+def test_a_draw_rounding_up_to_the_total_takes_the_last_legal_action(monkeypatch):
+    """float32 can round ``u * total`` up to ``total``: the draw past every cumulative
+    sum then falls on the row's last action of positive weight, never past the row nor
+    on a masked action after it."""
+    from shipwreck_training.sb3 import distribution
+
+    p = torch.zeros(3, ACTIONS)
+    p[0, [3, 7]] = 0.5  # legal actions first, masked ones after
+    p[1, ACTIONS - 1] = 1.0
+    p[2, :] = 1.0 / ACTIONS
+    top = torch.nextafter(torch.tensor(1.0), torch.tensor(0.0))  # rand's largest value
+    monkeypatch.setattr(distribution.torch, "rand", lambda shape, dtype: torch.full(shape, top))
+    monkeypatch.setattr(
+        distribution.torch, "searchsorted", lambda cdf, u, right: cdf.shape[-1] + 0 * u.long()
+    )
+    assert distribution.sample_rows(p).tolist() == [7, ACTIONS - 1, ACTIONS - 1]
+
+
+def test_masks_as_floats_mask_as_bools_do():
+    """The rollout buffer hands masks back as 0/1 floats, the env as bools."""
+    logits, masks = _inputs(32, 3)
+    as_bool = FastMaskedCategorical(ACTIONS).proba_distribution(logits)
+    as_bool.apply_masking(masks)
+    as_float = FastMaskedCategorical(ACTIONS).proba_distribution(logits)
+    as_float.apply_masking(masks.float().numpy())
+    assert torch.equal(as_bool.log_p, as_float.log_p)
+    assert torch.equal(as_bool.p == 0, ~masks)

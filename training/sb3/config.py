@@ -60,9 +60,12 @@ class PPOSettings(Section):
     net_arch: Annotated[tuple[PositiveInt, ...], Field(min_length=1)] = (256, 256)
     """Hidden layer sizes of the policy and value networks."""
     fast_update: bool = True
-    """The same update, faster: the masked action distribution computed once per
-    minibatch and torch's fused Adam step (:mod:`shipwreck_training.sb3.distribution`);
-    false: sb3-contrib's distribution and SB3's Adam as they come."""
+    """The same algorithm, faster: the masked action distribution computed once per
+    minibatch, actions sampled by inverting the cumulative probabilities (the same law
+    as ``torch.multinomial``, another random stream), torch's fused Adam step
+    (:mod:`shipwreck_training.sb3.distribution`) and minibatches copied once
+    (:mod:`shipwreck_training.sb3.buffer`); false: sb3-contrib's distribution, buffer
+    and SB3's Adam as they come."""
 
 
 class EvalSettings(Section):
