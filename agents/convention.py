@@ -26,7 +26,10 @@ Method, in our words.
    summed value: moving one hand changes the reading of every hand that shares its old
    or new observation, which best responses alone ignore. Hands are visited in a fixed
    order and ties keep the earlier line, so the convention is a deterministic function
-   of public facts: every teammate computes the same one.
+   of public facts: every teammate computes the same one. On turns that start with
+   doom 5 or more (one misread can end the game) the search starts again from 3 random
+   codes drawn with a fixed seed, and the code of highest summed value is kept
+   (docs/convention-losses.md).
 3. **The group is an exact Bayesian on the convention.** Seeing the line, it keeps the
    hands the convention maps to that line, weighted by *its own* prior (its pool leaves
    out its own fates), times the number line (which carries the announcements, power
@@ -50,9 +53,11 @@ keyed by their public inputs only (a pure function: it saves time, not informati
 
 A way out. The code has no line that starts with a power: Sparrows, Skies and Shadows
 are used only when the line the convention gives the player's own hand is worth less
-than a turn the group passes at no doom, and one of them opens a play that fades nothing
-(:mod:`shipwreck_agents.convention_rescue`). The group does not read such a turn by the
-code and neither side remembers it. Not used: reveals and Sails. With The Thief in play
+than a turn the group passes at no doom, and one of them opens a play after which the
+number line alone names the kept fate (the turn scores, its fades are free) or, failing
+that, a play that fades nothing (:mod:`shipwreck_agents.convention_rescue`). The group
+does not read such a turn by the code (it reads the number line) and neither side
+remembers it. Not used: reveals and Sails. With The Thief in play
 the player uses no power after the play.
 
 The Feast. A hand plays on The Feast only when every other play it has fades a card at
@@ -134,8 +139,8 @@ class ConventionPolicy(BayesGroup):
         rescue: bool = True,
         lookahead: float = 0.0,
         read_ahead: float = 0.0,
-        restarts: int = 0,
-        restart_doom: int = 0,
+        restarts: int = 3,
+        restart_doom: int = 5,
         rescue_read: bool = True,
         rescue_score: bool = False,
     ) -> None:

@@ -205,14 +205,16 @@ def test_same_seed_same_game():
         (GameConfig(num_players=3), 16, {}),
         (GameConfig(num_players=4, card_sets="all", group_decision="vote"), 16, {}),
         (GameConfig(num_players=3, difficulty="hard"), 4, {"lookahead": 0.95, "read_ahead": 0.3}),
+        # doomed: the restarts of the code search run on every turn (doom 6)
+        (GameConfig(num_players=3, difficulty="doomed", card_sets="all"), 12, {}),
     ],
-    ids=["3p-base", "4p-all-vote", "3p-hard-lookahead"],
+    ids=["3p-base", "4p-all-vote", "3p-hard-lookahead", "3p-doomed-all-restarts"],
 )
 def test_decisions_do_not_depend_on_hidden_fates_of_others(config, games, options):
     """Twin states that differ only in a fate the decider cannot see (any seat of another
     player, including the active seat's kept fate), with the same public history and the
     decider's memory copied: the same decision (also with the look-ahead, which reads
-    the public table the line leaves)."""
+    the public table the line leaves, and with the code search's restarts)."""
     checked = 0
     for s, team in _games(config, games, seed=8, **options):
         player = s.decider
