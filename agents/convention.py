@@ -26,7 +26,10 @@ Method, in our words.
    summed value: moving one hand changes the reading of every hand that shares its old
    or new observation, which best responses alone ignore. Hands are visited in a fixed
    order and ties keep the earlier line, so the convention is a deterministic function
-   of public facts: every teammate computes the same one.
+   of public facts: every teammate computes the same one. On turns that start with
+   doom 5 or more (one misread can end the game) the search starts again from 3 random
+   codes drawn with a fixed seed, and the code of highest summed value is kept
+   (docs/convention-losses.md).
 3. **The group is an exact Bayesian on the convention.** Seeing the line, it keeps the
    hands the convention maps to that line, weighted by *its own* prior (its pool leaves
    out its own fates), times the number line (which carries the announcements, power
@@ -50,9 +53,11 @@ keyed by their public inputs only (a pure function: it saves time, not informati
 
 A way out. The code has no line that starts with a power: Sparrows, Skies and Shadows
 are used only when the line the convention gives the player's own hand is worth less
-than a turn the group passes at no doom, and one of them opens a play that fades nothing
-(:mod:`shipwreck_agents.convention_rescue`). The group does not read such a turn by the
-code and neither side remembers it. Not used: reveals and Sails. With The Thief in play
+than a turn the group passes at no doom, and one of them opens a play after which the
+number line alone names the kept fate (the turn scores, its fades are free) or, failing
+that, a play that fades nothing (:mod:`shipwreck_agents.convention_rescue`). The group
+does not read such a turn by the code (it reads the number line) and neither side
+remembers it. Not used: reveals and Sails. With The Thief in play
 the player uses no power after the play.
 
 The Feast. A hand plays on The Feast only when every other play it has fades a card at
@@ -109,6 +114,16 @@ class ConventionPolicy(BayesGroup):
         read_ahead: with ``lookahead``, read the forced next turn's chance of being
             read right off the table instead: ``1 - read_ahead`` times the misreads of
             a simple code there.
+        restarts: how many more searches for the code start from random codes (a fixed
+            seed, so the code stays a function of public facts); the best is kept.
+        restart_doom: the restarts run only on turns that start with at least this much
+            doom (where one misread can end the game; below it they cost more than
+            they win).
+        rescue_read: a way out may also be a power and a play after which the number
+            line alone names the kept fate (the turn scores; its fades are free); it is
+            preferred to a play that fades nothing.
+        rescue_score: also spend a power before the play when the code's line would not
+            score and a power and play exist that the number line alone reads.
     """
 
     name = "convention"
@@ -124,6 +139,10 @@ class ConventionPolicy(BayesGroup):
         rescue: bool = True,
         lookahead: float = 0.0,
         read_ahead: float = 0.0,
+        restarts: int = 3,
+        restart_doom: int = 5,
+        rescue_read: bool = True,
+        rescue_score: bool = False,
     ) -> None:
         super().__init__(model=HeuristicPlayer(), info_value=info_value, power_cost=power_cost)
         self.accuracy = accuracy
@@ -133,6 +152,10 @@ class ConventionPolicy(BayesGroup):
         self.rescue = rescue
         self.lookahead = lookahead
         self.read_ahead = read_ahead
+        self.restarts = restarts
+        self.restart_doom = restart_doom
+        self.rescue_read = rescue_read
+        self.rescue_score = rescue_score
         self._rescues: dict[tuple[int, int], int] = {}  # the play after a rescuing power
         self._carry: dict[tuple[int, int, int], tuple[float, ...]] = {}
         self._lines: dict[tuple[int, int], tuple[int, int, int]] = {}
@@ -166,6 +189,7 @@ class ConventionPolicy(BayesGroup):
             second_play=second,
             lookahead=self.lookahead,
             read_ahead=self.read_ahead,
+            restarts=self.restarts if start.doom >= self.restart_doom else 0,
         )
 
     def convention(self, view: AgentView) -> Convention:
@@ -291,16 +315,24 @@ class ConventionPolicy(BayesGroup):
     def _way_out(
         self, view: AgentView, payoff: float, hand: tuple[int, int]
     ) -> tuple[int, int] | None:
-        """A power before the play and the play after it that fade nothing
-        (:func:`~shipwreck_agents.convention_rescue.way_out`), when the convention's line
-        is worth less to this hand than a turn the group passes at no doom, less the
-        power's price; else ``None``."""
+        """A power before the play and the play after it
+        (:func:`~shipwreck_agents.convention_rescue.way_out`) that the number line alone
+        reads or that fade nothing, when the convention's line is worth less to this hand
+        than a turn the group passes at no doom, less the power's price (with
+        ``rescue_score``, also a sure reading when the line would not score); else
+        ``None``."""
         if not self.rescue:
             return None
-        calm = race_win(view.score, view.doom, self.accuracy, self.fail_doom) + self.info_value
-        if payoff >= calm - self.power_cost:
-            return None
-        return way_out(view, hand, view.carried_into_turn)
+        race = (self.accuracy, self.fail_doom)
+        calm = race_win(view.score, view.doom, *race) + self.info_value
+        if payoff < calm - self.power_cost:
+            return way_out(view, hand, view.carried_into_turn, self.rescue_read)
+        if (
+            self.rescue_score
+            and payoff < race_win(view.score + 1, view.doom, *race) - self.power_cost
+        ):
+            return way_out(view, hand, view.carried_into_turn, certain=True, calm=False)
+        return None
 
     def _predict_value(
         self, view: AgentView, posterior: np.ndarray, guesses: int, fades: list[int]

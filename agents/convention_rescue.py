@@ -8,6 +8,8 @@ the player's own hand, by stepping the engine on the turn's public start with th
 (:func:`~shipwreck_env.scenario.hypothetical_turn_start`): nothing here reads another
 seat's fate. The group does not read such a turn by the convention (it starts with a
 power), so it falls back to the number line, and neither side remembers the turn.
+That literal reading is a way out too: a play after which the number line holds the
+kept fate's value alone is named for sure, so the turn scores and its fades are free.
 """
 
 from __future__ import annotations
@@ -28,19 +30,29 @@ PRE_PLAY_POWERS = ("sparrows", "skies", "shadows")
 """The player's powers that change the table or the kept fate's reading before the play."""
 
 
-def way_out(view: AgentView, hand: Sequence[int], carried: bool) -> tuple[int, int] | None:
-    """(pre-play power action, play action after it) after which the turn would end with
-    no fade costing doom, the first in action order; ``None`` if there is none.
+def way_out(
+    view: AgentView, hand: Sequence[int], carried: bool, certain: bool = False, calm: bool = True
+) -> tuple[int, int] | None:
+    """(pre-play power action, play action after it) that ends the turn well, the first
+    in action order; ``None`` if there is none.
+
+    Two kinds count: with ``certain``, a play after which the kept fate's public number
+    line holds one value (the group, reading the turn literally, names it for sure, so the
+    turn scores and its fades cost nothing), and, with ``calm``, a play after which no
+    fade costs doom. A sure reading comes first.
 
     Args:
         view: the active player's view at its first play, no power used yet.
         hand: its two fates, the carried one first if ``carried``.
         carried: ``hand[0]`` was kept from its last turn.
+        certain: accept a play that the number line alone reads.
+        calm: accept a play that fades nothing at a doom cost.
     """
     powers = [a for a in view.legal if ACTIONS[a].power in PRE_PLAY_POWERS]
     if not powers:
         return None
     s = hypothetical_turn_start(view, list(hand), carried)
+    quiet = None
     for power in powers:
         t = step_without_draws(s, power)
         for play in legal_actions(t):
@@ -52,7 +64,12 @@ def way_out(view: AgentView, hand: Sequence[int], carried: bool) -> tuple[int, i
                 continue
             if u.phase == Phase.STEAL:  # The Thief would still move a fate
                 continue
-            after = make_view(u, view.player)
-            if doom_of_fades(after, fading_slots(after)) == 0:
+            if certain and u.lines[u.active].bit_count() == 1:
                 return power, play
-    return None
+            if calm and quiet is None:
+                after = make_view(u, view.player)
+                if doom_of_fades(after, fading_slots(after)) == 0:
+                    if not certain:
+                        return power, play
+                    quiet = (power, play)
+    return quiet

@@ -53,6 +53,8 @@ FALL = CARD_INDEX["fall"]
 FEAST = CARD_INDEX["feast"]
 SHELLS = power_action("shells")
 EVERY_VALUE = 0b1111111
+RESTART_SEED = 20_26
+"""The seed of the convention's random restarts: part of the convention, like its rules."""
 SINNERS = [[power_action("sinners", slot, v) if v else 0 for v in range(8)] for slot in range(4)]
 
 
@@ -359,6 +361,7 @@ def compute_convention(
     second_play: bool = False,
     lookahead: float = 0.0,
     read_ahead: float = 0.0,
+    restarts: int = 0,
 ) -> Convention:
     """The convention of a turn from its public inputs (see the module docstring).
 
@@ -381,6 +384,10 @@ def compute_convention(
             each line's race value counts the chance that the table it leaves forces the
             next seat (:mod:`shipwreck_agents.convention_ahead`); 0 looks no further
             than this turn.
+        restarts: after the first search, this many more from random codes (drawn by
+            a generator with a fixed seed, so every teammate draws the same ones), each
+            improved by best responses and ascent; the code of highest summed value is
+            kept (the first one on ties).
     """
     key = (
         config,
@@ -398,6 +405,7 @@ def compute_convention(
         second_play,
         lookahead,
         read_ahead,
+        restarts,
     )
     hit = _CACHE.get(key)
     if hit is not None:
@@ -418,6 +426,8 @@ def compute_convention(
     search.greedy()
     search.best_responses(sweeps)
     search.ascend(sweeps)
+    if restarts > 0:
+        search.restart(restarts, sweeps)
     picked = [opts[j] for opts, j in zip(search.options, search.pick, strict=True)]
     convention = Convention(
         hands=tuple(hands),
@@ -739,6 +749,39 @@ class _Search:
                     changed = True
             if not changed:
                 return
+
+    def restart(self, times: int, sweeps: int) -> None:
+        """Search ``times`` more from random codes (fixed seed: the same draws for every
+        teammate) with best responses and ascent; keep the code of highest summed value,
+        the current one on ties."""
+        best_pick, best_value = self.pick[:], self.value()
+        if best_value >= self.bound() - 1e-9:
+            return  # every hand is served as if the group knew its kept fate
+        rng = np.random.default_rng(RESTART_SEED)
+        for _ in range(times):
+            self._assign([int(rng.integers(len(opts))) for opts in self.options])
+            self.best_responses(sweeps)
+            self.ascend(sweeps)
+            value = self.value()
+            if value > best_value + _EPS:
+                best_pick, best_value = self.pick[:], value
+        self._assign(best_pick)
+
+    def bound(self) -> float:
+        """An upper bound of the summed value: each hand on its best line, read as if no
+        other hand shared its observation (sharing never helps the group)."""
+        return sum(
+            w * max(self.outcomes[o].payoffs([0.0] * 7)[kept - 1] for _, o, kept in opts)
+            for w, opts in zip(self.weights, self.options, strict=True)
+        )
+
+    def _assign(self, pick: list[int]) -> None:
+        """Every hand takes line ``pick[i]``; the masses follow."""
+        self.pick = pick[:]
+        self.mass = [[0.0] * 7 for _ in self.outcomes]
+        for w, opts, j in zip(self.weights, self.options, pick, strict=True):
+            _, o, kept = opts[j]
+            self.mass[o][kept - 1] += w
 
     def payoffs(self) -> list[float]:
         """What each hand's picked line gets from the group's best reply to its

@@ -205,14 +205,16 @@ def test_same_seed_same_game():
         (GameConfig(num_players=3), 16, {}),
         (GameConfig(num_players=4, card_sets="all", group_decision="vote"), 16, {}),
         (GameConfig(num_players=3, difficulty="hard"), 4, {"lookahead": 0.95, "read_ahead": 0.3}),
+        # doomed: the restarts of the code search run on every turn (doom 6)
+        (GameConfig(num_players=3, difficulty="doomed", card_sets="all"), 12, {}),
     ],
-    ids=["3p-base", "4p-all-vote", "3p-hard-lookahead"],
+    ids=["3p-base", "4p-all-vote", "3p-hard-lookahead", "3p-doomed-all-restarts"],
 )
 def test_decisions_do_not_depend_on_hidden_fates_of_others(config, games, options):
     """Twin states that differ only in a fate the decider cannot see (any seat of another
     player, including the active seat's kept fate), with the same public history and the
     decider's memory copied: the same decision (also with the look-ahead, which reads
-    the public table the line leaves)."""
+    the public table the line leaves, and with the code search's restarts)."""
     checked = 0
     for s, team in _games(config, games, seed=8, **options):
         player = s.decider
@@ -476,3 +478,88 @@ def test_a_hand_plays_on_the_feast_only_when_every_other_play_fades(slots, table
             out = play_outcome(start, spec.value, spec.slot, kept)
             assert fade_doom(start, fading_after(start, out))[0] > 0, (hand, spec.description)
     assert chose_the_feast > 0
+
+
+def test_way_out_prefers_a_play_the_number_line_reads():
+    """Hand 1+2 on the rescue table: Sparrows, then 2 on Dawn leaves the number line on 1
+    alone, which the group names for sure; without ``certain`` the first play that fades
+    nothing is taken instead."""
+    s = arrange(**RESCUE_TABLE, hand=[1, 2])
+    view = make_view(s, s.decider)
+    sure = way_out(view, (1, 2), False, certain=True)
+    quiet = way_out(view, (1, 2), False)
+    assert sure is not None and quiet is not None and sure != quiet
+    t = step(step(s, sure[0], np.random.default_rng(0)), sure[1], np.random.default_rng(0))
+    assert t.lines[0] == 1 << (t.hands[0][0] - 1) == 0b1
+
+
+def test_a_sure_way_out_always_names_the_real_kept_fate():
+    found = 0
+    for x, y in itertools.combinations_with_replacement(range(1, 8), 2):
+        s = arrange(**RESCUE_TABLE, hand=[x, y])
+        out = way_out(make_view(s, s.decider), (x, y), False, certain=True, calm=False)
+        if out is None:
+            continue
+        t = step(step(s, out[0], np.random.default_rng(0)), out[1], np.random.default_rng(0))
+        assert t.lines[0] == 1 << (t.hands[0][0] - 1), (x, y)
+        found += 1
+    assert found >= 3
+
+
+SURE_TABLE = dict(
+    RESCUE_TABLE,
+    slots=["stranger", "key", "noble", "belltower"],
+    table=[(7,), (), (), (2,)],
+)
+
+
+def test_group_scores_a_turn_the_player_made_sure_with_a_power():
+    """Every hand that the convention player opens with a power and that leaves a number
+    line of one value: the convention group names it, the score rises, the doom does not."""
+    checked = 0
+    for x, y in itertools.combinations_with_replacement(range(1, 8), 2):
+        s = arrange(**SURE_TABLE, hand=[x, y])
+        t, actions = _group_phase(s, ConventionPolicy())
+        if ACTIONS[actions[0]].kind != "power" or t.lines[0].bit_count() != 1:
+            continue
+        group = ConventionPolicy()
+        while not t.over and t.turn == s.turn:
+            step_inplace(t, _act(group, t), np.random.default_rng(0))
+        assert (t.score, t.doom) == (s.score + 1, s.doom), (x, y)
+        checked += 1
+    assert checked >= 1
+
+
+# --- restarts of the code search ------------------------------------------------------------
+
+
+def _turn_starts(config: GameConfig, n: int, seed: int):
+    """(view, convention player) at the first play of every turn of ``n`` games."""
+    for s, team in _games(config, n, seed=seed):
+        if s.phase == Phase.PLAY and not s.turn_actions:
+            yield make_view(s, s.decider), team.play
+
+
+def test_restarts_never_lower_the_codes_value_and_stay_deterministic():
+    config = GameConfig(num_players=3, difficulty="doomed", card_sets="all")
+    checked = 0
+    for view, player in _turn_starts(config, 6, seed=5):
+        like = player._memory(view) if view.carried_into_turn else None
+        args = (config, view.turn_start, view.active_seat, view.carried_into_turn, like)
+        plain = compute_convention(*args)
+        better = compute_convention(*args, restarts=3)
+        convention_module._CACHE.clear()
+        assert compute_convention(*args, restarts=3) == better
+        assert better.value >= plain.value - 1e-12
+        checked += 1
+    assert checked >= 10
+
+
+def test_restarts_run_only_from_their_doom_on():
+    config = GameConfig(num_players=3, difficulty="hard")
+    for view, _ in _turn_starts(config, 2, seed=3):
+        low = ConventionPolicy(restarts=3, restart_doom=view.doom + 1)
+        assert low.convention(view) == ConventionPolicy(restarts=0).convention(view)
+        high = ConventionPolicy(restarts=3, restart_doom=view.doom)
+        always = ConventionPolicy(restarts=3, restart_doom=0)
+        assert high.convention(view) == always.convention(view)
