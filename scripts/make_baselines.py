@@ -151,6 +151,48 @@ def other_markdown(others: list[dict], games: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _previous(path: Path, command: str, args: argparse.Namespace) -> dict:
+    """The figures ``--only`` keeps; exits 2 with a one-line error when they cannot be kept."""
+
+    def refuse(message: str) -> None:
+        print(f"error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+    if not path.exists():
+        refuse(f"--only keeps the other cells of {path}, which does not exist")
+    old = json.loads(path.read_text())
+    tokens = old["command"].split()
+    given = dict(zip(tokens[2::2], tokens[3::2], strict=False))
+    for flag, value in (
+        ("--games", args.games),
+        ("--seed", args.seed),
+        ("--other-games", args.other_games),
+    ):
+        if given.get(flag) != str(value):
+            refuse(
+                f"--only keeps cells measured by `{old['command']}`; give the same {flag} "
+                f"(got `{command}`)"
+            )
+    names = {name for pair in TEAMS for name in pair}
+    names |= {c[1] for c in OTHER_CELLS} | {c[2] for c in OTHER_CELLS}
+    bad = sorted(set(args.only) - names)
+    if bad:
+        refuse(f"--only {bad[0]!r} plays in no cell; allowed: {sorted(names)}")
+    return old
+
+
+def _remeasured_line(record: dict) -> str:
+    """Which cells a later ``--only`` run measured again, if any."""
+    again = record.get("remeasured")
+    if not again:
+        return ""
+    return (
+        f"\nThe cells where {', '.join(again['policies'])} plays (these tables and the other "
+        f"cells below) were measured again by `{again['command']}` on {again['date']} "
+        f"({again['seconds'] / 60:.0f} min); every other cell is from the command above.\n"
+    )
+
+
 def plot(reports: dict, path: Path) -> None:
     import matplotlib
 
@@ -230,37 +272,61 @@ def main() -> int:
         default=1000,
         help="games per difficulty in the other cells (vote, all cards, challenge, cross-play)",
     )
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="POLICY",
+        help="re-measure only the cells where this policy plays or groups (repeatable); "
+        "the other cells are kept from results/baselines.json, which must exist and have "
+        "been measured with the same --games, --seed and --other-games",
+    )
     args = parser.parse_args()
     command = (
         f"python scripts/make_baselines.py --games {args.games} --jobs {args.jobs} "
         f"--seed {args.seed} --other-games {args.other_games}"
     )
+    out = ROOT / "results"
+    old = _previous(out / "baselines.json", command, args) if args.only else None
+    wanted = set(args.only or ())
+
+    def fresh(play: str, group: str) -> bool:
+        return old is None or bool({play, group} & wanted)
+
     start = time.time()
     reports: dict[int, list[dict]] = {}
     for players in PLAYERS:
         reports[players] = [
             _measure(f"{players} players", play, group, players, args.games, args)
-            for play, group in TEAMS
+            if fresh(play, group)
+            else old["reports"][str(players)][k]
+            for k, (play, group) in enumerate(TEAMS)
         ]
     others = [
         {
             "label": label,
             "players": players,
             "options": options,
-            "report": _measure(label, play, group, players, args.other_games, args, **options),
+            "report": _measure(label, play, group, players, args.other_games, args, **options)
+            if fresh(play, group)
+            else old["others"][k]["report"],
         }
-        for label, play, group, players, options in OTHER_CELLS
+        for k, (label, play, group, players, options) in enumerate(OTHER_CELLS)
     ]
     seconds = time.time() - start
-    out = ROOT / "results"
-    (out / "baselines.json").write_text(
-        json.dumps(
-            {"command": command, "seconds": seconds, "reports": reports, "others": others},
-            indent=1,
-        )
-    )
+    record = {"command": command, "seconds": seconds, "reports": reports, "others": others}
+    if old is not None:
+        only = " ".join(f"--only {name}" for name in sorted(wanted))
+        record.update(command=old["command"], seconds=old["seconds"])
+        record["remeasured"] = {
+            "command": f"{command} {only}",
+            "policies": sorted(wanted),
+            "seconds": seconds,
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        }
+    (out / "baselines.json").write_text(json.dumps(record, indent=1))
     (out / "baselines.md").write_text(
-        markdown(reports, args.games, args.seed, seconds, command)
+        markdown(reports, args.games, args.seed, record["seconds"], record["command"])
+        + _remeasured_line(record)
         + other_markdown(others, args.other_games)
     )
     plot(reports, out / "baselines.png")
