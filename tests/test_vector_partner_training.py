@@ -35,9 +35,7 @@ def test_the_heuristic_decides_batched_unless_forced_to_python(monkeypatch):
         batched_for("heuristic")
 
 
-def test_a_run_with_the_batched_partner_equals_one_with_the_python_partner(
-    tmp_path, monkeypatch
-):
+def test_a_run_with_the_batched_partner_equals_one_with_the_python_partner(tmp_path, monkeypatch):
     """The same network after the same steps, and a run stopped with the batched
     partner and resumed with the Python one (its checkpoint is the same plain data)
     ends where both straight runs end."""
