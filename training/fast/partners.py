@@ -7,6 +7,14 @@ worker ``g % workers``; 0 workers: in this process). Each place's generator is s
 from ``(seed, place)`` and only that place's decisions draw from it, so the actions are
 the same whatever the number of workers.
 
+A spec with a batched twin (:data:`BATCHED`: ``heuristic``, whose batched form in
+``shipwreck_agents.vector_heuristic`` returns exactly its actions) decides for every
+game at once on the batched engine's arrays instead, in this process (``workers`` is
+then not used); setting the environment variable ``SHIPWRECK_PYTHON_PARTNER=1`` forces
+the per-game path, to compare the two. The policy objects and generators are kept in
+both cases, so a checkpoint is the same whichever path wrote it or reads it (the
+heuristic player draws nothing from its generator and keeps no memory).
+
 A checkpoint holds the spec and, per place, the policy's memory as plain data
 (:func:`memory_of`: numbers, strings, arrays, containers of them, generator states),
 never a pickled policy object: a renamed module or class cannot break a resume, and the
@@ -17,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing as mp
+import os
 import weakref
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +37,21 @@ if TYPE_CHECKING:
     from shipwreck_env.state import State
     from shipwreck_training.common.games import Games
 
-__all__ = ["Partners", "memory_of", "restore_memory"]
+__all__ = ["BATCHED", "Partners", "batched_for", "memory_of", "restore_memory"]
+
+BATCHED = ("heuristic",)
+"""Specs decided on the batched engine's arrays (the same actions as the policy's)."""
+FORCE_PYTHON = "SHIPWRECK_PYTHON_PARTNER"
+"""Environment variable: ``1`` makes every spec decide game by game in Python."""
+
+
+def batched_for(spec: str) -> bool:
+    """Does ``spec`` decide on the batched engine here (:data:`BATCHED`, not forced off)?"""
+    flag = os.environ.get(FORCE_PYTHON, "")
+    if flag not in ("", "0", "1"):
+        raise ValueError(f"{FORCE_PYTHON}={flag!r} is not allowed; allowed: '', '0', '1'")
+    return spec in BATCHED and flag != "1"
+
 
 _PLAIN = (type(None), bool, int, float, str, bytes, np.ndarray, np.generic)
 _CONTAINERS = (list, tuple, set, frozenset)
@@ -166,10 +189,13 @@ class Partners:
         spec: registry spec (``shipwreck_agents.registry``).
         num_games: game places.
         seed: seeds each place's generator (with the place number).
-        workers: processes deciding (0: this process).
+        workers: processes deciding (0: this process; not used by a batched spec).
     """
 
     def __init__(self, spec: str, num_games: int, seed: int, workers: int = 0) -> None:
+        self.batched = batched_for(spec)
+        if self.batched:
+            workers = 0
         self.spec, self.num_games, self.workers = spec, num_games, workers
         if workers == 0:
             self._local = _Places(spec, list(range(num_games)), seed)
@@ -218,6 +244,8 @@ class Partners:
 
     def act(self, games: Games, which: np.ndarray) -> np.ndarray:
         """Actions of the scripted policy in the games ``which`` (global indices)."""
+        if self.batched:
+            return self._act_batched(games, np.asarray(which, np.int64))
         states: list = [None] * len(which)
         for k, pos, local in games.locate(which):
             for i, s in zip(pos, games.parts[k].to_states(local.tolist()), strict=True):
@@ -235,6 +263,18 @@ class Partners:
         out = np.zeros(len(which), np.int64)
         for w, r in rows.items():
             out[r] = answers[w]
+        return out
+
+    def _act_batched(self, games: Games, which: np.ndarray) -> np.ndarray:
+        from shipwreck_agents.vector_heuristic import heuristic_actions
+
+        player = self._local.policies[0]  # the heuristic player's own parameters
+        out = np.zeros(len(which), np.int64)
+        for k, pos, local in games.locate(which):
+            part = games.parts[k]
+            out[pos] = heuristic_actions(
+                part.arrays, local, part.legal_mask(), player.doom_weight, player.power_margin
+            )
         return out
 
     def state_dict(self) -> dict:

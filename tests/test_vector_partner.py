@@ -1,0 +1,186 @@
+"""The batched heuristic player (agents/vector_heuristic.py) against the Python one
+(agents/heuristic.py): the same action at every decision of many random games, nothing
+hidden read, and the fast trainer's partner using it with the same results."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from shipwreck_agents.heuristic import HeuristicPlayer
+from shipwreck_agents.vector_heuristic import heuristic_actions
+from shipwreck_env.actions import ACTIONS
+from shipwreck_env.policy import decide, observation_layouts
+from shipwreck_env.state import PHASES
+from shipwreck_env.vector import VectorGame
+from shipwreck_env.vector.convert import to_states
+
+DIFFICULTIES = ("easy", "normal", "hard", "doomed")
+SETS = {
+    "base": "base",
+    "kickstarter": "base,kickstarter",
+    "gencon": "base,gencon",
+    "stars_below": "base,stars_below",
+    "all": "all",
+}
+
+
+def _active_deciders(game: VectorGame) -> np.ndarray:
+    """Games whose decision is the active player's (the heuristic's)."""
+    a = game.arrays
+    players = game.config.num_players
+    deciders = a.decider.astype(np.int64)
+    return np.flatnonzero((deciders >= 0) & (deciders == a.active.astype(np.int64) % players))
+
+
+def _random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    u = rng.random(mask.shape)
+    u[~mask] = -1.0
+    return u.argmax(axis=1)
+
+
+def _situations(s, action: int) -> list[str]:
+    """What a compared decision exercised (for the tests' coverage checks)."""
+    spec = ACTIONS[action]
+    out = [PHASES[s.phase]]
+    if s.shadows:
+        out.append("shadows")
+    if spec.kind == "play" and spec.slot < 4 and s.slots[spec.slot] >= 0:
+        from shipwreck_env.cards import CARDS
+
+        out.append(f"play_on_{CARDS[s.slots[spec.slot]].id}")
+    if spec.kind == "play" and spec.slot == 4:
+        out.append("play_on_hours")
+    if spec.power in ("shells", "sinners"):
+        out.append(spec.power)
+    return out
+
+
+def compare_games(
+    games: int, steps: int, seed: int, explore: float = 0.3, **config: object
+) -> Counter:
+    """Run ``games`` random games for ``steps`` steps; at every decision of an active
+    player, assert the batched action equals the Python player's on the reference
+    state. The other decisions are random; the active player takes the heuristic's
+    action, or (with probability ``explore``) a random one, so that Shadows, Skies and
+    Sparrows also happen. Returns the situations met."""
+    game = VectorGame(games, seed, **config)
+    player = HeuristicPlayer()
+    rng = np.random.default_rng(seed)
+    layouts = observation_layouts(game.config)
+    seen: Counter = Counter()
+    for _ in range(steps):
+        mask = game.legal_mask()
+        actions = _random_legal(mask, rng)
+        which = _active_deciders(game)
+        if len(which):
+            fast = heuristic_actions(game.arrays, which, mask)
+            for k, s in enumerate(to_states(game.arrays, which.tolist())):
+                expected = decide(player, s, layouts, rng).action
+                assert fast[k] == expected, (
+                    f"game {int(which[k])} ({config}), phase {PHASES[s.phase]}: batched "
+                    f"{ACTIONS[fast[k]]}, Python {ACTIONS[expected]}; state {s!r}"
+                )
+                seen.update(_situations(s, expected))
+            keep = rng.random(len(which)) >= explore
+            actions[which[keep]] = fast[keep]
+        game.step(actions)
+    return seen
+
+
+@pytest.mark.parametrize(
+    ("card_sets", "players", "difficulty"),
+    [("base", 3, "normal"), ("all", 4, "hard"), ("all", 5, "doomed"), ("base", 3, "easy")],
+)
+def test_batched_heuristic_takes_the_python_players_actions(card_sets, players, difficulty):
+    seen = compare_games(
+        32, 100, 11 + players, num_players=players, difficulty=difficulty, card_sets=card_sets
+    )
+    assert seen["play"] > 100 and seen["after_play"] > 0
+
+
+@pytest.mark.slow
+def test_batched_heuristic_equals_python_in_every_difficulty_player_count_and_card_set():
+    seen: Counter = Counter()
+    combos = itertools.product(DIFFICULTIES, (3, 4, 5), SETS.values())
+    for i, (difficulty, players, card_sets) in enumerate(combos):
+        seen += compare_games(
+            24, 120, 100 + i, num_players=players, difficulty=difficulty, card_sets=card_sets
+        )
+    for rules in (
+        dict(num_players=2, challenge_mode=True, group_decision="vote", card_sets="all"),
+        dict(num_players=3, reveal=False, card_sets="all"),
+        dict(num_players=4, max_turns=6, group_decision="vote", card_sets="all"),
+    ):
+        seen += compare_games(32, 120, 7, **rules)
+    # the rules the heuristic weighs were all met
+    for situation in (
+        "steal", "shells", "sinners", "shadows", "play_on_hours", "play_on_feast",
+        "play_on_chalice", "play_on_fall", "play_on_ash", "play_on_imago",
+    ):  # fmt: skip
+        assert seen[situation] > 0, situation
+
+
+def _hide_differently(game: VectorGame, which: np.ndarray, rng: np.random.Generator) -> int:
+    """Change, in the games ``which``, facts their active player cannot see: swap the
+    fate held by each other player (not revealed this turn) with a different fate from
+    the bag, and shuffle the deck below its face-up top card. Returns how many fates
+    changed."""
+    a = game.arrays
+    players = game.config.num_players
+    changed = 0
+    for g in which:
+        mine = int(a.active[g]) % players
+        for seat in range(a.hands.shape[1]):
+            if seat % players == mine or a.ann_reveal[g, seat] or a.hand_len[g, seat] == 0:
+                continue
+            held = int(a.hands[g, seat, 0])
+            hidden = a.bag[g] - a.bag_known[g]
+            others = [v for v in range(1, 8) if v != held and hidden[v - 1] > 0]
+            if not others:
+                continue
+            new = int(rng.choice(others))
+            a.hands[g, seat, 0] = new
+            a.bag[g, new - 1] -= 1
+            a.bag[g, held - 1] += 1
+            changed += 1
+        n, head, m = int(a.deck_len[g]), int(a.deck_head[g]), a.num_cards
+        if n > 2:
+            places = (head + 1 + np.arange(n - 1)) % m
+            a.deck[g, places] = a.deck[g, rng.permutation(places)]
+    return changed
+
+
+def test_batched_heuristic_reads_nothing_its_player_cannot_see():
+    """Twin games that differ only in other players' fates, the bag and the deck below
+    its top: the same actions."""
+    rng = np.random.default_rng(5)
+    checked = 0
+    for players, card_sets in ((3, "base"), (4, "all"), (5, "all")):
+        game = VectorGame(64, 21, num_players=players, card_sets=card_sets)
+        twin = VectorGame(64, 21, num_players=players, card_sets=card_sets)
+        for _ in range(150):
+            mask = game.legal_mask()
+            which = _active_deciders(game)
+            for name in game.arrays.fields():
+                getattr(twin.arrays, name)[...] = getattr(game.arrays, name)
+            changed = _hide_differently(twin, which, rng)
+            fast = heuristic_actions(game.arrays, which, mask)
+            assert np.array_equal(fast, heuristic_actions(twin.arrays, which, mask))
+            checked += changed
+            actions = _random_legal(mask, rng)
+            actions[which] = fast
+            game.step(actions)
+    assert checked > 2000  # the twins did differ
+
+
+def test_a_group_decision_is_refused_with_the_games_named():
+    game = VectorGame(8, 3, num_players=3)
+    game.step(heuristic_actions(game.arrays, np.arange(8), game.legal_mask()))
+    group = np.setdiff1d(np.arange(8), _active_deciders(game))
+    assert len(group)
+    with pytest.raises(ValueError, match=r"games \[.*\] wait for a group decision"):
+        heuristic_actions(game.arrays, group, game.legal_mask())
