@@ -140,6 +140,8 @@ def profile(path: str, overrides: list[str]) -> dict:
 
 def curves(run: Path) -> list[dict]:
     """One row per evaluation of ``run``: steps, wall, CPU seconds so far, win rates."""
+    if not (run / "eval.jsonl").is_file():
+        return []  # no evaluation yet
     progress = [json.loads(line) for line in (run / "progress.jsonl").open()]
     rows = []
     for line in (run / "eval.jsonl").open():
