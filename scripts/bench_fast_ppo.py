@@ -1,6 +1,9 @@
 """Measure the fast trainer's learner steps/s on each config (rollout + update).
 
     python scripts/bench_fast_ppo.py [configs ...] [--updates 4] [--pause PID]
+        [--set key=value ...] [--variant "key=value ..." ...] [--rounds 1]
+    python scripts/bench_fast_ppo.py configs/fast/selfplay.yaml --profile --set torch_threads=1
+    python scripts/bench_fast_ppo.py --curves results/runs/fast/<run> ...
 
 Each config runs ``--updates`` full updates (rollout of ``num_games x rollout_steps``
 decisions, then the PPO epochs) from a fresh network; the first is a warm-up and the
@@ -10,7 +13,17 @@ CPU time (``median_cpu_sps``; with ``torch_threads=1`` about what one quiet core
 whatever the load; partner workers' CPU is not counted). With ``overlap=true`` the
 collection and the update run at once in two threads; ``median_overlap_bound_sps``
 (steps over the larger of the two CPU times) is what a core per thread would give at
-best, derived from CPU times rather than measured. ``--pause PID`` stops one of *your own*
+best, derived from CPU times rather than measured; with ``overlap=process`` the
+collection's CPU time is the collector process's own, so the bound is the arithmetic of
+two processes on two cores. ``--variant`` adds a row per config and variant (its
+overrides after ``--set``'s); ``--rounds`` repeats the whole set, interleaved, so that
+the rows compared in one run share the machine's load. ``--profile`` instead splits one epoch of one update by CPU time (gathering the
+minibatch, forward, the loss's own operations, backward, clipping and Adam) and
+prints it. ``--curves`` prints, for each evaluation of finished or running runs, the
+win rates beside the training's wall seconds and CPU seconds so far (``cpu_sum``: both
+parts in one process; ``cpu_max``: per update the larger of the collection's and the
+update's, what two cores would take with ``overlap: process``), to compare learning per
+hour between configs that run at different speeds. ``--pause PID`` stops one of *your own*
 processes (a training run) for the measurement and continues it afterwards. Writes
 ``results/fast_bench.json`` (rows added to the file's, newest last).
 """
@@ -77,26 +90,115 @@ def measure(path: str, updates: int, overrides: list[str]) -> dict:
     }
 
 
+def profile(path: str, overrides: list[str]) -> dict:
+    """CPU seconds of each part of one PPO epoch over a fresh rollout of ``path``."""
+    import torch
+
+    from shipwreck_training.fast.config import load_config
+    from shipwreck_training.fast.ppo import Trainer, advantages
+
+    cfg = load_config(ROOT / path, overrides)
+    trainer, ppo = Trainer(cfg), cfg.ppo
+    r = trainer.collect()
+    adv, target = advantages(r, ppo.gamma, ppo.gae_lambda)
+    flat = {"obs": r.obs.flatten(0, 1), "mask": r.mask.flatten(0, 1)}
+    flat |= {"actions": r.actions.flatten(), "logp": r.logp.flatten(), "adv": adv.flatten()}
+    flat |= {"target": target.flatten(), "learn": r.learn.flatten(), "fate": r.fate.flatten()}
+    parts = dict.fromkeys(("gather", "forward", "loss_ops", "backward", "clip_adam"), 0.0)
+    load_before, clock = os.getloadavg()[0], time.process_time
+    order = torch.randperm(cfg.batch_size, generator=torch.Generator().manual_seed(0))
+    for start in range(0, cfg.batch_size, ppo.minibatch_size):
+        t0 = clock()
+        b = {k: v[order[start : start + ppo.minibatch_size]] for k, v in flat.items()}
+        t1 = clock()
+        trainer.model(b["obs"], b["mask"])  # the forward alone, to subtract from the loss
+        t2 = clock()
+        losses = trainer._loss(b)
+        t3 = clock()
+        trainer.optimizer.zero_grad(set_to_none=True)
+        losses["loss"].backward()
+        t4 = clock()
+        torch.nn.utils.clip_grad_norm_(trainer.model.parameters(), ppo.max_grad_norm)
+        trainer.optimizer.step()
+        t5 = clock()
+        for key, seconds in zip(
+            parts, (t1 - t0, t2 - t1, t3 - t2 - (t2 - t1), t4 - t3, t5 - t4), strict=True
+        ):
+            parts[key] += seconds
+    trainer.close()
+    total = sum(parts.values())
+    return {
+        "config": path,
+        "overrides": overrides,
+        "minibatches": -(-cfg.batch_size // ppo.minibatch_size),
+        "epoch_cpu_s": total,
+        "share": {k: v / total for k, v in parts.items()},
+        "load1_before": load_before,
+        "load1_after": os.getloadavg()[0],
+    }
+
+
+def curves(run: Path) -> list[dict]:
+    """One row per evaluation of ``run``: steps, wall, CPU seconds so far, win rates."""
+    if not (run / "eval.jsonl").is_file():
+        return []  # no evaluation yet
+    progress = [json.loads(line) for line in (run / "progress.jsonl").open()]
+    rows = []
+    for line in (run / "eval.jsonl").open():
+        record = json.loads(line)
+        done = [p for p in progress if p["step"] <= record["step"]]
+        rows.append(
+            {
+                "run": run.name,
+                "step": record["step"],
+                "wall": round(record["wall"], 1),
+                "cpu_sum": round(sum(p["collect_cpu_s"] + p["update_cpu_s"] for p in done), 1),
+                "cpu_max": round(sum(max(p["collect_cpu_s"], p["update_cpu_s"]) for p in done), 1),
+                "load1": round(statistics.mean(p["load1"] for p in done), 1),
+                "win": {d: r["win_rate"] for d, r in record["results"].items()},
+            }
+        )
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("configs", nargs="*", default=DEFAULT)
     parser.add_argument("--updates", type=int, default=4)
     parser.add_argument("--pause", type=int, default=0, help="PID to stop meanwhile")
     parser.add_argument("--set", action="append", default=[], help="override key=value")
+    parser.add_argument(
+        "--variant", action="append", default=[], help='"key=value ..." (one row each)'
+    )
+    parser.add_argument("--rounds", type=int, default=1, help="interleaved repeats")
+    parser.add_argument("--profile", action="store_true", help="split one epoch by part")
+    parser.add_argument("--curves", nargs="+", type=Path, help="run folders: learning per hour")
     parser.add_argument("--out", default=str(ROOT / "results" / "fast_bench.json"))
     args = parser.parse_args()
+    if args.curves:
+        for run in args.curves:
+            for row in curves(run):
+                print(json.dumps(row))
+        return 0
+    if args.profile:
+        for path in args.configs:
+            print(json.dumps(profile(path, args.set)))
+        return 0
     command = shlex.join(["python", "scripts/bench_fast_ppo.py", *sys.argv[1:]])
     if args.pause:
         os.kill(args.pause, signal.SIGSTOP)
+    keys = ("config", "overrides", "median_sps", "median_cpu_sps", "median_overlap_bound_sps")
+    keys += ("median_collect_cpu_sps", "median_update_cpu_sps", "load1_before")
     try:
         rows = []
-        for path in args.configs:
-            row = measure(path, args.updates, args.set)
-            row["command"] = command
-            rows.append(row)
-            keys = ("config", "overrides", "median_sps", "median_cpu_sps")
-            keys += ("median_collect_cpu_sps", "median_update_cpu_sps", "load1_before")
-            print(json.dumps({k: row[k] for k in keys}))
+        variants = [v.split() for v in args.variant] or [[]]
+        for _ in range(args.rounds):
+            for path in args.configs:
+                for variant in variants:
+                    row = measure(path, args.updates, args.set + variant)
+                    row["command"] = command
+                    rows.append(row)
+                    print(json.dumps({k: row[k] for k in keys}), flush=True)
     finally:
         if args.pause:
             os.kill(args.pause, signal.SIGCONT)

@@ -85,6 +85,33 @@ def test_overlapped_resumed_run_has_the_same_parameters_as_an_uninterrupted_one(
         assert torch.equal(p, q)
 
 
+def test_collector_process_gives_the_parameters_of_the_collecting_thread(tmp_path):
+    def run(overlap: str, folder: str) -> Trainer:
+        return train(_config(overlap=overlap, env={"belief": "policy"}), tmp_path / folder)
+
+    thread, process = run("thread", "thread"), run("process", "process")
+    assert process.global_step == thread.global_step == 768
+    assert process.update_index == thread.update_index == 3
+    for p, q in zip(_params(thread.model), _params(process.model), strict=True):
+        assert torch.equal(p, q)
+
+
+@pytest.mark.slow  # three runs, two collector processes: about 40 s on a loaded machine
+def test_resumed_run_with_a_collector_process_has_the_same_parameters(tmp_path):
+    cfg = _config(overlap="process", env={"belief": "policy"})
+    # the thread form gives the process form's parameters (test above), in less time
+    straight = train(_config(overlap="thread", env={"belief": "policy"}), tmp_path / "a")
+    train(cfg, tmp_path / "b", stop_after=256)  # stops with a rollout in flight
+    resumed = train(cfg, tmp_path / "b", resume=True)
+    assert resumed.global_step == straight.global_step == 768
+    for p, q in zip(_params(straight.model), _params(resumed.model), strict=True):
+        assert torch.equal(p, q)
+
+
+def test_overlap_true_and_false_still_read_as_thread_and_off():
+    assert (_config(overlap=True).overlap, _config(overlap=False).overlap) == ("thread", "off")
+
+
 def test_overlapped_rollout_stores_the_collecting_networks_log_probabilities():
     trainer = Trainer(_config(overlap=True))
     trainer.train_step()  # learns from the first rollout while collecting the second
@@ -207,6 +234,7 @@ def test_shipped_configs_load():
         {"env": {"belief": "magic"}},
         {"unknown": 1},
         {"partner_workers": 2},
+        {"overlap": "processes"},
         {"regime": "play", "partner": "bayes", "partner_workers": -1},
     ],
 )
@@ -306,3 +334,41 @@ def test_a_folder_that_is_not_a_run_is_refused_in_one_line(tmp_path, capsys, fla
     assert main(args) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1 and str(tmp_path) in err
+
+
+@pytest.mark.slow  # a subprocess and a collector process: about 30 s on a loaded machine
+def test_ctrl_c_prints_one_line_and_exits_130_with_the_checkpoint_intact(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import yaml
+
+    cfg = _config(total_steps=10_000_000, overlap="process", env={"belief": "policy"})
+    (tmp_path / "run.yaml").write_text(yaml.safe_dump(cfg.to_dict()))
+    runs = tmp_path / "runs"
+    command = [sys.executable, "-m", "shipwreck_training.fast", "--config", "run.yaml"]
+    job = subprocess.Popen(
+        [*command, "--runs", str(runs)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
+    deadline = time.monotonic() + 300
+    while not list(runs.glob("*/checkpoints/latest.pt")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(1.0)  # well inside the updates after the first checkpoint
+    job.send_signal(signal.SIGINT)
+    _, err = job.communicate(timeout=120)
+    assert job.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    (run,) = runs.iterdir()
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("interrupted at ") and last.endswith(f"--resume {run}"), err
+    assert f"last checkpoint {run / 'checkpoints' / 'latest.pt'}" in last
+    state = torch.load(run / "checkpoints" / "latest.pt", weights_only=False)
+    assert state["global_step"] >= 256 and f"({state['global_step']:,} steps)" in last

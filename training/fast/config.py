@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, StrictBool, StrictFloat, model_validator
+from pydantic import Field, StrictBool, StrictFloat, field_validator, model_validator
 
 from shipwreck_env.config import DIFFICULTIES
 from shipwreck_training.common.config import (
@@ -58,7 +58,7 @@ class PPOSettings(Section):
     learning_rate: Positive = 3e-4
     """Adam step size (annealed linearly to 2% of it if ``anneal_lr``)."""
     epochs: PositiveInt = 4
-    """Passes over each rollout."""
+    """Passes over each rollout (the update's CPU time is proportional to it)."""
     minibatch_size: PositiveInt = 8192
     gamma: Fraction = 0.99
     gae_lambda: Fraction = 0.95
@@ -124,19 +124,31 @@ class FastConfig(RunConfig):
     """Decisions per game in one rollout (batch = games x steps)."""
     checkpoint_every: PositiveInt = 2_000_000
     torch_threads: PositiveInt = 2
-    overlap: StrictBool = False
-    """Collect the next rollout while the network learns from the last one (two
-    threads). The rollout then comes from the network one update behind, and PPO's
-    ratio is taken against the log-probabilities it stored, so it stays correct. Off by
-    default: measured on a loaded 2-core machine, the collecting thread waits on the
-    learner's hold of the GIL (more CPU per step, not less wall), and a 3M-step run with
-    it and ``ppo.shared_first_layer`` won less than the synchronous default at equal
-    steps; a collector in its own process is the way to the overlap's gain."""
+    overlap: Literal["off", "thread", "process"] = "off"
+    """Collect the next rollout while the network learns from the last one. The rollout
+    then comes from a copy of the network one update behind, and PPO's ratio is taken
+    against the log-probabilities it stored, so it stays correct; same seed, same
+    parameters in both forms. ``thread``: the collection in a second thread (on a loaded
+    2-core machine it waits on the learner's hold of Python's global lock: more CPU per
+    step, not less wall). ``process``: a collector process owns the games and writes
+    the rollouts into shared memory (:mod:`shipwreck_training.fast.collector`).
+    ``true``/``false`` read as ``thread``/``off``. One update of staleness costs
+    learning per step, the more the more the update moves the network: with 4 epochs,
+    1M steps won 0.24 at easy where the synchronous run won 0.55; the headline config
+    pairs it with 2 epochs (docs/fast_trainer.md)."""
     ppo: PPOSettings = Field(default_factory=PPOSettings)
     eval: EvalSettings = Field(default_factory=EvalSettings)
     imitation: ImitationSettings = Field(default_factory=ImitationSettings)
     zsc: ZSCSettings = Field(default_factory=ZSCSettings)
     """Zero-shot-coordination training (:mod:`shipwreck_training.fast.zsc`)."""
+
+    @field_validator("overlap", mode="before")
+    @classmethod
+    def _overlap_flag(cls, value: object) -> object:
+        # configs and checkpoints written before the collector process said true/false
+        return (
+            {False: "off", True: "thread"}.get(value, value) if isinstance(value, bool) else value
+        )
 
     @model_validator(mode="after")
     def _consistent(self) -> FastConfig:

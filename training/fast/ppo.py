@@ -23,13 +23,15 @@ random stream: ``--resume`` continues exactly), ``progress.jsonl`` (steps/s, los
 episodes), ``eval.jsonl`` (greedy win rate on every difficulty, held-out seeds), the
 final ``model.pt`` and its SB3 export ``model.pth`` with ``model.meta.json``.
 
-With ``overlap: true`` the next rollout is collected (main thread) while the network
-learns from the last one (a second thread): on two cores the collection is nearly free.
-The collecting network is a copy frozen at the update's start, so each rollout is one
-update stale; its stored log-probabilities are the behaviour policy's, which is what
-PPO's ratio needs. Each side has its own random stream, so the result does not depend
-on the threads' timing. A checkpoint then holds the games as they were before the
-rollout in flight and the frozen copy; loading it collects that rollout again.
+With ``overlap`` the next rollout is collected while the network learns from the last
+one: in the main thread while a second thread learns (``thread``), or in a collector
+process of its own (``process``, :mod:`shipwreck_training.fast.collector`; no shared
+global lock). The collecting network is a copy frozen at the update's start, so each
+rollout is one update stale; its stored log-probabilities are the behaviour policy's,
+which is what PPO's ratio needs. Each side has its own random stream, so the result does
+not depend on the timing, nor on which form runs. A checkpoint then holds the games as
+they were before the rollout in flight and the frozen copy; loading it collects that
+rollout again.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.state import Phase
 from shipwreck_training.common.belief import PolicyBelief
 from shipwreck_training.common.games import Games, learner_decides
+from shipwreck_training.fast.collector import CollectorProcess, children_ignore_sigint
 from shipwreck_training.fast.config import FastConfig
 from shipwreck_training.fast.partners import Partners
 from shipwreck_training.fast.zsc import make_zsc
@@ -117,11 +120,12 @@ class Trainer:
         )
         self.optimizer = torch.optim.Adam(self.model.parameters(), cfg.ppo.learning_rate, eps=1e-5)
         self.generator = torch.Generator().manual_seed(cfg.seed)
-        self.scripted = (
-            Partners(cfg.partner, cfg.num_games, cfg.seed, cfg.partner_workers)
-            if cfg.regime != "selfplay"
-            else None
-        )
+        with children_ignore_sigint():  # Ctrl-C: this process stops its workers
+            self.scripted = (
+                Partners(cfg.partner, cfg.num_games, cfg.seed, cfg.partner_workers)
+                if cfg.regime != "selfplay"
+                else None
+            )
         self.belief = PolicyBelief(self.games) if cfg.env.belief == "policy" else None
         self.zsc = make_zsc(cfg.zsc, cfg.num_games, cfg.env.num_players, cfg.seed)
         self.global_step = 0
@@ -130,11 +134,19 @@ class Trainer:
         self.episodes: list[tuple[str, bool, int, int]] = []  # (difficulty, won, score, doom)
         # overlap: the collecting copy, the rollout not learned yet, the collection side
         # as it was before that rollout (for checkpoints), the learner's random stream
-        self.behaviour = copy.deepcopy(self.model) if cfg.overlap else None
+        overlap = cfg.overlap != "off"
+        self.behaviour = copy.deepcopy(self.model) if overlap else None
         self.pending: Rollout | None = None
         self._before_pending: dict | None = None
         self.update_generator = torch.Generator().manual_seed(cfg.seed + 1)
-        self._learner = ThreadPoolExecutor(1) if cfg.overlap else None
+        self._learner = ThreadPoolExecutor(1) if cfg.overlap == "thread" else None
+        # overlap process: the collector, its two shared rollouts (the learner reads one
+        # while the other fills) and which one holds the pending rollout
+        self._collector: CollectorProcess | None = None
+        self._buffers: list[Rollout] = []
+        self._pending_buffer = 0
+        if cfg.overlap == "process":
+            self.behaviour.share_memory()  # the collector reads these parameters in place
 
     # --- acting --------------------------------------------------------------------------
 
@@ -153,14 +165,11 @@ class Trainer:
         kept = g.field("hands")[rows, active, 0].astype(np.int64) - 1
         return np.where(held & group & ~g.field("over"), kept, -1)
 
-    def collect(self, model: ActorCritic | None = None) -> Rollout:
-        """Step every game ``rollout_steps`` times with ``model`` (default: the network
-        being trained)."""
-        model = self.model if model is None else model
-        cfg, g = self.cfg, self.games
-        T, N, D = cfg.rollout_steps, cfg.num_games, self.obs_dim
-        r = Rollout(
-            obs=torch.zeros(T, N, D),
+    def empty_rollout(self) -> Rollout:
+        """A rollout of this run's size, to be filled by :meth:`collect`."""
+        T, N = self.cfg.rollout_steps, self.cfg.num_games
+        return Rollout(
+            obs=torch.zeros(T, N, self.obs_dim),
             mask=torch.zeros(T, N, NUM_ACTIONS, dtype=torch.bool),
             actions=torch.zeros(T, N, dtype=torch.long),
             logp=torch.zeros(T, N),
@@ -169,8 +178,17 @@ class Trainer:
             dones=torch.zeros(T, N, dtype=torch.bool),
             learn=torch.zeros(T, N, dtype=torch.bool),
             fate=torch.full((T, N), -1, dtype=torch.long),
+            last_value=torch.zeros(N),
         )
-        for t in range(T):
+
+    def collect(self, model: ActorCritic | None = None, out: Rollout | None = None) -> Rollout:
+        """Step every game ``rollout_steps`` times with ``model`` (default: the network
+        being trained), into ``out`` if given (every field is written), else a new
+        rollout."""
+        model = self.model if model is None else model
+        cfg, g = self.cfg, self.games
+        r = self.empty_rollout() if out is None else out
+        for t in range(cfg.rollout_steps):
             obs, mask = self._observe()
             learn = learner_decides(g, cfg.regime)
             r.obs[t], r.mask[t] = torch.from_numpy(obs), torch.from_numpy(mask)
@@ -183,7 +201,7 @@ class Trainer:
             if self.zsc is not None:
                 chosen, learn = self.zsc.apply(g, chosen, mask, learn)
                 actions = torch.from_numpy(chosen)
-            if self.cfg.env.belief == "aux":
+            if self.cfg.env.belief == "aux":  # otherwise -1 throughout, as empty_rollout
                 r.fate[t] = torch.from_numpy(self._fate_targets())
             if self.belief is not None:
                 self.belief.record(g, obs, mask, chosen, model)
@@ -196,7 +214,7 @@ class Trainer:
             self._ended(info)
         obs, _ = self._observe()
         with torch.no_grad():
-            r.last_value = model.value(torch.from_numpy(obs))
+            r.last_value[...] = model.value(torch.from_numpy(obs))
         return r
 
     def _ended(self, info: dict) -> None:
@@ -306,7 +324,7 @@ class Trainer:
 
     def train_step(self) -> dict[str, float]:
         """One rollout and one update; returns its figures (timings included)."""
-        if self.cfg.overlap:
+        if self.cfg.overlap != "off":
             return self._overlapped_step()
         start, cpu_start = time.perf_counter(), time.process_time()
         before = self.global_step
@@ -344,8 +362,11 @@ class Trainer:
             "update_cpu_s": cpus[1],
         }
 
-    def _collection_state(self) -> dict:
-        """The collecting side: games, sampling stream, per-game memories, step count."""
+    def collection_state(self) -> dict:
+        """The collecting side: games, sampling stream, per-game memories, step count
+        (the collector process's, once it runs)."""
+        if self._collector is not None:
+            return self._collector.states()[1]
         return {
             "generator": self.generator.get_state(),
             "games": self.games.state_dict(),
@@ -356,7 +377,8 @@ class Trainer:
             "global_step": self.global_step,
         }
 
-    def _load_collection_state(self, state: dict) -> None:
+    def load_collection_state(self, state: dict) -> None:
+        """Put back :meth:`collection_state` (here and in the collector process)."""
         self.generator.set_state(state["generator"])
         self.games.load_state_dict(state["games"])
         if self.scripted is not None:
@@ -366,11 +388,38 @@ class Trainer:
         if self.zsc is not None:
             self.zsc.load_state_dict(state["zsc"])
         self.global_step = state["global_step"]
+        if self._collector is not None:
+            self._collector.load(state)
 
-    def _collect_pending(self) -> None:
-        """Collect the next rollout with the frozen copy, keeping the state before it."""
-        self._before_pending = self._collection_state()
-        self.pending = self.collect(self.behaviour)
+    def _collect_pending(self) -> float:
+        """Collect the next rollout with the frozen copy, keeping the state before it;
+        returns the collection's CPU seconds when another process spent them (else 0)."""
+        if self.cfg.overlap == "thread":
+            self._before_pending = self.collection_state()
+            self.pending = self.collect(self.behaviour)
+            return 0.0
+        if self._collector is None:  # started from this process's games, as they are now
+            self._buffers = [self._shared_rollout(), self._shared_rollout()]
+            self._collector = CollectorProcess(
+                self.cfg, self.behaviour, self._buffers, self.collection_state()
+            )
+        buffer = 1 - self._pending_buffer if self.pending is not None else 0
+        self._collector.start(buffer)
+        return self._take(buffer)["collect_cpu_s"]
+
+    def _shared_rollout(self) -> Rollout:
+        r = self.empty_rollout()
+        for value in vars(r).values():
+            value.share_memory_()
+        return r
+
+    def _take(self, buffer: int) -> dict:
+        """Wait for the collector's rollout into ``buffer``: it becomes the pending one."""
+        result = self._collector.result()
+        self.pending, self._pending_buffer = self._buffers[buffer], buffer
+        self.global_step = result["global_step"]
+        self.episodes.extend(result["episodes"])
+        return result
 
     def _learn(self, rollout: Rollout, step: int) -> tuple[dict[str, float], float]:
         """(losses, wall seconds) of one update."""
@@ -379,6 +428,8 @@ class Trainer:
         return losses, time.perf_counter() - start
 
     def _overlapped_step(self) -> dict[str, float]:
+        if self.cfg.overlap == "process":
+            return self._process_step()
         start, cpu_start = time.perf_counter(), time.process_time()
         thread_cpu, before = time.thread_time(), self.global_step
         if self.pending is None:  # the first rollout has nothing to overlap with
@@ -397,6 +448,26 @@ class Trainer:
         cpu = (collect_cpu, cpu_done - cpu_start - collect_cpu)
         return self._figures(losses, before, done - start, (collect_s, update_s), cpu)
 
+    def _process_step(self) -> dict[str, float]:
+        """The overlapped step with the collector process: this process's CPU time is
+        the update's, the collector reports its own."""
+        start, cpu_start, before = time.perf_counter(), time.process_time(), self.global_step
+        first_cpu = 0.0
+        if self.pending is None:  # the first rollout has nothing to overlap with
+            first_cpu = self._collect_pending()
+        rollout, step = self.pending, self.global_step
+        self.behaviour.load_state_dict(self.model.state_dict())  # read by the collector
+        buffer = 1 - self._pending_buffer
+        self._collector.start(buffer)
+        try:
+            losses, update_s = self._learn(rollout, step)
+        finally:
+            result = self._take(buffer)  # the collector's errors surface here
+        done, cpu_done = time.perf_counter(), time.process_time()
+        cpu = (first_cpu + result["collect_cpu_s"], cpu_done - cpu_start)
+        walls = (result["collect_s"], update_s)
+        return self._figures(losses, before, done - start, walls, cpu)
+
     def finish(self) -> dict[str, float] | None:
         """Learn from the rollout still in flight (``overlap``), if any, without
         collecting another: the run's last update. Returns its losses."""
@@ -414,11 +485,15 @@ class Trainer:
         (``overlap``): the collecting side as it was before it, and the frozen copy
         that collected it (a few MB, where the rollout itself is hundreds)."""
         pending = self.pending is not None
+        if pending and self._collector is not None:
+            before = self._collector.states()[0]
+        else:
+            before = self._before_pending if pending else self.collection_state()
         return {
             "config": self.cfg.to_dict(),
             "model": self.model.state_dict(),
             "optimizer": self.optimizer.state_dict(),
-            **(self._before_pending if pending else self._collection_state()),
+            **before,
             "behaviour": self.behaviour.state_dict() if pending else None,
             "update_generator": self.update_generator.get_state(),
             "update_index": self.update_index,
@@ -430,7 +505,7 @@ class Trainer:
         that was in flight is collected again, as it was."""
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
-        self._load_collection_state(state)
+        self.load_collection_state(state)
         if "update_generator" in state:  # checkpoints before overlap existed lack it
             self.update_generator.set_state(state["update_generator"])
         self.update_index = state["update_index"]
@@ -442,9 +517,13 @@ class Trainer:
             self.episodes.clear()  # already counted before the checkpoint
 
     def close(self) -> None:
-        """Stop the learner thread and the partner's worker processes, if any."""
+        """Stop the learner thread, the collector process and the partner's worker
+        processes, if any."""
         if self._learner is not None:
             self._learner.shutdown()
+        if self._collector is not None:
+            self._collector.close()
+            self._collector = None
         if self.scripted is not None:
             self.scripted.close()
 

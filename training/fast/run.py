@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -39,6 +40,7 @@ if TYPE_CHECKING:  # torch and torchrl load in seconds: a bad config is refused 
 
 __all__ = [
     "ROLES",
+    "Interrupted",
     "evaluate_checkpoint",
     "export_checkpoint",
     "main",
@@ -86,13 +88,27 @@ def _episode_figures(episodes: list[tuple[str, bool, int, int]]) -> dict[str, fl
 
 def train(cfg: FastConfig, run_dir: Path, resume: bool = False, stop_after: int = 0) -> Trainer:
     """Train (or continue) the run in ``run_dir`` until ``total_steps``, or until
-    ``stop_after`` learner steps in this call (0: no limit), checkpointing on the way."""
-    import torch
-    from torch.utils.tensorboard import SummaryWriter
+    ``stop_after`` learner steps in this call (0: no limit), checkpointing on the way.
 
+    Raises:
+        Interrupted: Ctrl-C (the trainer's processes stopped, the last checkpoint kept).
+    """
     from shipwreck_training.fast.ppo import Trainer
 
     trainer = Trainer(cfg, run_dir)
+    try:
+        _run(trainer, resume, stop_after)
+    except KeyboardInterrupt:
+        trainer.close()
+        raise Interrupted(run_dir, trainer.global_step) from None
+    return trainer
+
+
+def _run(trainer: Trainer, resume: bool, stop_after: int) -> None:
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    cfg, run_dir = trainer.cfg, trainer.run_dir
     checkpoints = run_dir / "checkpoints"
     checkpoints.mkdir(parents=True, exist_ok=True)
     if not resume:
@@ -106,8 +122,68 @@ def train(cfg: FastConfig, run_dir: Path, resume: bool = False, stop_after: int 
         record = imitate(trainer, cfg.imitation)
         trainer.write_json("imitation", record)
     writer = SummaryWriter(str(run_dir / "tb"))
+    try:
+        _loop(trainer, writer, stop_after)
+        if trainer.global_step >= cfg.total_steps:
+            trainer.finish()  # overlap: learn from the last rollout too
+        trainer.save(latest)
+        trainer.close()
+        if trainer.global_step >= cfg.total_steps:
+            _finish(trainer, writer)
+        else:
+            print(
+                f"stopped at {trainer.global_step:,} of {cfg.total_steps:,} learner steps; "
+                f"continue with: python -m shipwreck_training.fast --resume {run_dir}",
+                flush=True,
+            )
+    finally:
+        writer.close()
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a run (its last checkpoint stays as it was written).
+
+    Args:
+        run_dir: the run folder.
+        step: the learner steps reached when it stopped.
+    """
+
+    def __init__(self, run_dir: Path, step: int) -> None:
+        super().__init__(run_dir, step)
+        self.run_dir, self.step = run_dir, step
+
+    def message(self) -> str:
+        """One line: where the run stopped, its last checkpoint and how to continue."""
+        latest = self.run_dir / "checkpoints" / "latest.pt"
+        if not latest.is_file():
+            return (
+                f"interrupted at {self.step:,} learner steps, before the first checkpoint: "
+                f"nothing to resume in {self.run_dir}"
+            )
+        import torch
+
+        saved = torch.load(latest, weights_only=False, mmap=True)["global_step"]
+        return (
+            f"interrupted at {self.step:,} learner steps; last checkpoint {latest} "
+            f"({saved:,} steps); continue with: python -m shipwreck_training.fast "
+            f"--resume {self.run_dir}"
+        )
+
+
+def _loop(trainer: Trainer, writer, stop_after: int) -> None:
+    """Updates, progress, evaluations and checkpoints until the run's end or
+    ``stop_after`` learner steps in this call."""
     start_step, start_wall = trainer.global_step, trainer.wall
-    bar = progress_bar(cfg.total_steps, trainer.global_step, cfg.name)
+    bar = progress_bar(trainer.cfg.total_steps, trainer.global_step, trainer.cfg.name)
+    try:
+        _updates(trainer, writer, bar, stop_after, start_step, start_wall)
+    finally:
+        bar.close()
+
+
+def _updates(trainer: Trainer, writer, bar, stop_after: int, start_step: int, start_wall: float):
+    cfg = trainer.cfg
+    latest = trainer.run_dir / "checkpoints" / "latest.pt"
     last_eval = ""
     next_ckpt = (trainer.global_step // cfg.checkpoint_every + 1) * cfg.checkpoint_every
     every = cfg.eval.every
@@ -132,21 +208,6 @@ def train(cfg: FastConfig, run_dir: Path, resume: bool = False, stop_after: int 
         sps = (step - start_step) / max(trainer.wall - start_wall, 1e-9)  # no evaluations
         bar.set_postfix_str(f"{sps:,.0f} steps/s" + (f", win {last_eval}" if last_eval else ""))
         bar.update(step - bar.n)
-    bar.close()
-    if trainer.global_step >= cfg.total_steps:
-        trainer.finish()  # overlap: learn from the last rollout too
-    trainer.save(latest)
-    trainer.close()
-    if trainer.global_step >= cfg.total_steps:
-        _finish(trainer, writer)
-    else:
-        print(
-            f"stopped at {trainer.global_step:,} of {cfg.total_steps:,} learner steps; "
-            f"continue with: python -m shipwreck_training.fast --resume {run_dir}",
-            flush=True,
-        )
-    writer.close()
-    return trainer
 
 
 def _evaluate(trainer: Trainer, writer, games: int) -> dict:
@@ -301,5 +362,9 @@ def main(argv: list[str] | None = None) -> int:
         return fail(str(exc))
     record_command(run_dir, "shipwreck_training.fast", argv)
     print(f"run folder: {run_dir}", flush=True)
-    train(cfg, run_dir, resume=bool(args.resume), stop_after=args.stop_after)
+    try:
+        train(cfg, run_dir, resume=bool(args.resume), stop_after=args.stop_after)
+    except Interrupted as stop:
+        print(stop.message(), file=sys.stderr, flush=True)
+        return 130  # the shell's code for a run ended by SIGINT
     return 0

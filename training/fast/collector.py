@@ -1,0 +1,180 @@
+"""The collector process of ``overlap: process``: rollouts collected beside the learner.
+
+The collection (stepping the batched games, the policy-conditioned belief, a network
+call per decision) and the PPO update are both Python-heavy, so two threads of one
+process take turns on Python's global lock. :class:`CollectorProcess` moves the
+collection into a process of its own (spawned, so torch's threads are not forked),
+which owns a second copy of the run's games, belief and random streams, started from
+the trainer's, and steps them with the *behaviour* network: a copy whose parameters
+live in shared memory, written by the trainer before each collection and read in place
+by the collector. The rollouts go into two shared buffers in turn, so the learner reads
+one while the collector fills the other; nothing is copied through a pipe but the
+commands, the step count and the finished games' figures.
+
+The collector runs the trainer's own collection code (a
+:class:`~shipwreck_training.fast.ppo.Trainer` without overlap, its state loaded from
+the trainer's), so a run gives the same parameters with ``overlap: thread`` and
+``overlap: process``. It ignores Ctrl-C (the terminal sends it to every process of the
+group); the trainer stops it. This module must not change the games it does not own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+import time
+import traceback
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+if TYPE_CHECKING:
+    from shipwreck_agents.actor_critic import ActorCritic
+    from shipwreck_training.fast.config import FastConfig
+    from shipwreck_training.fast.ppo import Rollout
+
+__all__ = ["CollectorProcess", "children_ignore_sigint"]
+
+
+@contextlib.contextmanager
+def children_ignore_sigint() -> Iterator[None]:
+    """Processes started inside ignore SIGINT: Ctrl-C in a terminal reaches every
+    process of the group, and a worker that dies of it mid-request prints its own
+    traceback; the main process stops its workers instead. (An ignored signal stays
+    ignored across exec, and Python then installs no KeyboardInterrupt handler.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def _serve(conn, cfg_data: dict, behaviour: ActorCritic, buffers: list, state: dict) -> None:
+    """The collector: answer the trainer's commands until it says ``close``."""
+    try:
+        from shipwreck_training.fast.config import from_dict
+        from shipwreck_training.fast.ppo import Trainer
+
+        trainer = Trainer(from_dict({**cfg_data, "overlap": "off"}))
+        trainer.load_collection_state(state)
+        conn.send(("ok", None))
+    except Exception:
+        conn.send(("error", traceback.format_exc()))
+        return
+    before: dict | None = None
+    while True:
+        try:
+            command, arg = conn.recv()
+        except EOFError:  # the trainer ended without saying close
+            break
+        if command == "close":
+            break
+        try:
+            if command == "collect":
+                before = trainer.collection_state()
+                start, cpu = time.perf_counter(), time.process_time()
+                trainer.collect(behaviour, out=buffers[arg])
+                answer: Any = {
+                    "global_step": trainer.global_step,
+                    "episodes": list(trainer.episodes),
+                    "collect_s": time.perf_counter() - start,
+                    "collect_cpu_s": time.process_time() - cpu,
+                }
+                trainer.episodes.clear()
+            elif command == "state":
+                answer = {"before": before, "now": trainer.collection_state()}
+            elif command == "load":
+                trainer.load_collection_state(arg)
+                before, answer = None, None
+            else:
+                raise ValueError(f"unknown command {command!r}")
+            conn.send(("ok", answer))
+        except Exception:
+            conn.send(("error", traceback.format_exc()))
+    trainer.close()
+
+
+class CollectorProcess:
+    """A process collecting rollouts with ``behaviour`` into ``buffers``.
+
+    Args:
+        cfg: the run's configuration.
+        behaviour: the collecting network, its parameters in shared memory
+            (``share_memory()``): the trainer writes them while the collector is idle.
+        buffers: rollouts in shared memory, filled by :meth:`start` (by index).
+        state: the trainer's collection state (games, streams, memories) to start from.
+    """
+
+    def __init__(
+        self, cfg: FastConfig, behaviour: ActorCritic, buffers: list[Rollout], state: dict
+    ) -> None:
+        context = torch.multiprocessing.get_context("spawn")
+        self._conn, there = context.Pipe()
+        with children_ignore_sigint():
+            self._process = context.Process(
+                target=_serve,
+                args=(there, cfg.to_dict(), behaviour, buffers, state),
+                name="collector",
+            )
+            self._process.start()
+        there.close()
+        self._busy = False
+        self._answer()
+
+    def _answer(self) -> Any:
+        try:
+            status, value = self._conn.recv()
+        except EOFError:
+            raise RuntimeError(
+                f"the collector process (pid {self._process.pid}) stopped without answering "
+                f"(exit code {self._process.exitcode})"
+            ) from None
+        if status == "error":
+            raise RuntimeError(f"the collector process failed:\n{value}")
+        return value
+
+    def _ask(self, command: str, arg: Any = None) -> Any:
+        if self._busy:
+            raise RuntimeError(f"collector command {command!r} while a collection runs")
+        self._conn.send((command, arg))
+        return self._answer()
+
+    def start(self, buffer: int) -> None:
+        """Begin collecting one rollout into ``buffers[buffer]`` (returns at once)."""
+        if self._busy:
+            raise RuntimeError("a collection is already running")
+        self._conn.send(("collect", buffer))
+        self._busy = True
+
+    def result(self) -> dict:
+        """Wait for the collection begun by :meth:`start`: the learner steps so far, the
+        finished games' figures, and the collection's wall and CPU seconds."""
+        self._busy = False
+        return self._answer()
+
+    def states(self) -> tuple[dict | None, dict]:
+        """(collection state before the last rollout, collection state now)."""
+        answer = self._ask("state")
+        return answer["before"], answer["now"]
+
+    def load(self, state: dict) -> None:
+        """Replace the collector's games, streams and memories by ``state``."""
+        self._ask("load", state)
+
+    def close(self) -> None:
+        """Stop the process (waiting for a collection in progress to end)."""
+        if self._process.is_alive():
+            with contextlib.suppress(BrokenPipeError, OSError, RuntimeError):
+                if self._busy:
+                    self.result()
+                self._conn.send(("close", None))
+            self._process.join(timeout=30)
+            if self._process.is_alive():
+                self._process.terminate()
+                self._process.join()
+        self._conn.close()
