@@ -92,6 +92,14 @@ def markdown(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _phases(text: str) -> tuple[str, ...]:
+    """``--phases``: argparse shows the message of an ArgumentTypeError, not a ValueError."""
+    try:
+        return parse_phases(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", default="results/models/fast_selfplay.pth")
@@ -103,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--uncertain", type=float, default=0.95)
     parser.add_argument(
         "--phases",
-        type=parse_phases,
+        type=_phases,
         default=DEFAULT_PHASES,
         help="decisions searched, joined by '+': play (first play), group, steal, after_play",
     )
