@@ -1,7 +1,8 @@
 """Test-time search for a fast-trained team, in the spirit of SPARTA: ``search:PATH``.
 
-At each of its decisions with a choice -- the active player's first play of the turn and
-the leader's group decisions -- :class:`SearchTeamPolicy` asks what the team's own
+At each of its decisions with a choice in the phases it searches -- by default the
+active player's first play of the turn and the leader's group decisions; optionally also
+the active player's steal and after-play decisions -- :class:`SearchTeamPolicy` asks what the team's own
 network (the *blueprint*, :class:`~shipwreck_agents.fast_team.FastTeamPolicy`) would
 achieve after each legal action, and plays the best one if it beats the blueprint's own
 choice by ``margin``; otherwise it plays the blueprint's choice.
@@ -51,9 +52,12 @@ from shipwreck_env.vector.tables import COVERED_SETS
 from shipwreck_env.view import AgentView
 
 __all__ = [
+    "DEFAULT_PHASES",
+    "SEARCH_PHASES",
     "RolloutBelief",
     "SearchStats",
     "SearchTeamPolicy",
+    "parse_phases",
     "parse_search_spec",
     "rollout_values",
     "sample_worlds",
@@ -367,28 +371,55 @@ class SearchStats:
     worlds: list[int] = field(default_factory=list)
 
 
+SEARCH_PHASES = ("play", "group", "steal", "after_play")
+"""Decisions the search can consider: ``play`` is the active player's first play of the
+turn, ``group`` the leader's group decisions, ``steal`` and ``after_play`` the active
+player's decisions of those phases."""
+
+DEFAULT_PHASES = ("play", "group")
+
+
+def parse_phases(text: str) -> tuple[str, ...]:
+    """``"play+group+steal"`` -> the phases in :data:`SEARCH_PHASES` order.
+
+    Raises:
+        ValueError: an unknown phase or none, naming the phases allowed.
+    """
+    names = [n for n in text.split("+") if n]
+    bad = [n for n in names if n not in SEARCH_PHASES]
+    if bad or not names:
+        raise ValueError(
+            f"search phases {text!r}: {bad or 'none given'} not allowed; allowed: "
+            f"{'+'.join(SEARCH_PHASES)} (any of them joined by '+')"
+        )
+    return tuple(p for p in SEARCH_PHASES if p in names)
+
+
 def parse_search_spec(arg: str) -> tuple[str, dict]:
-    """``PATH[,samples=N][,margin=M][,uncertain=U]`` -> (path, options).
+    """``PATH[,samples=N][,margin=M][,uncertain=U][,phases=P+Q]`` -> (path, options).
 
     Raises:
         ValueError: an unknown option or a bad value, naming what is allowed.
     """
     path, *parts = arg.split(",")
     options: dict = {}
-    kinds = {"samples": int, "margin": float, "uncertain": float}
+    kinds = {"samples": int, "margin": float, "uncertain": float, "phases": parse_phases}
     for part in parts:
         key, _, value = part.partition("=")
         if key not in kinds:
             raise ValueError(
-                f"search option {part!r} is not known; allowed: samples=N, margin=M, uncertain=U"
+                f"search option {part!r} is not known; allowed: samples=N, margin=M, "
+                "uncertain=U, phases=P+Q"
             )
         try:
             options[key] = kinds[key](value)
-        except ValueError:
+        except ValueError as error:
+            if key == "phases":
+                raise
             raise ValueError(
                 f"search option {part!r} has a bad value; allowed: samples=N (N >= 1), "
                 "margin=M (M >= 0), uncertain=U (0 < U <= 1)"
-            ) from None
+            ) from error
     if (
         options.get("samples", 1) < 1
         or options.get("margin", 0.0) < 0
@@ -424,10 +455,16 @@ class SearchTeamPolicy(FastTeamPolicy):
             blueprint's choice to be played instead.
         uncertain: search only where the blueprint gives its own choice a probability
             below this (1.0: search every decision with a choice).
+        phases: the decisions searched, from :data:`SEARCH_PHASES`.
     """
 
     def __init__(
-        self, path: str, samples: int = 16, margin: float = 0.1, uncertain: float = 0.95
+        self,
+        path: str,
+        samples: int = 16,
+        margin: float = 0.1,
+        uncertain: float = 0.95,
+        phases: tuple[str, ...] = DEFAULT_PHASES,
     ) -> None:
         super().__init__(path)
         missing = [s for s in self.meta.get("card_sets", ["base"]) if s not in COVERED_SETS]
@@ -437,6 +474,7 @@ class SearchTeamPolicy(FastTeamPolicy):
                 f"does not cover; allowed: {list(COVERED_SETS)}"
             )
         self.samples, self.margin, self.uncertain = samples, margin, uncertain
+        self.phases = parse_phases("+".join(phases))
         self.name = f"search:{Path(path).stem}"
         self.stats = SearchStats()
 
@@ -455,10 +493,9 @@ class SearchTeamPolicy(FastTeamPolicy):
         blueprint = super().act(observation, mask, view, rng)
         self.stats.decisions += 1
         legal = np.flatnonzero(np.asarray(mask, bool))
-        first_play = view.phase == "play" and not view.turn_actions and view.is_active
-        group = view.phase == "group" and view.decider == view.leader
-        if len(legal) < 2 or not (first_play or group):
+        if len(legal) < 2 or self._phase(view) not in self.phases:
             return blueprint
+        first_play = self._phase(view) == "play"
         if self._confidence(observation, mask, view, blueprint) >= self.uncertain:
             return blueprint
         start = time.perf_counter()
@@ -479,6 +516,17 @@ class SearchTeamPolicy(FastTeamPolicy):
             obs = np.asarray(observation, np.float32)
             self.remember_play(obs, np.asarray(mask, bool), view, best)
         return best
+
+    @staticmethod
+    def _phase(view: AgentView) -> str | None:
+        """The name in :data:`SEARCH_PHASES` of this decision, or None if it is none."""
+        if view.phase == "group":
+            return "group" if view.decider == view.leader else None
+        if not view.is_active:
+            return None
+        if view.phase == "play":
+            return "play" if not view.turn_actions else None
+        return view.phase if view.phase in ("steal", "after_play") else None
 
     @torch.no_grad()
     def _confidence(self, observation, mask, view: AgentView, action: int) -> float:

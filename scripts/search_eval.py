@@ -1,7 +1,7 @@
 """Paired evaluation of test-time search against its blueprint: results/search.json and .md.
 
     python scripts/search_eval.py --model results/models/fast_selfplay.pth \\
-        --difficulty doomed,hard --games 300 --seed 2026 [--samples 16 --margin 0.1 --uncertain 0.95]
+        --difficulty doomed,hard --games 300 --seed 2026 [--samples 16 --margin 0.1 --uncertain 0.95 --phases play+group]
 
 Both teams play game ``i`` of each difficulty from the same deal
 (:func:`shipwreck_agents.evaluate.game_seed`), so each game is a pair; the report gives
@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 from shipwreck_agents.evaluate import game_seed, play_game, wilson_interval
-from shipwreck_agents.search import SearchTeamPolicy
+from shipwreck_agents.search import DEFAULT_PHASES, SearchTeamPolicy, parse_phases
 from shipwreck_env.config import GameConfig
 from shipwreck_env.policy import Team
 
@@ -70,7 +70,8 @@ def markdown(report: dict) -> str:
         f"start, {report['load_end']:.1f} at the end; one process, one torch thread).",
         "",
         f"Search: {o['samples']} worlds per searched decision, margin {o['margin']}, searched "
-        f"where the blueprint's own choice has probability below {o['uncertain']}. "
+        f"where the blueprint's own choice has probability below {o['uncertain']}, in the "
+        f"phases {o.get('phases', '+'.join(DEFAULT_PHASES))}. "
         f"3 players, base, leader; seed {report['seed']}; the same deals for both teams.",
         "",
         "| difficulty | games | blueprint | search | difference [95%] | search only / "
@@ -91,6 +92,14 @@ def markdown(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _phases(text: str) -> tuple[str, ...]:
+    """``--phases``: argparse shows the message of an ArgumentTypeError, not a ValueError."""
+    try:
+        return parse_phases(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", default="results/models/fast_selfplay.pth")
@@ -100,13 +109,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=16)
     parser.add_argument("--margin", type=float, default=0.1)
     parser.add_argument("--uncertain", type=float, default=0.95)
+    parser.add_argument(
+        "--phases",
+        type=_phases,
+        default=DEFAULT_PHASES,
+        help="decisions searched, joined by '+': play (first play), group, steal, after_play",
+    )
     parser.add_argument("--out", default="results/search")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     from shipwreck_agents.fast_team import FastTeamPolicy
 
     blueprint = FastTeamPolicy(args.model)
-    search = SearchTeamPolicy(args.model, args.samples, args.margin, args.uncertain)
+    search = SearchTeamPolicy(args.model, args.samples, args.margin, args.uncertain, args.phases)
     teams = {"blueprint": Team(blueprint, blueprint), "search": Team(search, search)}
     command = "python scripts/search_eval.py " + " ".join(
         argv if argv is not None else sys.argv[1:]
@@ -115,7 +130,12 @@ def main(argv: list[str] | None = None) -> int:
         "command": command,
         "model": args.model,
         "seed": args.seed,
-        "options": {"samples": args.samples, "margin": args.margin, "uncertain": args.uncertain},
+        "options": {
+            "samples": args.samples,
+            "margin": args.margin,
+            "uncertain": args.uncertain,
+            "phases": "+".join(args.phases),
+        },
         "load_start": os.getloadavg()[0],
         "results": {},
     }

@@ -14,7 +14,9 @@ from test_leaks import swapped, twin  # noqa: E402
 
 from shipwreck_agents.registry import make_policy  # noqa: E402
 from shipwreck_agents.search import (  # noqa: E402
+    SEARCH_PHASES,
     SearchTeamPolicy,
+    parse_phases,
     parse_search_spec,
     rollout_values,
     sample_worlds,
@@ -42,12 +44,11 @@ def _searched_decisions(games: int, seed: int):
         policy.reset()
         while not s.over:
             view = make_view(s, s.decider)
-            first_play = view.phase == "play" and not view.turn_actions
-            if (first_play or view.phase == "group") and len(view.legal) > 1:
+            if SearchTeamPolicy._phase(view) is not None and len(view.legal) > 1:
                 mask = np.zeros(NUM_ACTIONS, np.int8)
                 mask[list(view.legal)] = 1
                 searcher = copy.deepcopy(policy)
-                searcher.uncertain = 1.0
+                searcher.uncertain, searcher.phases = 1.0, SEARCH_PHASES
                 out.append((searcher, s.copy(), view, encode(s, s.decider, LAYOUT), mask))
             step_inplace(s, decide(policy, s, layouts, rng).action, rng)
     return out
@@ -79,6 +80,32 @@ def test_parse_search_spec_reads_its_options_and_refuses_unknown_ones():
         parse_search_spec("a.pth,samples=many")
     with pytest.raises(ValueError, match="out of range"):
         parse_search_spec("a.pth,samples=0")
+
+
+def test_the_phases_searched_are_read_in_a_fixed_order_and_unknown_ones_refused():
+    assert parse_search_spec("a.pth,phases=after_play+play") == (
+        "a.pth",
+        {"phases": ("play", "after_play")},
+    )
+    assert parse_phases("group+steal+play+after_play") == SEARCH_PHASES
+    with pytest.raises(ValueError, match=r"\['reveal'\] not allowed; allowed: play\+group"):
+        parse_phases("play+reveal")
+    with pytest.raises(ValueError, match="none given"):
+        parse_search_spec("a.pth,phases=")
+
+
+def test_the_search_considers_only_the_phases_it_was_given(decisions):
+    """Outside its phases the search plays the blueprint's choice without searching."""
+    seen = set()
+    for k, (policy, s, view, obs, mask) in enumerate(decisions):
+        phase = SearchTeamPolicy._phase(view)
+        seen.add(phase)
+        other = copy.deepcopy(policy)
+        other.phases = tuple(p for p in SEARCH_PHASES if p != phase)
+        searched, decisions = other.stats.searched, other.stats.decisions
+        other.act(obs, mask, view, np.random.default_rng(k), s)
+        assert (other.stats.searched, other.stats.decisions) == (searched, decisions + 1)
+    assert {"play", "group", "after_play"} <= seen, seen
 
 
 def test_the_registry_builds_the_search_team_by_its_spec():

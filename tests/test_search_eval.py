@@ -1,0 +1,70 @@
+"""The paired report of scripts/search_eval.py: its figures from per-game rows."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+_PATH = Path(__file__).resolve().parents[1] / "scripts/search_eval.py"
+_SPEC = importlib.util.spec_from_file_location("search_eval", _PATH)
+search_eval = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(search_eval)
+
+
+def _row(blueprint: bool, search: bool, searched: int, changed: int) -> dict:
+    return {
+        "blueprint_won": blueprint,
+        "search_won": search,
+        "blueprint_s": 0.04,
+        "search_s": 0.5,
+        "decisions": 20,
+        "searched": searched,
+        "changed": changed,
+        "search_seconds": 0.1 * searched,
+    }
+
+
+ROWS = [
+    _row(True, True, 2, 0),
+    _row(False, True, 4, 1),
+    _row(False, True, 3, 2),
+    _row(True, False, 1, 1),
+    _row(False, False, 0, 0),
+]
+
+
+def test_summarise_counts_the_discordant_pairs_and_the_paired_difference():
+    s = search_eval.summarise(ROWS)
+    assert (s["games"], s["blueprint_wins"], s["search_wins"]) == (5, 2, 3)
+    assert (s["search_only_won"], s["blueprint_only_won"]) == (2, 1)
+    assert s["difference"] == pytest.approx(0.2)
+    low, high = s["difference_ci95"]
+    assert low < 0.2 < high
+    assert s["searched_per_game"] == pytest.approx(2.0)
+    assert s["changed_per_game"] == pytest.approx(0.8)
+    assert s["ms_per_searched_decision"] == pytest.approx(100.0)
+
+
+def test_the_report_names_its_command_settings_and_phases():
+    report = {
+        "command": "python scripts/search_eval.py --games 5",
+        "seed": 9,
+        "options": {"samples": 32, "margin": 0.1, "uncertain": 0.95, "phases": "play+steal"},
+        "load_start": 1.0,
+        "load_end": 2.0,
+        "results": {"hard": search_eval.summarise(ROWS)},
+    }
+    text = search_eval.markdown(report)
+    assert "`python scripts/search_eval.py --games 5`" in text
+    assert "32 worlds" in text and "phases play+steal" in text and "seed 9" in text
+    assert "| hard | 5 | 0.400 " in text and "| 2 / 1 |" in text
+
+
+def test_an_unknown_phase_is_refused_on_the_command_line(capsys):
+    with pytest.raises(SystemExit):
+        search_eval.main(["--phases", "play+reveal", "--games", "0"])
+    assert "not allowed; allowed: play+group+steal+after_play" in capsys.readouterr().err
