@@ -8,6 +8,7 @@ policies and the game table, so its imports point down, to the agents and the co
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -19,7 +20,7 @@ from shipwreck_apps.arguments import at_least, between
 from shipwreck_env.config import DIFFICULTIES, GROUP_DECISIONS, GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace
 
-__all__ = ["build_parser", "main", "random_games"]
+__all__ = ["build_parser", "main", "one_torch_thread", "random_games"]
 
 DESCRIPTION = """\
 Shipwreck Arcana: play, evaluate and benchmark the rules engine.
@@ -203,6 +204,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, rest = parser.parse_known_args(argv)
     if rest and args.command != "bench":
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    if args.command != "bench":
+        one_torch_thread()
     if args.command == "random":
         print(_random_table(args.players, args.games, args.seed, args.card_sets))
     elif args.command == "main":
@@ -232,6 +235,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             sys.argv[0] = program
     return 0
+
+
+def one_torch_thread() -> None:
+    """Trained policies decide one game at a time: a row or two per network call, where
+    torch's thread pool costs more than it saves, and on a busy machine many times more.
+    So the commands that play games give torch one thread, unless ``OMP_NUM_THREADS`` says
+    otherwise (worker processes of ``--jobs`` get one thread each anyway)."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ.setdefault("MKL_NUM_THREADS", "1")
+    torch = sys.modules.get("torch")  # only if already loaded: scripted teams never load it
+    threads = os.environ["OMP_NUM_THREADS"]
+    if torch is not None and threads.isdigit() and int(threads) > 0:
+        torch.set_num_threads(int(threads))
 
 
 def _difficulties(text: str) -> list[str]:

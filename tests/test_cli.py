@@ -166,3 +166,27 @@ def test_the_main_job_writes_and_announces_its_results(
     assert f"wrote {out}" in text and f"wrote {out.with_suffix('.csv')}" in text
     report = json.loads(out.read_text())
     assert report["team"] == "convention+convention" and report["games"] == 1
+
+
+def test_commands_that_play_give_torch_one_thread(tmp_path: Path) -> None:
+    """A trained team decides one game at a time; torch's thread pool only slows that,
+    many times over on a busy machine (issue 21's search evaluation: 25 min against 70 s)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import os, sys\n"
+        "os.environ.pop('OMP_NUM_THREADS', None)\n"
+        "from shipwreck_apps.cli import main\n"
+        "main(['evaluate', '--play', 'fast:results/models/fast_selfplay.pth', '--group',"
+        " 'fast:results/models/fast_selfplay.pth', '--games', '1', '--difficulty', 'easy',"
+        " '--no-progress'])\n"
+        "import torch\n"
+        "print('threads', torch.get_num_threads())\n"
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if k != "OMP_NUM_THREADS"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "threads 1"

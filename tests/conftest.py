@@ -1,0 +1,35 @@
+"""Settings a test may change for its process and the next tests must not inherit."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+_THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+@pytest.fixture(autouse=True)
+def _keep_thread_settings() -> Iterator[None]:
+    """The ``shipwreck-arcana`` commands give torch one thread (``apps/cli.py``); a test
+    that runs one in this process must not leave the next tests with it."""
+    env = {name: os.environ.get(name) for name in _THREAD_VARIABLES}
+    torch = sys.modules.get("torch")
+    threads = torch.get_num_threads() if torch is not None else None
+    yield
+    changed = any(os.environ.get(name) != value for name, value in env.items())
+    for name, value in env.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return
+    if threads is not None:
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
+    elif changed:  # torch was first loaded under the test's setting: give it the default
+        torch.set_num_threads(len(os.sched_getaffinity(0)))
