@@ -280,7 +280,17 @@ def main() -> int:
         "the other cells are kept from results/baselines.json, which must exist and have "
         "been measured with the same --games, --seed and --other-games",
     )
+    parser.add_argument(
+        "--from-json",
+        action="store_true",
+        help="rewrite results/baselines.md and .png from results/baselines.json (no games)",
+    )
     args = parser.parse_args()
+    if args.from_json:
+        record = json.loads((ROOT / "results" / "baselines.json").read_text())
+        reports = {int(k): v for k, v in record["reports"].items()}
+        _write(record, reports, record["others"])
+        return 0
     command = (
         f"python scripts/make_baselines.py --games {args.games} --jobs {args.jobs} "
         f"--seed {args.seed} --other-games {args.other_games}"
@@ -324,14 +334,27 @@ def main() -> int:
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         }
     (out / "baselines.json").write_text(json.dumps(record, indent=1))
-    (out / "baselines.md").write_text(
-        markdown(reports, args.games, args.seed, record["seconds"], record["command"])
-        + _remeasured_line(record)
-        + other_markdown(others, args.other_games)
-    )
-    plot(reports, out / "baselines.png")
+    _write(record, reports, others)
     print(f"wrote results/baselines.md, .json, .png in {seconds / 60:.1f} min")
     return 0
+
+
+def _write(record: dict, reports: dict[int, list[dict]], others: list[dict]) -> None:
+    """results/baselines.md and .png from the figures of ``record``."""
+    tokens = record["command"].split()
+    given = dict(zip(tokens[2::2], tokens[3::2], strict=False))
+    head, rest = markdown(
+        reports, int(given["--games"]), int(given["--seed"]), record["seconds"], record["command"]
+    ).split("\n", 1)
+    out = ROOT / "results"
+    (out / "baselines.md").write_text(
+        head
+        + "\n"
+        + _remeasured_line(record)
+        + rest
+        + other_markdown(others, int(given["--other-games"]))
+    )
+    plot(reports, out / "baselines.png")
 
 
 if __name__ == "__main__":

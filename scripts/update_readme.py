@@ -7,7 +7,8 @@ Sections between ``<!-- BEGIN:name -->`` and ``<!-- END:name -->``, in README.md
 page under docs/ (each section must appear somewhere), come from: ``observation`` (the
 observation layout, 3 players), ``actions`` (the action blocks), ``bench``
 (results/bench.json), ``headline`` (the 3-player win rates of the scripted and the shipped
-learned teams, from results/baselines.json and results/fast_reference_eval.json),
+learned teams, from results/baselines.json, results/fast_reference_eval.json and
+results/learned_team_eval.json),
 ``baselines`` (results/baselines.md), ``training`` (results/training.md), ``crossplay``
 (results/crossplay.md).
 ``docs/actions.md`` lists all 259 actions and ``docs/observation.md`` the layout for every
@@ -81,9 +82,11 @@ def _headline() -> str:
     base = ROOT / "results" / "baselines.json"
     if base.exists():
         data = json.loads(base.read_text())
+        again = data.get("remeasured", {})  # cells measured again by --only
         for report in data["reports"]["3"]:
             if report["team"] in ("heuristic+bayes", "convention+convention"):
-                rows.append((report, f"`{data['command']}`"))
+                remeasured = set(report["team"].split("+")) & set(again.get("policies", ()))
+                rows.append((report, f"`{again['command'] if remeasured else data['command']}`"))
     learned = ROOT / "results" / "fast_reference_eval.json"
     if learned.exists():
         report = json.loads(learned.read_text())
@@ -93,6 +96,14 @@ def _headline() -> str:
                 f"reference evaluator, seed {report['seed']} (`results/training.md`, fast trainer)",
             )
         )
+    best = ROOT / "results" / "learned_team_eval.json"
+    if best.exists():  # the strongest learned team, when it is not the one above
+        report = json.loads(best.read_text())
+        command = (
+            f"shipwreck-arcana evaluate --play {report['play']} --group {report['group']} "
+            f"--games {report['games']} --seed {report['seed']} --out results/learned_team_eval.json"
+        )
+        rows.append((report, f"`{command}`"))
     if not rows:
         return "_Not measured yet: run `python scripts/make_baselines.py`._"
     difficulties = ("easy", "normal", "hard", "doomed")
