@@ -243,7 +243,7 @@ def reference_readings(table: Table, player: int) -> list:
 
 
 @pytest.mark.parametrize(
-    ("spec", "seed", "memory"), [("heuristic+bayes", 7, True), ("convention", 5, False)]
+    ("spec", "seed", "memory"), [("heuristic+bayes", 7, True), ("convention", 14, False)]
 )
 def test_the_groups_reading_shown_has_seen_every_public_step(
     spec: str, seed: int, memory: bool
