@@ -151,6 +151,12 @@ def other_markdown(others: list[dict], games: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _options(command: str) -> dict[str, str]:
+    """The ``--flag value`` pairs of a recorded ``python scripts/make_baselines.py ...``."""
+    tokens = command.split()
+    return dict(zip(tokens[2::2], tokens[3::2], strict=False))
+
+
 def _previous(path: Path, command: str, args: argparse.Namespace) -> dict:
     """The figures ``--only`` keeps; exits 2 with a one-line error when they cannot be kept."""
 
@@ -161,8 +167,7 @@ def _previous(path: Path, command: str, args: argparse.Namespace) -> dict:
     if not path.exists():
         refuse(f"--only keeps the other cells of {path}, which does not exist")
     old = json.loads(path.read_text())
-    tokens = old["command"].split()
-    given = dict(zip(tokens[2::2], tokens[3::2], strict=False))
+    given = _options(old["command"])
     for flag, value in (
         ("--games", args.games),
         ("--seed", args.seed),
@@ -341,8 +346,7 @@ def main() -> int:
 
 def _write(record: dict, reports: dict[int, list[dict]], others: list[dict]) -> None:
     """results/baselines.md and .png from the figures of ``record``."""
-    tokens = record["command"].split()
-    given = dict(zip(tokens[2::2], tokens[3::2], strict=False))
+    given = _options(record["command"])
     head, rest = markdown(
         reports, int(given["--games"]), int(given["--seed"]), record["seconds"], record["command"]
     ).split("\n", 1)
