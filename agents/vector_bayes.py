@@ -56,7 +56,7 @@ from shipwreck_env.vector.turn import _reset_turn
 __all__ = ["BatchedBayes"]
 
 
-class _Locator(caching.InTreeCacheLocator):
+class _Stamped:
     """The kernel compiles in the batched engine's rules: its cached machine code must
     go stale when they change, not only when this file does."""
 
@@ -67,11 +67,19 @@ class _Locator(caching.InTreeCacheLocator):
     @classmethod
     def from_function(cls, py_func, py_file):
         if os.path.abspath(py_file) != os.path.abspath(__file__):
-            return None
+            return None  # not ours: the other locators decide
         return super().from_function(py_func, py_file)
 
 
-caching.CacheImpl._locator_classes.insert(0, _Locator)
+class _StampedUser(_Stamped, caching.UserProvidedCacheLocator):
+    """In ``NUMBA_CACHE_DIR`` when it is set."""
+
+
+class _StampedInTree(_Stamped, caching.InTreeCacheLocator):
+    """In ``__pycache__`` beside this file."""
+
+
+caching.CacheImpl._locator_classes[:0] = [_StampedUser, _StampedInTree]
 _njit = numba.njit(cache=True, nogil=True)
 
 GROUP_PHASE, VOTE_PHASE, COST_PHASE, PLAY_PHASE = Phase.GROUP, Phase.VOTE, Phase.COST, Phase.PLAY
