@@ -2,9 +2,9 @@
 against the per-game Python partner, measured in the same run.
 
 Runs ``python -m shipwreck_training.fast --config CONFIG`` in turn with the batched
-partner (A) and with ``SHIPWRECK_PYTHON_PARTNER=1`` (B: the config's Python path, its
-``partner_workers`` processes included), A B A B ..., each for ``--steps`` learner steps
-with checkpoints and periodic evaluations off. Per run it reads the trainer's own
+partner (A: ``partners.batched=true``) and with ``partners.batched=false`` (B: the
+config's per-game Python path, its ``partner_workers`` processes included), A B A B ...,
+each for ``--steps`` learner steps with checkpoints and periodic evaluations off. Per run it reads the trainer's own
 figure (``summary.json``: learner steps over the training loop's wall seconds) and
 takes the CPU seconds of the whole process tree (trainer and partner workers, start-up
 included) from the operating system; it prints and writes the medians, the pairwise
@@ -29,8 +29,6 @@ import tempfile
 import time
 from pathlib import Path
 
-FORCE_PYTHON = "SHIPWRECK_PYTHON_PARTNER"  # training/fast/partners.py reads it
-
 
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -41,13 +39,13 @@ def run_once(
     config: str, steps: int, python_partner: bool, runs: Path, overrides: list[str]
 ) -> dict:
     """One training run; its trainer figure, process-tree CPU and the load around it."""
-    env = dict(os.environ)
-    env[FORCE_PYTHON] = "1" if python_partner else "0"
+    env = {k: v for k, v in os.environ.items() if k != "SHIPWRECK_PYTHON_PARTNER"}
     folder = runs / f"{'python' if python_partner else 'batched'}_{time.time_ns()}"
     command = [
         sys.executable, "-m", "shipwreck_training.fast", "--config", config,
         "--runs", str(folder), f"total_steps={steps}", "checkpoint_every=1000000000",
-        "eval.every=0", "eval.games=4", *overrides,
+        "eval.every=0", "eval.games=4",
+        f"partners.batched={'false' if python_partner else 'true'}", *overrides,
     ]  # fmt: skip
     load_before = os.getloadavg()[0]
     cpu_before, wall_before = _children_cpu(), time.perf_counter()

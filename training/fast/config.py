@@ -40,6 +40,7 @@ __all__ = [
     "GameSettings",
     "ImitationSettings",
     "PPOSettings",
+    "PartnerSettings",
     "from_dict",
     "load_config",
 ]
@@ -106,6 +107,15 @@ class ImitationSettings(Section):
     """Adam step size of the fit (its own optimiser, not PPO's)."""
 
 
+class PartnerSettings(Section):
+    """How the scripted partner (``partner``) decides."""
+
+    batched: StrictBool = True
+    """Decide for every game at once on the batched engine when the spec has a batched
+    form (``heuristic``, ``bayes``: the same actions, seeds and checkpoints); false
+    decides game by game in Python (in ``partner_workers`` processes), to compare."""
+
+
 class FastConfig(RunConfig):
     """One run of the fast trainer (the run folder is ``<name>__<seed>__<time>``)."""
 
@@ -115,7 +125,9 @@ class FastConfig(RunConfig):
     player); empty for ``selfplay``."""
     partner_workers: Count = 0
     """Processes deciding for the partner (0: the trainer's own); the actions are the
-    same for any number (each game place has its own generator)."""
+    same for any number (each game place has its own generator). Not used by a partner
+    deciding on the batched engine (``partners.batched``)."""
+    partners: PartnerSettings = Field(default_factory=PartnerSettings)
     total_steps: PositiveInt = 10_000_000
     """Learner decisions to train on."""
     num_games: PositiveInt = 4096

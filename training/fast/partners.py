@@ -7,13 +7,19 @@ worker ``g % workers``; 0 workers: in this process). Each place's generator is s
 from ``(seed, place)`` and only that place's decisions draw from it, so the actions are
 the same whatever the number of workers.
 
-A spec with a batched twin (:data:`BATCHED`: ``heuristic``, whose batched form in
-``shipwreck_agents.vector_heuristic`` returns exactly its actions) decides for every
-game at once on the batched engine's arrays instead, in this process (``workers`` is
-then not used); setting the environment variable ``SHIPWRECK_PYTHON_PARTNER=1`` forces
-the per-game path, to compare the two. The policy objects and generators are kept in
-both cases, so a checkpoint is the same whichever path wrote it or reads it (the
-heuristic player draws nothing from its generator and keeps no memory).
+A spec with a batched twin (:data:`BATCHED`: ``heuristic``, whose batched form is
+``shipwreck_agents.vector_heuristic``, and ``bayes``, whose batched form is
+``shipwreck_agents.vector_bayes``; both return exactly the policy's actions) decides for
+every game at once on the batched engine's arrays instead, in this process (``workers``
+is then not used), unless ``batched=False`` (the fast trainer's ``partners.batched:
+false``) forces the per-game path, to compare the two. The environment variable
+``SHIPWRECK_PYTHON_PARTNER=1`` still forces it too (deprecated: use the config key). The
+policy objects and generators are kept in both cases, so a checkpoint is the same
+whichever path wrote it or reads it: the heuristic player draws nothing from its
+generator and keeps no memory; the Bayesian group's memory (what each player concluded
+about each seat's kept fate, and its posterior cache) lives in arrays of the batched
+group while it plays and is written into the policy objects before a checkpoint is
+taken (and read back from them after one is loaded).
 
 A checkpoint holds the spec and, per place, the policy's memory as plain data
 (:func:`memory_of`: numbers, strings, arrays, containers of them, generator states),
@@ -26,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing as mp
 import os
+import warnings
 import weakref
 from typing import TYPE_CHECKING, Any
 
@@ -39,18 +46,26 @@ if TYPE_CHECKING:
 
 __all__ = ["BATCHED", "Partners", "batched_for", "memory_of", "restore_memory"]
 
-BATCHED = ("heuristic",)
+BATCHED = ("heuristic", "bayes")
 """Specs decided on the batched engine's arrays (the same actions as the policy's)."""
 FORCE_PYTHON = "SHIPWRECK_PYTHON_PARTNER"
-"""Environment variable: ``1`` makes every spec decide game by game in Python."""
+"""Environment variable: ``1`` makes every spec decide game by game in Python
+(deprecated: the fast trainer's config key ``partners.batched: false`` does it)."""
 
 
-def batched_for(spec: str) -> bool:
-    """Does ``spec`` decide on the batched engine here (:data:`BATCHED`, not forced off)?"""
+def batched_for(spec: str, batched: bool = True) -> bool:
+    """Does ``spec`` decide on the batched engine here (:data:`BATCHED`, ``batched``
+    and not forced off by the deprecated environment variable)?"""
     flag = os.environ.get(FORCE_PYTHON, "")
     if flag not in ("", "0", "1"):
         raise ValueError(f"{FORCE_PYTHON}={flag!r} is not allowed; allowed: '', '0', '1'")
-    return spec in BATCHED and flag != "1"
+    if flag == "1":
+        warnings.warn(
+            f"{FORCE_PYTHON}=1 is deprecated; set partners.batched: false in the config",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+    return spec in BATCHED and batched and flag != "1"
 
 
 _PLAIN = (type(None), bool, int, float, str, bytes, np.ndarray, np.generic)
@@ -190,10 +205,15 @@ class Partners:
         num_games: game places.
         seed: seeds each place's generator (with the place number).
         workers: processes deciding (0: this process; not used by a batched spec).
+        batched: decide a spec of :data:`BATCHED` on the batched engine (False: game by
+            game in Python, the same actions).
     """
 
-    def __init__(self, spec: str, num_games: int, seed: int, workers: int = 0) -> None:
-        self.batched = batched_for(spec)
+    def __init__(
+        self, spec: str, num_games: int, seed: int, workers: int = 0, batched: bool = True
+    ) -> None:
+        self.batched = batched_for(spec, batched)
+        self._group = None  # the batched Bayesian group, made at its first decision
         if self.batched:
             workers = 0
         self.spec, self.num_games, self.workers = spec, num_games, workers
@@ -234,6 +254,8 @@ class Partners:
     def restart(self, games: np.ndarray) -> None:
         """The games in places ``games`` restarted: their policies forget them."""
         places = [int(g) for g in games]
+        if self._group is not None:
+            self._group.restart(np.asarray(places, np.int64))
         if self._local is not None:
             self._local.restart(places)
             return
@@ -268,17 +290,48 @@ class Partners:
     def _act_batched(self, games: Games, which: np.ndarray) -> np.ndarray:
         from shipwreck_agents.vector_heuristic import heuristic_actions
 
-        player = self._local.policies[0]  # the heuristic player's own parameters
+        policy = self._local.policies[0]
+        player = getattr(policy, "model", policy)  # the heuristic's own parameters
         out = np.zeros(len(which), np.int64)
         for k, pos, local in games.locate(which):
             part = games.parts[k]
-            out[pos] = heuristic_actions(
-                part.arrays, local, part.legal_mask(), player.doom_weight, player.power_margin
-            )
+            a, mask = part.arrays, part.legal_mask()
+            players = a.config.num_players
+            mine = a.decider[local].astype(np.int64) == a.active[local].astype(np.int64) % players
+            if mine.any():  # the active player's decisions: the heuristic (the group's model)
+                out[pos[mine]] = heuristic_actions(
+                    a, local[mine], mask, player.doom_weight, player.power_margin
+                )
+            if not mine.all():
+                group = self._batched_group(a)
+                first = k * games.per_part
+                out[pos[~mine]] = group.act(a, part.cards, local[~mine], mask, first)
         return out
+
+    def _batched_group(self, arrays):
+        """The batched Bayesian group, made with the memory the policy objects hold."""
+        if self._group is None:
+            from shipwreck_agents.vector_bayes import BatchedBayes
+
+            if self.spec not in ("bayes",):
+                raise ValueError(
+                    f"partner {self.spec!r} decides only as the active player; allowed for "
+                    "group decisions: 'bayes'"
+                )
+            config = arrays.config
+            policies = self._local.policies
+            self._group = BatchedBayes(
+                self.num_games, config.num_players, config.num_seats, policies[0]
+            )
+            for g, policy in policies.items():
+                self._group.from_policy(g, policy)
+        return self._group
 
     def state_dict(self) -> dict:
         """The spec and every place's memory and generator, as plain data."""
+        if self._group is not None:  # the batched group's memory into the policies
+            for g, policy in self._local.policies.items():
+                self._group.to_policy(g, policy)
         if self._local is not None:
             places = self._local.state()
         else:
@@ -297,6 +350,9 @@ class Partners:
         places = dict(enumerate(state["places"]))
         if self._local is not None:
             self._local.load(places)
+            if self._group is not None:
+                for g, policy in self._local.policies.items():
+                    self._group.from_policy(g, policy)
             return
         self._each("load", {w: (places,) for w in range(self.workers)})
 

@@ -122,7 +122,13 @@ class Trainer:
         self.generator = torch.Generator().manual_seed(cfg.seed)
         with children_ignore_sigint():  # Ctrl-C: this process stops its workers
             self.scripted = (
-                Partners(cfg.partner, cfg.num_games, cfg.seed, cfg.partner_workers)
+                Partners(
+                    cfg.partner,
+                    cfg.num_games,
+                    cfg.seed,
+                    cfg.partner_workers,
+                    batched=cfg.partners.batched,
+                )
                 if cfg.regime != "selfplay"
                 else None
             )

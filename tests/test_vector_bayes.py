@@ -1,0 +1,212 @@
+"""The batched Bayesian group (agents/vector_bayes.py) against the Python one
+(agents/bayes.py): the same action at every group decision of many random games, with
+the group's memory carried from turn to turn; nothing hidden read; and the fast
+trainer's partner using it with the same actions and checkpoints."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+import numpy as np
+import pytest
+from test_vector_partner import shuffle_deck_below_top, swap_held_fate
+
+from shipwreck_agents.bayes import BayesGroup
+from shipwreck_agents.heuristic import HeuristicPlayer
+from shipwreck_agents.vector_bayes import BatchedBayes
+from shipwreck_agents.vector_heuristic import heuristic_actions
+from shipwreck_env.actions import ACTIONS
+from shipwreck_env.policy import decide, observation_layouts
+from shipwreck_env.state import PHASES
+from shipwreck_env.vector import VectorGame
+from shipwreck_env.vector.convert import to_states
+
+DIFFICULTIES = ("easy", "normal", "hard", "doomed")
+SETS = ("base", "base,kickstarter", "base,gencon", "base,stars_below", "all")
+
+
+def _split(game: VectorGame) -> tuple[np.ndarray, np.ndarray]:
+    """(games whose decider is the active player, games waiting for the group)."""
+    a = game.arrays
+    deciders = a.decider.astype(np.int64)
+    live = deciders >= 0
+    mine = deciders == a.active.astype(np.int64) % game.config.num_players
+    return np.flatnonzero(live & mine), np.flatnonzero(live & ~mine)
+
+
+def _random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    u = rng.random(mask.shape)
+    u[~mask] = -1.0
+    return u.argmax(axis=1)
+
+
+def _situations(s, group: BayesGroup, action: int) -> list[str]:
+    """What a compared group decision exercised (for the coverage checks)."""
+    out = [PHASES[s.phase], ACTIONS[action].kind]
+    if ACTIONS[action].kind == "power":
+        out.append(ACTIONS[action].power)
+    if s.feast_done:
+        out.append("feast")
+    if any(e[0] == "draw" and e[2] == 1 for e in s.events):
+        out.append("carried")
+        stored = group._likelihood.get((s.decider, s.active))
+        if stored is not None and stored[0] == s.turn - len(s.hands):
+            out.append("remembered")  # the prior came from an earlier turn's posterior
+    return out
+
+
+def compare_games(
+    games: int, steps: int, seed: int, explore: float = 0.2, **config: object
+) -> Counter:
+    """Run ``games`` random games for ``steps`` steps; the active player plays the
+    heuristic (the group's model) or, with probability ``explore``, a random action; at
+    every group decision assert the batched group's action equals the Python group's
+    on the reference state, each side keeping its own memory. Returns the situations."""
+    game = VectorGame(games, seed, **config)
+    layouts = observation_layouts(game.config)
+    python = [BayesGroup() for _ in range(games)]
+    batched = BatchedBayes(games, game.config.num_players, game.config.num_seats)
+    rng = np.random.default_rng(seed)
+    seen: Counter = Counter()
+    for _ in range(steps):
+        mask = game.legal_mask()
+        actions = _random_legal(mask, rng)
+        players, group = _split(game)
+        if len(players):
+            model = heuristic_actions(game.arrays, players, mask)
+            keep = rng.random(len(players)) >= explore
+            actions[players[keep]] = model[keep]
+        if len(group):
+            fast = batched.act(game.arrays, game.cards, group, mask, 0)
+            for k, s in enumerate(to_states(game.arrays, group.tolist())):
+                g = int(group[k])
+                seen.update(_situations(s, python[g], int(fast[k])))
+                expected = decide(python[g], s, layouts, rng).action
+                assert fast[k] == expected, (
+                    f"game {g} ({config}), phase {PHASES[s.phase]}: batched "
+                    f"{ACTIONS[fast[k]]}, Python {ACTIONS[expected]}; state {s!r}"
+                )
+            actions[group] = fast
+        ended = game.step(actions)[2]
+        done = np.flatnonzero(ended)
+        for g in done:
+            python[g].reset()
+        batched.restart(done)
+    return seen
+
+
+@pytest.mark.parametrize(
+    ("card_sets", "players", "difficulty", "rules"),
+    [
+        ("base", 3, "normal", {}),
+        ("all", 4, "hard", {"group_decision": "vote"}),
+        ("all", 5, "doomed", {}),
+        ("base,stars_below", 3, "easy", {"reveal": False}),
+    ],
+)
+def test_batched_group_takes_the_python_groups_actions(card_sets, players, difficulty, rules):
+    seen = compare_games(
+        24, 90, 3 + players, num_players=players, difficulty=difficulty, card_sets=card_sets,
+        **rules,
+    )  # fmt: skip
+    assert seen["group"] + seen["vote"] > 100 and seen["carried"] > 20
+
+
+@pytest.mark.slow
+def test_batched_group_equals_python_in_every_difficulty_player_count_and_card_set():
+    seen: Counter = Counter()
+    combos = itertools.product(DIFFICULTIES, (3, 4, 5), SETS)
+    for i, (difficulty, players, card_sets) in enumerate(combos):
+        seen += compare_games(
+            16, 100, 200 + i, num_players=players, difficulty=difficulty, card_sets=card_sets
+        )
+    for rules in (
+        dict(num_players=2, challenge_mode=True, group_decision="vote", card_sets="all"),
+        dict(num_players=3, reveal=False, card_sets="all"),
+        dict(num_players=4, max_turns=6, group_decision="vote", card_sets="all"),
+    ):
+        seen += compare_games(24, 120, 9, **rules)
+    for situation in ("remembered", "feast", "predict", "power", "cost", "vote", "reveal"):
+        assert seen[situation] > 0, situation
+
+
+def _hide_differently(game: VectorGame, which: np.ndarray, rng: np.random.Generator) -> int:
+    """Change, in the games ``which``, facts their deciding player cannot see: the
+    active seat's kept fate (swapped with a different fate of the bag) and the deck
+    below its face-up top card. Returns how many fates changed."""
+    a = game.arrays
+    changed = 0
+    for g in which:
+        seat = int(a.active[g])
+        if a.hand_len[g, seat] == 1:
+            changed += swap_held_fate(a, g, seat, rng)
+        shuffle_deck_below_top(a, g, rng)
+    return changed
+
+
+def _heuristic_step(game: VectorGame, rng: np.random.Generator) -> tuple:
+    """(legal mask, actions: random, the heuristic's for active players, group games)."""
+    mask = game.legal_mask()
+    actions = _random_legal(mask, rng)
+    mine, which = _split(game)
+    actions[mine] = heuristic_actions(game.arrays, mine, mask)
+    return mask, actions, which
+
+
+def test_batched_group_reads_nothing_its_player_cannot_see():
+    """Twin games that differ only in the active seat's kept fate, the bag and the deck
+    below its top, each with its own copy of the same memory: the same actions."""
+    rng = np.random.default_rng(5)
+    checked = 0
+    for players, card_sets in ((3, "base"), (4, "all")):
+        game = VectorGame(32, 21, num_players=players, card_sets=card_sets)
+        twin = VectorGame(32, 21, num_players=players, card_sets=card_sets)
+        group = BatchedBayes(32, players, game.config.num_seats)
+        other = BatchedBayes(32, players, game.config.num_seats)
+        for _ in range(120):
+            mask, actions, which = _heuristic_step(game, rng)
+            if len(which):
+                for name in game.arrays.fields():
+                    getattr(twin.arrays, name)[...] = getattr(game.arrays, name)
+                for name in ("mem_turn", "mem_lik", "cache_key", "cache_val"):
+                    getattr(other, name)[...] = getattr(group, name)
+                checked += _hide_differently(twin, which, rng)
+                fast = group.act(game.arrays, game.cards, which, mask, 0)
+                assert np.array_equal(fast, other.act(twin.arrays, twin.cards, which, mask, 0))
+                actions[which] = fast
+            group.restart(np.flatnonzero(game.step(actions)[2]))
+    assert checked > 500  # the twins did differ
+
+
+def test_an_active_players_decision_is_refused_with_the_games_named():
+    game = VectorGame(4, 3, num_players=3)
+    with pytest.raises(ValueError, match=r"games \[0, 1, 2, 3\] wait for the active player"):
+        BatchedBayes(4, 3, 3).act(game.arrays, game.cards, np.arange(4), game.legal_mask(), 0)
+
+
+def test_another_model_is_refused():
+    class Other(HeuristicPlayer):
+        pass
+
+    with pytest.raises(ValueError, match="model Other is not allowed"):
+        BatchedBayes(4, 3, 3, BayesGroup(model=Other()))
+
+
+def test_memory_goes_to_a_python_group_and_back_unchanged():
+    game = VectorGame(8, 4, num_players=3)
+    group = BatchedBayes(8, 3, 3)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        mask, actions, which = _heuristic_step(game, rng)
+        if len(which):
+            actions[which] = group.act(game.arrays, game.cards, which, mask, 0)
+        game.step(actions)
+    assert (group.mem_turn > -1).any()
+    back = BatchedBayes(8, 3, 3)
+    for g in range(8):
+        policy = BayesGroup()
+        group.to_policy(g, policy)
+        back.from_policy(g, policy)
+    for name in ("mem_turn", "mem_lik", "cache_key", "cache_val"):
+        assert np.array_equal(getattr(group, name), getattr(back, name)), name
