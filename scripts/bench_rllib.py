@@ -1,9 +1,17 @@
 """Measure the RLlib trainer's speed with 1 and 2 env runners, on the AEC env and on the
-batched engine, and write its section of results/training.md (between the rllib
-markers) and results/rllib_bench.json.
+batched engine (RLlib's own env runner and this trainer's numpy one), and write its
+section of results/training.md (between the rllib markers) and results/rllib_bench.json.
 
     .venv-rllib/bin/python scripts/bench_rllib.py [--iterations 6] [--runners 1 2]
-        [--batch 2000] [--engines aec batched] [--envs-per-runner 64] [--from-json]
+        [--batch 2000] [--engines aec batched batched-runner] [--envs-per-runner 64]
+        [--from-json]
+
+Engines: ``aec`` (RLlib's multi-agent runner over copies of the AEC env), ``batched``
+(RLlib's single-agent runner over the batched engine's vector env,
+``env_runners.runner=rllib``), ``batched-runner`` (the same vector env sampled by
+``training/rllib/runner.py``, ``env_runners.runner=batched``). Each batched row's ratio
+to the ``aec`` row with as many runners, measured in the same invocation, is printed
+under the table.
 
 Each setting (engine x runners, run one after the other in one invocation) is a real run of ``shipwreck_training.rllib`` (configs/rllib/selfplay.yaml, a
 local Ray of 2 CPUs, no evaluation) in ``results/runs/rllib_bench/``; its figures are
@@ -14,6 +22,10 @@ sizes. ``--budget-run RUN`` adds a finished ``shipwreck_training.rllib`` run (it
 ``progress.jsonl`` and ``eval.json``) beside the Stable-Baselines3 self-play runs'
 learning curves at the same number of env steps (``results/training.json``).
 ``--from-json`` rewrites the section from results/rllib_bench.json without running.
+``--profile 64 256`` writes nothing: it builds each batched env runner in this process
+(``num_env_runners: 0``, no Ray cluster) with that many games and prints where one
+sampling call's wall time goes (timers wrapped around the runner's parts; best of 3
+calls of 125 steps per game).
 Nothing in the section is typed in.
 """
 
@@ -38,6 +50,11 @@ sys.path.insert(0, str(ROOT))
 START = "<!-- rllib:start (scripts/bench_rllib.py) -->"
 END = "<!-- rllib:end -->"
 CONFIG = "configs/rllib/selfplay.yaml"
+ENGINES = {  # bench row -> trainer overrides
+    "aec": ["engine=aec"],
+    "batched": ["engine=batched", "env_runners.runner=rllib"],
+    "batched-runner": ["engine=batched", "env_runners.runner=batched"],
+}
 
 
 def run_setting(
@@ -61,9 +78,9 @@ def run_setting(
         "eval.games=0",
         f"ppo.train_batch_size_per_learner={batch}",
         f"checkpoint_every={iterations}",
-        f"engine={engine}",
+        *ENGINES[engine],
     ]
-    if engine == "batched":  # the AEC side keeps the config's games per runner
+    if engine != "aec":  # the AEC side keeps the config's games per runner
         argv.append(f"env_runners.num_envs_per_env_runner={envs}")
     start = time.perf_counter()
     subprocess.run(argv, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
@@ -209,9 +226,40 @@ def scaling(rows: list[dict], engine: str) -> list[dict]:
 RUNNERS = (1, 2, 4, 8, 16, 64)
 
 
+def ratio_lines(rows: list[dict]) -> list[str]:
+    """Each batched row against the ``aec`` row with as many env runners (same run)."""
+    aec = {r["env_runners"]: r for r in rows if r.get("engine", "aec") == "aec"}
+    lines = []
+    for r in rows:
+        peer = aec.get(r["env_runners"])
+        if r.get("engine", "aec") == "aec" or peer is None:
+            continue
+        sampling, peer_sampling = (
+            r.get("median_sampling_steps_per_s"),
+            peer.get("median_sampling_steps_per_s"),
+        )
+        per_sampling = (
+            f"sampling {sampling / peer_sampling:.1f}x ({sampling:,.0f} against "
+            f"{peer_sampling:,.0f}), "
+            if sampling and peer_sampling
+            else ""
+        )
+        lines.append(
+            f"- `{r['engine']}`, {r['env_runners']} env runner(s) of {r['envs_per_runner']} "
+            f"games, against `aec` with as many runners: {per_sampling}whole iterations "
+            f"{r['median_steps_per_s'] / peer['median_steps_per_s']:.1f}x "
+            f"({r['median_steps_per_s']:,.0f} against {peer['median_steps_per_s']:,.0f})."
+        )
+    return (
+        ["", "**Per env runner, against the AEC config measured in the same run:**", "", *lines]
+        if lines
+        else []
+    )
+
+
 def scaling_lines(rows: list[dict]) -> list[str]:
     """The on-paper scaling table (see :func:`scaling`) for each engine measured."""
-    found = [x for e in ("aec", "batched") for x in scaling(rows, e)]
+    found = [x for e in ENGINES for x in scaling(rows, e)]
     if not found:
         return []
     lines = [
@@ -294,6 +342,7 @@ def markdown(data: dict) -> str:
         + ": the figure to take from a 2-core machine is the split between sampling and "
         "learning, not the scaling.",
     ]
+    lines += ratio_lines(rows)
     lines += scaling_lines(rows)
     lines += [
         "",
@@ -353,16 +402,114 @@ def markdown(data: dict) -> str:
     return "\n".join(lines)
 
 
+PROFILE_PARTS = {  # runner -> (object, method, label); "env" is the vector env, "module" the RLModule
+    "rllib": [
+        ("runner", "_try_env_step", "env step (engine, observation, belief)"),
+        ("module", "forward_exploration", "module forward"),
+        ("runner", "_module_to_env", "module-to-env connectors (sample, log-prob, unbatch)"),
+        ("runner", "_env_to_module", "env-to-module connectors (episodes to batch, tensor)"),
+    ],
+    "batched": [
+        ("env", "step", "env step (engine, observation, belief)"),
+        ("module", "forward_exploration", "module forward"),
+        ("runner", "_act", "module forward + sample + log-prob"),
+        ("runner", "_cut_game", "episodes built from the arrays"),
+    ],
+}
+
+
+def profile(games: int, runner: str, belief: str, steps_per_game: int = 125) -> list[str]:
+    """Lines: one sampling call's wall time split over the runner's parts (see the module
+    docstring's ``--profile``)."""
+    import collections
+
+    import torch
+
+    from shipwreck_training.rllib.config import load_config
+    from shipwreck_training.rllib.env import register
+    from shipwreck_training.rllib.train import algorithm_config
+
+    torch.set_num_threads(1)
+    register()
+    cfg = load_config(
+        ROOT / CONFIG,
+        [
+            "engine=batched",
+            f"env_runners.runner={runner}",
+            "env_runners.num_env_runners=0",
+            f"env_runners.num_envs_per_env_runner={games}",
+            f"env.belief={belief}",
+        ],
+    )
+    config = algorithm_config(cfg)
+    if config.env_runner_cls is None:
+        from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+
+        built = SingleAgentEnvRunner(config=config)
+    else:
+        built = config.env_runner_cls(config=config)
+    timers: collections.Counter = collections.Counter()
+    owners = {"runner": built, "module": built.module, "env": built.env.unwrapped}
+    for owner, name, label in PROFILE_PARTS[runner]:
+        method = getattr(owners[owner], name)
+
+        def timed(*args, _method=method, _label=label, **kwargs):
+            start = time.perf_counter()
+            try:
+                return _method(*args, **kwargs)
+            finally:
+                timers[_label] += time.perf_counter() - start
+
+        setattr(owners[owner], name, timed)
+    built.sample(num_timesteps=games * 4)
+    best = None
+    for _ in range(3):
+        timers.clear()
+        start = time.perf_counter()
+        episodes = built.sample(num_timesteps=games * steps_per_game)
+        wall = time.perf_counter() - start
+        if best is None or wall < best[0]:
+            best = (wall, dict(timers), sum(len(e) for e in episodes), len(episodes))
+    wall, parts, steps, chunks = best
+    label = "RLlib's SingleAgentEnvRunner" if runner == "rllib" else "BatchedEnvRunner"
+    lines = [
+        f"{label}, {games} games, belief {belief}: {steps:,} env steps ({chunks:,} episode "
+        f"chunks) in {wall:.2f} s = {steps / wall:,.0f} steps/s, load "
+        f"{os.getloadavg()[0]:.1f}"
+    ]
+    outer = 0.0
+    for _, _, name in PROFILE_PARTS[runner]:
+        seconds = parts.get(name, 0.0)
+        if name not in ("module forward",) or runner == "rllib":
+            outer += seconds
+        lines.append(f"  {name:55s} {seconds:6.2f} s {100 * seconds / wall:5.1f}%")
+    rest = wall - outer
+    what = "per-game episode bookkeeping, callbacks, cut" if runner == "rllib" else "loop, stacking"
+    lines.append(f"  {'the rest: ' + what:55s} {rest:6.2f} s {100 * rest / wall:5.1f}%")
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--iterations", type=int, default=6)
     parser.add_argument("--runners", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--batch", type=int, default=2000)
-    parser.add_argument("--engines", nargs="+", default=["aec", "batched"])
+    parser.add_argument(
+        "--engines", nargs="+", choices=list(ENGINES), default=["aec", "batched", "batched-runner"]
+    )
     parser.add_argument("--envs-per-runner", type=int, default=64, help="batched engine")
     parser.add_argument("--from-json", action="store_true")
     parser.add_argument("--budget-run", help="a finished run to compare at a fixed budget")
+    parser.add_argument(
+        "--profile", type=int, nargs="+", metavar="GAMES", help="print sampling splits only"
+    )
+    parser.add_argument("--belief", default="literal", choices=["literal", "policy", "none"])
     args = parser.parse_args()
+    if args.profile:
+        for games in args.profile:
+            for runner in ("rllib", "batched"):
+                print("\n".join(profile(games, runner, args.belief)), flush=True)
+        return 0
     json_path = ROOT / "results" / "rllib_bench.json"
     if args.from_json or args.budget_run:
         data = json.loads(json_path.read_text())
