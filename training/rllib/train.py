@@ -10,9 +10,11 @@ with ``ray.num_cpus`` CPUs and no dashboard; with it, the run joins a running cl
 docs/training-rllib.md). The environment reaches the workers through Ray's
 registry (``shipwreck_training.rllib.env.register``); the RLModule is
 ``shipwreck_training.rllib.module.ShipwreckRLModule`` (masking inside it); the seats map to
-modules by ``multi_agent.policy_mapping``. With ``engine: batched`` the single-agent
+modules by ``multi_agent.policy_mapping``. With ``engine: batched`` a single-agent
 runner steps the batched engine's vector env instead
-(:mod:`shipwreck_training.rllib.vector_env`, one module ``default_policy`` for every seat).
+(:mod:`shipwreck_training.rllib.vector_env`, one module ``default_policy`` for every seat):
+by default this trainer's numpy runner (:mod:`shipwreck_training.rllib.runner`,
+``env_runners.runner: batched``), or RLlib's own (``env_runners.runner: rllib``).
 
 A run directory ``<output_dir>/<name>__<seed>__<time>/`` gets ``config.yaml``,
 ``command.txt``, ``progress.jsonl`` (one line per iteration: env steps, steps/s, mean
