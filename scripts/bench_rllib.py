@@ -245,8 +245,8 @@ def ratio_lines(rows: list[dict]) -> list[str]:
             else ""
         )
         lines.append(
-            f"- `{r['engine']}`, {r['env_runners']} env runner(s) of {r['envs_per_runner']} "
-            f"games, against `aec` with as many runners: {per_sampling}whole iterations "
+            f"- `{r['engine']}`, {r['env_runners']} env runner{'s' * (r['env_runners'] > 1)} of "
+            f"{r['envs_per_runner']} games, against `aec` with as many runners: {per_sampling}whole iterations "
             f"{r['median_steps_per_s'] / peer['median_steps_per_s']:.1f}x "
             f"({r['median_steps_per_s']:,.0f} against {peer['median_steps_per_s']:,.0f})."
         )
@@ -336,7 +336,10 @@ def markdown(data: dict) -> str:
         "iteration; sampling steps/s: an iteration's env steps over that timer, median over "
         "iterations 2..K. Engine `aec`: RLlib's multi-agent runner over copies of the AEC "
         "env; `batched`: its single-agent runner over the batched engine's vector env, "
-        "`training/rllib/vector_env.py`, one module for every seat.) Here two env runners "
+        "`training/rllib/vector_env.py`, one module for every seat; `batched-runner`: the "
+        "same vector env sampled by this trainer's numpy env runner, "
+        "`training/rllib/runner.py`. Sampling steps/s are timed by the driver, so they "
+        "include shipping the episodes from the runner.) Here two env runners "
         "share two cores with the driver's learner"
         + (" and other engineers' jobs" if busy else "")
         + ": the figure to take from a 2-core machine is the split between sampling and "
