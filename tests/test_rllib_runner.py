@@ -284,3 +284,110 @@ def _learn(folder: str) -> dict:
         for name, model in (("trained", net), ("random", RandomTeam()))
     }
     return {"resumed": any(line.startswith("resumed from") for line in lines), **results}
+
+
+def _learner_connector(config, runner):
+    """PPO's learner connector pipeline of ``config`` with a learner module holding the
+    runner's weights (each connector piece once: building the learner by hand adds PPO's
+    default pieces a second time)."""
+    learner = config.build_learner(env=runner.env.unwrapped, spaces=runner.get_spaces())
+    learner.build()
+    learner.module.set_state(runner.module.get_state())
+    pipeline, seen = learner._learner_connector, set()
+    pipeline.connectors[:] = [
+        c for c in pipeline.connectors if not (type(c) in seen or seen.add(type(c)))
+    ]
+    return learner.module, pipeline
+
+
+def _stock_chunks(first_obs, calls, spaces) -> list[list]:
+    """Per sample call, the episodes RLlib's own runner builds from the same steps: one
+    ``add_env_step`` per game and step, ``cut`` (lookback 1) at the call's end."""
+    from ray.rllib.env.single_agent_episode import SingleAgentEpisode
+    from ray.rllib.utils.metrics import WEIGHTS_SEQ_NO
+
+    def new(obs):
+        ep = SingleAgentEpisode(observation_space=spaces[0], action_space=spaces[1])
+        ep.add_env_reset(observation=obs)
+        return ep
+
+    episodes = [new(obs) for obs in first_obs]
+    restarting = np.zeros(len(first_obs), bool)
+    out = []
+    for steps in calls:
+        returned = []
+        for actions, obs, reward, term, trunc, extra in steps:
+            for g, ep in enumerate(episodes):
+                if restarting[g]:
+                    episodes[g] = new(obs[g])
+                    continue
+                ep.add_env_step(
+                    observation=obs[g],
+                    action=actions[g],
+                    reward=reward[g],
+                    terminated=bool(term[g]),
+                    truncated=bool(trunc[g]),
+                    extra_model_outputs={k: v[g] for k, v in extra.items()} | {WEIGHTS_SEQ_NO: 0},
+                )
+                if ep.is_done:
+                    returned.append(ep.to_numpy())
+            restarting = (term | trunc) & ~restarting
+        for g, ep in enumerate(episodes):
+            if not ep.is_done and len(ep):
+                episodes[g] = ep.cut(len_lookback_buffer=1)
+                returned.append(ep.to_numpy())
+        out.append(returned)
+    return out
+
+
+def test_the_learner_gets_what_rllibs_runner_would_give_it():
+    """Two samples (the second continues the first's cut games): PPO's learner connector
+    (GAE bootstrapping cut chunks) makes the same train batch, advantages and value
+    targets included, from this runner's episodes as from the episodes RLlib's own runner
+    builds step by step from the same steps."""
+    from ray.rllib.utils.metrics.metrics_logger import MetricsLogger
+
+    register()
+    config = algorithm_config(_cfg())
+    runner = BatchedEnvRunner(config=config)
+    module, pipeline = _learner_connector(config, runner)
+    calls: list[list] = []
+    env, act, step = runner.env.unwrapped, runner._act, runner.env.unwrapped.step
+    pending = {}
+
+    def acting(obs, explore):
+        actions, extra = act(obs, explore)
+        pending["extra"] = extra
+        return actions, extra
+
+    def recording(actions):
+        out = step(actions)
+        calls[-1].append((np.array(actions), *(np.array(x) for x in out[:4]), pending["extra"]))
+        return out
+
+    runner._act, env.step = acting, recording
+    runner._start_games()
+    first = runner._rollout["obs"].copy()
+    ours = []
+    for n in (100, 120):
+        calls.append([])
+        ours.append(runner.sample(num_timesteps=n, explore=True))
+    spaces = (env.single_observation_space, env.single_action_space)
+    stock = _stock_chunks(first, calls, spaces)
+
+    def batch(episodes):
+        episodes = sorted(
+            episodes,
+            key=lambda e: (e.get_observations()[0].tobytes(), e.get_actions().tobytes()),
+        )
+        out = pipeline(
+            rl_module=module, batch={}, episodes=episodes, shared_data={}, metrics=MetricsLogger()
+        )
+        return {k: v.numpy() for k, v in out["default_policy"].items()}
+
+    for mine, theirs in zip(ours, stock, strict=True):
+        assert len(mine) == len(theirs) and any(not e.is_done for e in mine)
+        a, b = batch(mine), batch(theirs)
+        assert set(a) == set(b) and {"advantages", "value_targets", "loss_mask"} <= set(a)
+        for column in a:
+            np.testing.assert_allclose(a[column], b[column], rtol=1e-6, err_msg=column)
