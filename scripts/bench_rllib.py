@@ -86,33 +86,60 @@ def run_setting(
     subprocess.run(argv, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - start
     (run,) = set(out.glob("*")) - before
+    return summary(run, engine, batch) | {
+        "wall_s": wall,
+        "command": shlex.join(["python", *argv[1:]]),
+    }
+
+
+def summary(run: Path, engine: str, batch: int) -> dict:
+    """A finished bench run's figures from its ``progress.jsonl`` and ``config.yaml``."""
+    config = yaml.safe_load((run / "config.yaml").read_text())
     rows = [json.loads(line) for line in (run / "progress.jsonl").read_text().splitlines()]
     measured = rows[1:] or rows
-    timers = rows[-1].get("timers", {})
+    sampling_s = per_iteration(rows, "env_runner_sampling_timer")
+    learner_s = per_iteration(rows, "learner_update_timer")
+    sync_s = per_iteration(rows, "synch_weights")
     sampling = [
-        (rows[i]["env_steps"] - (rows[i - 1]["env_steps"] if i else 0))
-        / rows[i]["timers"]["env_runner_sampling_timer"]
+        (rows[i]["env_steps"] - rows[i - 1]["env_steps"]) / sampling_s[i]
         for i in range(1, len(rows))
-        if rows[i].get("timers", {}).get("env_runner_sampling_timer")
+        if sampling_s and sampling_s[i] > 0
     ]
     return {
         "engine": engine,
-        "envs_per_runner": yaml.safe_load((run / "config.yaml").read_text())["env_runners"][
-            "num_envs_per_env_runner"
-        ],
-        "env_runners": runners,
-        "iterations": iterations,
+        "envs_per_runner": config["env_runners"]["num_envs_per_env_runner"],
+        "env_runners": config["env_runners"]["num_env_runners"],
+        "iterations": len(rows),
         "median_sampling_steps_per_s": statistics.median(sampling) if sampling else None,
         "train_batch": batch,
         "median_steps_per_s": statistics.median(r["steps_per_s"] for r in measured),
         "steps_per_s": [round(r["steps_per_s"], 1) for r in rows],
         "median_load_average": statistics.median(r["load_average"] for r in measured),
-        "sampling_s": timers.get("env_runner_sampling_timer"),
-        "learner_s": timers.get("learner_update_timer"),
-        "weight_sync_s": timers.get("synch_weights"),
-        "wall_s": wall,
-        "command": shlex.join(["python", *argv[1:]]),
+        "sampling_s": statistics.median(sampling_s[1:]) if sampling_s[1:] else None,
+        "learner_s": statistics.median(learner_s[1:]) if learner_s[1:] else None,
+        "weight_sync_s": statistics.median(sync_s[1:]) if sync_s[1:] else None,
     }
+
+
+EMA = 0.01
+"""The weight of the newest value in RLlib 2.60's timers (``MetricsLogger.log_time``'s
+default exponential moving average): after K iterations a timer still carries
+0.99^(K-1) of the first, slow one."""
+
+
+def per_iteration(rows: list[dict], timer: str) -> list[float]:
+    """Each iteration's own seconds of one of RLlib's timers, recovered from the moving
+    average logged after every iteration (``v_n = (1 - EMA) v_{n-1} + EMA x_n``); empty
+    when the timer is missing or the recovered values are not between 0 and the
+    iteration's wall time (another averaging than the one assumed)."""
+    values = [r.get("timers", {}).get(timer) for r in rows]
+    if not values or any(v is None for v in values):
+        return []
+    out = [values[0]] + [
+        (values[i] - (1 - EMA) * values[i - 1]) / EMA for i in range(1, len(values))
+    ]
+    ok = all(-1e-3 <= x <= r["seconds"] + 1e-3 for x, r in zip(out, rows, strict=True))
+    return out if ok else []
 
 
 def on_paper(batch: int) -> dict:
@@ -196,8 +223,8 @@ def scaling(rows: list[dict], engine: str) -> list[dict]:
     B steps takes B/(N·S) + B/L, with S the sampling steps/s of one runner and L the
     learner's steps/s. L is estimated two ways: RLlib's learner timer and the rest of an
     iteration after sampling, 1/(1/M - 1/S) with M the 1-runner steps/s of whole
-    iterations (RLlib's timers are running averages that still carry part of the slow
-    first iteration, so neither is exact; their gap is the uncertainty). The learner becomes the
+    iterations (both medians of per-iteration figures, :func:`per_iteration`, so neither is
+    exact; their gap is the uncertainty). The learner becomes the
     bottleneck (sampling shorter than learning) from N = L/S runners."""
     same = [r for r in rows if r.get("engine", "aec") == engine]
     one = [r for r in same if r["env_runners"] == 1]
@@ -271,8 +298,8 @@ def scaling_lines(rows: list[dict]) -> list[str]:
         "learner becomes the bottleneck (learning takes longer than sampling) from N = L/S "
         "runners. L is estimated two ways: the train batch over RLlib's learner timer, and "
         "what an iteration spends besides sampling, 1/(1/M - 1/S) with M the 1-runner "
-        "steps/s; RLlib's timers (S comes from one too) are running averages that still "
-        "carry part of the slow first iteration, so neither is exact, and the gap between "
+        "steps/s; both are medians over iterations (S and the learner time per iteration "
+        "recovered from RLlib's timers, as above), so neither is exact, and the gap between "
         "the two rows is the uncertainty of these figures. This assumes a free core for every "
         "runner and for the learner, which this machine does not have (2 cores, load "
         "above: hence the measured 2-runner figures), and no network cost (below: small).",
@@ -294,6 +321,10 @@ def scaling_lines(rows: list[dict]) -> list[str]:
             f"{x['crossover']:.1f} | " + " | ".join(cells) + " |"
         )
     return lines
+
+
+def _seconds(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
 
 
 def markdown(data: dict) -> str:
@@ -326,14 +357,17 @@ def markdown(data: dict) -> str:
             f"| {r.get('engine', 'aec')} | {r.get('envs_per_runner', '-')} | "
             f"{r['env_runners']} | {r['train_batch']:,} | {r['median_steps_per_s']:.0f} | "
             f"{f'{sampling:.0f}' if sampling else '-'} | "
-            f"{', '.join(f'{x:.0f}' for x in r['steps_per_s'])} | {r['sampling_s']:.2f} | "
-            f"{r['learner_s']:.2f} | {r['weight_sync_s']:.3f} | {r['median_load_average']:.1f} |"
+            f"{', '.join(f'{x:.0f}' for x in r['steps_per_s'])} | {_seconds(r['sampling_s'])} | "
+            f"{_seconds(r['learner_s'])} | {_seconds(r['weight_sync_s'], 3)} | "
+            f"{r['median_load_average']:.1f} |"
         )
     lines += [
         "",
-        "(sampling / learner / weight-sync seconds: RLlib's own timers after the last "
-        "iteration, exponential averages that still carry part of the slower first "
-        "iteration; sampling steps/s: an iteration's env steps over that timer, median over "
+        "(sampling / learner / weight-sync seconds: each iteration's own, recovered from "
+        "RLlib's timers, which are moving averages giving the newest iteration a weight of "
+        f"{EMA} (so after a few iterations they still show mostly the slow first one): "
+        f"x_n = (v_n - {1 - EMA:g}·v_(n-1)) / {EMA}, median over iterations 2..K; "
+        "sampling steps/s: an iteration's env steps over its sampling seconds, median over "
         "iterations 2..K. Engine `aec`: RLlib's multi-agent runner over copies of the AEC "
         "env; `batched`: its single-agent runner over the batched engine's vector env, "
         "`training/rllib/vector_env.py`, one module for every seat; `batched-runner`: the "
