@@ -192,6 +192,19 @@ def test_greedy_sampling_and_metrics():
     assert done and metrics["num_episodes"].peek() == done
 
 
+def test_same_seed_same_episodes():
+    """Two runners of one config sample the same exploring actions on the same games
+    (RLlib seeds the torch stream from the config's seed when it builds a runner: each is
+    built, then sampled, as in its own process)."""
+    seen = []
+    for _ in range(2):
+        runner = _runner()
+        episodes = runner.sample(num_timesteps=200, explore=True)
+        seen.append([(e.get_observations().tobytes(), e.get_actions().tobytes()) for e in episodes])
+    first, second = seen
+    assert first == second
+
+
 def test_bad_runner_settings_fail_in_one_line(tmp_path):
     """env_runners.runner batched on the AEC engine, or an unknown runner: exit 2, one line."""
     argv = [sys.executable, "-m", "shipwreck_training.rllib"]
