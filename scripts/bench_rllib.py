@@ -1,9 +1,17 @@
 """Measure the RLlib trainer's speed with 1 and 2 env runners, on the AEC env and on the
-batched engine, and write its section of results/training.md (between the rllib
-markers) and results/rllib_bench.json.
+batched engine (RLlib's own env runner and this trainer's numpy one), and write its
+section of results/training.md (between the rllib markers) and results/rllib_bench.json.
 
     .venv-rllib/bin/python scripts/bench_rllib.py [--iterations 6] [--runners 1 2]
-        [--batch 2000] [--engines aec batched] [--envs-per-runner 64] [--from-json]
+        [--batch 2000] [--engines aec batched batched-runner] [--envs-per-runner 64]
+        [--from-json]
+
+Engines: ``aec`` (RLlib's multi-agent runner over copies of the AEC env), ``batched``
+(RLlib's single-agent runner over the batched engine's vector env,
+``env_runners.runner=rllib``), ``batched-runner`` (the same vector env sampled by
+``training/rllib/runner.py``, ``env_runners.runner=batched``). Each batched row's ratio
+to the ``aec`` row with as many runners, measured in the same invocation, is printed
+under the table.
 
 Each setting (engine x runners, run one after the other in one invocation) is a real run of ``shipwreck_training.rllib`` (configs/rllib/selfplay.yaml, a
 local Ray of 2 CPUs, no evaluation) in ``results/runs/rllib_bench/``; its figures are
@@ -14,6 +22,10 @@ sizes. ``--budget-run RUN`` adds a finished ``shipwreck_training.rllib`` run (it
 ``progress.jsonl`` and ``eval.json``) beside the Stable-Baselines3 self-play runs'
 learning curves at the same number of env steps (``results/training.json``).
 ``--from-json`` rewrites the section from results/rllib_bench.json without running.
+``--profile 64 256`` writes nothing: it builds each batched env runner in this process
+(``num_env_runners: 0``, no Ray cluster) with that many games and prints where one
+sampling call's wall time goes (timers wrapped around the runner's parts; best of 3
+calls of 125 steps per game).
 Nothing in the section is typed in.
 """
 
@@ -38,6 +50,11 @@ sys.path.insert(0, str(ROOT))
 START = "<!-- rllib:start (scripts/bench_rllib.py) -->"
 END = "<!-- rllib:end -->"
 CONFIG = "configs/rllib/selfplay.yaml"
+ENGINES = {  # bench row -> trainer overrides
+    "aec": ["engine=aec"],
+    "batched": ["engine=batched", "env_runners.runner=rllib"],
+    "batched-runner": ["engine=batched", "env_runners.runner=batched"],
+}
 
 
 def run_setting(
@@ -61,41 +78,68 @@ def run_setting(
         "eval.games=0",
         f"ppo.train_batch_size_per_learner={batch}",
         f"checkpoint_every={iterations}",
-        f"engine={engine}",
+        *ENGINES[engine],
     ]
-    if engine == "batched":  # the AEC side keeps the config's games per runner
+    if engine != "aec":  # the AEC side keeps the config's games per runner
         argv.append(f"env_runners.num_envs_per_env_runner={envs}")
     start = time.perf_counter()
     subprocess.run(argv, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - start
     (run,) = set(out.glob("*")) - before
+    return summary(run, engine, batch) | {
+        "wall_s": wall,
+        "command": shlex.join(["python", *argv[1:]]),
+    }
+
+
+def summary(run: Path, engine: str, batch: int) -> dict:
+    """A finished bench run's figures from its ``progress.jsonl`` and ``config.yaml``."""
+    config = yaml.safe_load((run / "config.yaml").read_text())
     rows = [json.loads(line) for line in (run / "progress.jsonl").read_text().splitlines()]
     measured = rows[1:] or rows
-    timers = rows[-1].get("timers", {})
+    sampling_s = per_iteration(rows, "env_runner_sampling_timer")
+    learner_s = per_iteration(rows, "learner_update_timer")
+    sync_s = per_iteration(rows, "synch_weights")
     sampling = [
-        (rows[i]["env_steps"] - (rows[i - 1]["env_steps"] if i else 0))
-        / rows[i]["timers"]["env_runner_sampling_timer"]
+        (rows[i]["env_steps"] - rows[i - 1]["env_steps"]) / sampling_s[i]
         for i in range(1, len(rows))
-        if rows[i].get("timers", {}).get("env_runner_sampling_timer")
+        if sampling_s and sampling_s[i] > 0
     ]
     return {
         "engine": engine,
-        "envs_per_runner": yaml.safe_load((run / "config.yaml").read_text())["env_runners"][
-            "num_envs_per_env_runner"
-        ],
-        "env_runners": runners,
-        "iterations": iterations,
+        "envs_per_runner": config["env_runners"]["num_envs_per_env_runner"],
+        "env_runners": config["env_runners"]["num_env_runners"],
+        "iterations": len(rows),
         "median_sampling_steps_per_s": statistics.median(sampling) if sampling else None,
         "train_batch": batch,
         "median_steps_per_s": statistics.median(r["steps_per_s"] for r in measured),
         "steps_per_s": [round(r["steps_per_s"], 1) for r in rows],
         "median_load_average": statistics.median(r["load_average"] for r in measured),
-        "sampling_s": timers.get("env_runner_sampling_timer"),
-        "learner_s": timers.get("learner_update_timer"),
-        "weight_sync_s": timers.get("synch_weights"),
-        "wall_s": wall,
-        "command": shlex.join(["python", *argv[1:]]),
+        "sampling_s": statistics.median(sampling_s[1:]) if sampling_s[1:] else None,
+        "learner_s": statistics.median(learner_s[1:]) if learner_s[1:] else None,
+        "weight_sync_s": statistics.median(sync_s[1:]) if sync_s[1:] else None,
     }
+
+
+EMA = 0.01
+"""The weight of the newest value in RLlib 2.60's timers (``MetricsLogger.log_time``'s
+default exponential moving average): after K iterations a timer still carries
+0.99^(K-1) of the first, slow one."""
+
+
+def per_iteration(rows: list[dict], timer: str) -> list[float]:
+    """Each iteration's own seconds of one of RLlib's timers, recovered from the moving
+    average logged after every iteration (``v_n = (1 - EMA) v_{n-1} + EMA x_n``); empty
+    when the timer is missing or the recovered values are not between 0 and the
+    iteration's wall time (another averaging than the one assumed)."""
+    values = [r.get("timers", {}).get(timer) for r in rows]
+    if not values or any(v is None for v in values):
+        return []
+    out = [values[0]] + [
+        (values[i] - (1 - EMA) * values[i - 1]) / EMA for i in range(1, len(values))
+    ]
+    ok = all(-1e-3 <= x <= r["seconds"] + 1e-3 for x, r in zip(out, rows, strict=True))
+    return out if ok else []
 
 
 def on_paper(batch: int) -> dict:
@@ -179,8 +223,8 @@ def scaling(rows: list[dict], engine: str) -> list[dict]:
     B steps takes B/(N·S) + B/L, with S the sampling steps/s of one runner and L the
     learner's steps/s. L is estimated two ways: RLlib's learner timer and the rest of an
     iteration after sampling, 1/(1/M - 1/S) with M the 1-runner steps/s of whole
-    iterations (RLlib's timers are running averages that still carry part of the slow
-    first iteration, so neither is exact; their gap is the uncertainty). The learner becomes the
+    iterations (both medians of per-iteration figures, :func:`per_iteration`, so neither is
+    exact; their gap is the uncertainty). The learner becomes the
     bottleneck (sampling shorter than learning) from N = L/S runners."""
     same = [r for r in rows if r.get("engine", "aec") == engine]
     one = [r for r in same if r["env_runners"] == 1]
@@ -209,9 +253,40 @@ def scaling(rows: list[dict], engine: str) -> list[dict]:
 RUNNERS = (1, 2, 4, 8, 16, 64)
 
 
+def ratio_lines(rows: list[dict]) -> list[str]:
+    """Each batched row against the ``aec`` row with as many env runners (same run)."""
+    aec = {r["env_runners"]: r for r in rows if r.get("engine", "aec") == "aec"}
+    lines = []
+    for r in rows:
+        peer = aec.get(r["env_runners"])
+        if r.get("engine", "aec") == "aec" or peer is None:
+            continue
+        sampling, peer_sampling = (
+            r.get("median_sampling_steps_per_s"),
+            peer.get("median_sampling_steps_per_s"),
+        )
+        per_sampling = (
+            f"sampling {sampling / peer_sampling:.1f}x ({sampling:,.0f} against "
+            f"{peer_sampling:,.0f}), "
+            if sampling and peer_sampling
+            else ""
+        )
+        lines.append(
+            f"- `{r['engine']}`, {r['env_runners']} env runner{'s' * (r['env_runners'] > 1)} of "
+            f"{r['envs_per_runner']} games, against `aec` with as many runners: {per_sampling}whole iterations "
+            f"{r['median_steps_per_s'] / peer['median_steps_per_s']:.1f}x "
+            f"({r['median_steps_per_s']:,.0f} against {peer['median_steps_per_s']:,.0f})."
+        )
+    return (
+        ["", "**Per env runner, against the AEC config measured in the same run:**", "", *lines]
+        if lines
+        else []
+    )
+
+
 def scaling_lines(rows: list[dict]) -> list[str]:
     """The on-paper scaling table (see :func:`scaling`) for each engine measured."""
-    found = [x for e in ("aec", "batched") for x in scaling(rows, e)]
+    found = [x for e in ENGINES for x in scaling(rows, e)]
     if not found:
         return []
     lines = [
@@ -223,8 +298,8 @@ def scaling_lines(rows: list[dict]) -> list[str]:
         "learner becomes the bottleneck (learning takes longer than sampling) from N = L/S "
         "runners. L is estimated two ways: the train batch over RLlib's learner timer, and "
         "what an iteration spends besides sampling, 1/(1/M - 1/S) with M the 1-runner "
-        "steps/s; RLlib's timers (S comes from one too) are running averages that still "
-        "carry part of the slow first iteration, so neither is exact, and the gap between "
+        "steps/s; both are medians over iterations (S and the learner time per iteration "
+        "recovered from RLlib's timers, as above), so neither is exact, and the gap between "
         "the two rows is the uncertainty of these figures. This assumes a free core for every "
         "runner and for the learner, which this machine does not have (2 cores, load "
         "above: hence the measured 2-runner figures), and no network cost (below: small).",
@@ -246,6 +321,10 @@ def scaling_lines(rows: list[dict]) -> list[str]:
             f"{x['crossover']:.1f} | " + " | ".join(cells) + " |"
         )
     return lines
+
+
+def _seconds(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
 
 
 def markdown(data: dict) -> str:
@@ -278,22 +357,29 @@ def markdown(data: dict) -> str:
             f"| {r.get('engine', 'aec')} | {r.get('envs_per_runner', '-')} | "
             f"{r['env_runners']} | {r['train_batch']:,} | {r['median_steps_per_s']:.0f} | "
             f"{f'{sampling:.0f}' if sampling else '-'} | "
-            f"{', '.join(f'{x:.0f}' for x in r['steps_per_s'])} | {r['sampling_s']:.2f} | "
-            f"{r['learner_s']:.2f} | {r['weight_sync_s']:.3f} | {r['median_load_average']:.1f} |"
+            f"{', '.join(f'{x:.0f}' for x in r['steps_per_s'])} | {_seconds(r['sampling_s'])} | "
+            f"{_seconds(r['learner_s'])} | {_seconds(r['weight_sync_s'], 3)} | "
+            f"{r['median_load_average']:.1f} |"
         )
     lines += [
         "",
-        "(sampling / learner / weight-sync seconds: RLlib's own timers after the last "
-        "iteration, exponential averages that still carry part of the slower first "
-        "iteration; sampling steps/s: an iteration's env steps over that timer, median over "
+        "(sampling / learner / weight-sync seconds: each iteration's own, recovered from "
+        "RLlib's timers, which are moving averages giving the newest iteration a weight of "
+        f"{EMA} (so after a few iterations they still show mostly the slow first one): "
+        f"x_n = (v_n - {1 - EMA:g}·v_(n-1)) / {EMA}, median over iterations 2..K; "
+        "sampling steps/s: an iteration's env steps over its sampling seconds, median over "
         "iterations 2..K. Engine `aec`: RLlib's multi-agent runner over copies of the AEC "
         "env; `batched`: its single-agent runner over the batched engine's vector env, "
-        "`training/rllib/vector_env.py`, one module for every seat.) Here two env runners "
+        "`training/rllib/vector_env.py`, one module for every seat; `batched-runner`: the "
+        "same vector env sampled by this trainer's numpy env runner, "
+        "`training/rllib/runner.py`. Sampling steps/s are timed by the driver, so they "
+        "include shipping the episodes from the runner.) Here two env runners "
         "share two cores with the driver's learner"
         + (" and other engineers' jobs" if busy else "")
         + ": the figure to take from a 2-core machine is the split between sampling and "
         "learning, not the scaling.",
     ]
+    lines += ratio_lines(rows)
     lines += scaling_lines(rows)
     lines += [
         "",
@@ -353,16 +439,114 @@ def markdown(data: dict) -> str:
     return "\n".join(lines)
 
 
+PROFILE_PARTS = {  # runner -> (object, method, label); "env" is the vector env, "module" the RLModule
+    "rllib": [
+        ("runner", "_try_env_step", "env step (engine, observation, belief)"),
+        ("module", "forward_exploration", "module forward"),
+        ("runner", "_module_to_env", "module-to-env connectors (sample, log-prob, unbatch)"),
+        ("runner", "_env_to_module", "env-to-module connectors (episodes to batch, tensor)"),
+    ],
+    "batched": [
+        ("env", "step", "env step (engine, observation, belief)"),
+        ("module", "forward_exploration", "module forward"),
+        ("runner", "_act", "module forward + sample + log-prob"),
+        ("runner", "_cut_game", "episodes built from the arrays"),
+    ],
+}
+
+
+def profile(games: int, runner: str, belief: str, steps_per_game: int = 125) -> list[str]:
+    """Lines: one sampling call's wall time split over the runner's parts (see the module
+    docstring's ``--profile``)."""
+    import collections
+
+    import torch
+
+    from shipwreck_training.rllib.config import load_config
+    from shipwreck_training.rllib.env import register
+    from shipwreck_training.rllib.train import algorithm_config
+
+    torch.set_num_threads(1)
+    register()
+    cfg = load_config(
+        ROOT / CONFIG,
+        [
+            "engine=batched",
+            f"env_runners.runner={runner}",
+            "env_runners.num_env_runners=0",
+            f"env_runners.num_envs_per_env_runner={games}",
+            f"env.belief={belief}",
+        ],
+    )
+    config = algorithm_config(cfg)
+    if config.env_runner_cls is None:
+        from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+
+        built = SingleAgentEnvRunner(config=config)
+    else:
+        built = config.env_runner_cls(config=config)
+    timers: collections.Counter = collections.Counter()
+    owners = {"runner": built, "module": built.module, "env": built.env.unwrapped}
+    for owner, name, label in PROFILE_PARTS[runner]:
+        method = getattr(owners[owner], name)
+
+        def timed(*args, _method=method, _label=label, **kwargs):
+            start = time.perf_counter()
+            try:
+                return _method(*args, **kwargs)
+            finally:
+                timers[_label] += time.perf_counter() - start
+
+        setattr(owners[owner], name, timed)
+    built.sample(num_timesteps=games * 4)
+    best = None
+    for _ in range(3):
+        timers.clear()
+        start = time.perf_counter()
+        episodes = built.sample(num_timesteps=games * steps_per_game)
+        wall = time.perf_counter() - start
+        if best is None or wall < best[0]:
+            best = (wall, dict(timers), sum(len(e) for e in episodes), len(episodes))
+    wall, parts, steps, chunks = best
+    label = "RLlib's SingleAgentEnvRunner" if runner == "rllib" else "BatchedEnvRunner"
+    lines = [
+        f"{label}, {games} games, belief {belief}: {steps:,} env steps ({chunks:,} episode "
+        f"chunks) in {wall:.2f} s = {steps / wall:,.0f} steps/s, load "
+        f"{os.getloadavg()[0]:.1f}"
+    ]
+    outer = 0.0
+    for _, _, name in PROFILE_PARTS[runner]:
+        seconds = parts.get(name, 0.0)
+        if name not in ("module forward",) or runner == "rllib":
+            outer += seconds
+        lines.append(f"  {name:55s} {seconds:6.2f} s {100 * seconds / wall:5.1f}%")
+    rest = wall - outer
+    what = "per-game episode bookkeeping, callbacks, cut" if runner == "rllib" else "loop, stacking"
+    lines.append(f"  {'the rest: ' + what:55s} {rest:6.2f} s {100 * rest / wall:5.1f}%")
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--iterations", type=int, default=6)
     parser.add_argument("--runners", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--batch", type=int, default=2000)
-    parser.add_argument("--engines", nargs="+", default=["aec", "batched"])
+    parser.add_argument(
+        "--engines", nargs="+", choices=list(ENGINES), default=["aec", "batched", "batched-runner"]
+    )
     parser.add_argument("--envs-per-runner", type=int, default=64, help="batched engine")
     parser.add_argument("--from-json", action="store_true")
     parser.add_argument("--budget-run", help="a finished run to compare at a fixed budget")
+    parser.add_argument(
+        "--profile", type=int, nargs="+", metavar="GAMES", help="print sampling splits only"
+    )
+    parser.add_argument("--belief", default="literal", choices=["literal", "policy", "none"])
     args = parser.parse_args()
+    if args.profile:
+        for games in args.profile:
+            for runner in ("rllib", "batched"):
+                print("\n".join(profile(games, runner, args.belief)), flush=True)
+        return 0
     json_path = ROOT / "results" / "rllib_bench.json"
     if args.from_json or args.budget_run:
         data = json.loads(json_path.read_text())

@@ -26,7 +26,7 @@ from shipwreck_training.common.config import (
     validate,
 )
 
-__all__ = ["RLlibConfig", "env_config", "from_dict", "load_config"]
+__all__ = ["RLlibConfig", "env_config", "from_dict", "load_config", "runner_of"]
 
 
 class RaySection(Section):
@@ -46,6 +46,12 @@ class EnvRunnersSection(Section):
     num_envs_per_env_runner: PositiveInt = 1
     """Games each runner steps: in a Python loop over AEC envs (``engine: aec``, RLlib's
     sync multi-agent vector env) or in one batched-engine call (``engine: batched``)."""
+    runner: Literal["auto", "rllib", "batched"] = "auto"
+    """The env runner of ``engine: batched``: ``rllib``, RLlib's own single-agent runner
+    (per-game episode objects and connectors at every step); ``batched``, this
+    trainer's :class:`~shipwreck_training.rllib.runner.BatchedEnvRunner` (numpy arrays for
+    a whole rollout, episodes built once each); ``auto``: ``batched`` with ``engine:
+    batched``, ``rllib`` with ``engine: aec`` (the only runner there)."""
     rollout_fragment_length: PositiveInt | Literal["auto"] = "auto"
     sample_timeout_s: Positive = 600.0
     """How long the driver waits for a runner's samples (RLlib's default, 60 s, is too
@@ -153,6 +159,11 @@ class RLlibConfig(RunConfig):
                     "batched; allowed: the default (one module, 'shared', for every seat)"
                 )
             check_split(self.env_runners.num_envs_per_env_runner, self.env.difficulties)
+        if self.engine == "aec" and self.env_runners.runner == "batched":
+            raise ValueError(
+                "env_runners.runner 'batched' is not allowed with engine aec; allowed: "
+                "'auto' or 'rllib' (the batched runner steps the batched engine)"
+            )
         allowed = ("none", "literal", "policy") if self.engine == "batched" else ("none", "literal")
         if self.env.belief not in allowed:
             raise ValueError(
@@ -161,6 +172,13 @@ class RLlibConfig(RunConfig):
                 + (" ('policy' needs engine batched)" if self.engine == "aec" else "")
             )
         return self
+
+
+def runner_of(cfg: RLlibConfig) -> str:
+    """The env runner a config samples with: ``rllib`` or ``batched`` (``auto`` resolved)."""
+    if cfg.env_runners.runner != "auto":
+        return cfg.env_runners.runner
+    return "batched" if cfg.engine == "batched" else "rllib"
 
 
 def env_config(cfg: RLlibConfig) -> dict:

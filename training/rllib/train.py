@@ -10,9 +10,11 @@ with ``ray.num_cpus`` CPUs and no dashboard; with it, the run joins a running cl
 docs/training-rllib.md). The environment reaches the workers through Ray's
 registry (``shipwreck_training.rllib.env.register``); the RLModule is
 ``shipwreck_training.rllib.module.ShipwreckRLModule`` (masking inside it); the seats map to
-modules by ``multi_agent.policy_mapping``. With ``engine: batched`` the single-agent
+modules by ``multi_agent.policy_mapping``. With ``engine: batched`` a single-agent
 runner steps the batched engine's vector env instead
-(:mod:`shipwreck_training.rllib.vector_env`, one module ``default_policy`` for every seat).
+(:mod:`shipwreck_training.rllib.vector_env`, one module ``default_policy`` for every seat):
+by default this trainer's numpy runner (:mod:`shipwreck_training.rllib.runner`,
+``env_runners.runner: batched``), or RLlib's own (``env_runners.runner: rllib``).
 
 A run directory ``<output_dir>/<name>__<seed>__<time>/`` gets ``config.yaml``,
 ``command.txt``, ``progress.jsonl`` (one line per iteration: env steps, steps/s, mean
@@ -42,7 +44,7 @@ import yaml
 from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.observation import ObservationLayout
 from shipwreck_training.common.run import evaluate_team, fail, record_command
-from shipwreck_training.rllib.config import RLlibConfig, env_config, load_config
+from shipwreck_training.rllib.config import RLlibConfig, env_config, load_config, runner_of
 
 __all__ = [
     "SeatMapping",
@@ -124,6 +126,9 @@ def algorithm_config(cfg: RLlibConfig, iteration: int = 0):
     }
     config = _training(cfg).debugging(seed=segment_seed(cfg.seed, iteration))
     if cfg.engine == "batched":
+        runner = None  # RLlib's SingleAgentEnvRunner
+        if runner_of(cfg) == "batched":  # numpy arrays for a whole rollout (rllib/runner.py)
+            from shipwreck_training.rllib.runner import BatchedEnvRunner as runner
         if cfg.env.belief == "policy":  # each env asks its runner's module (rllib/belief.py)
             from shipwreck_training.rllib.belief import BeliefCallback
 
@@ -135,7 +140,9 @@ def algorithm_config(cfg: RLlibConfig, iteration: int = 0):
             )
             # the runner builds the batched engine's vector env itself (one call steps
             # every game) instead of wrapping copies of a single env
-            .env_runners(**sampling, gym_env_vectorize_mode="vector_entry_point")
+            .env_runners(
+                **sampling, gym_env_vectorize_mode="vector_entry_point", env_runner_cls=runner
+            )
             .rl_module(rl_module_spec=spec())
         )
     return (
