@@ -11,4 +11,4 @@ fi
 # The RLlib tests (a real local Ray) in RLlib's own environment (gymnasium 1.2.2), and the
 # AEC env's tests, which RLlib's env wraps, on 1.2.2 too.
 exec .venv-rllib/bin/python -m pytest -p no:cacheprovider tests/test_rllib.py \
-    tests/test_rllib_policy.py tests/test_aec_env.py tests/test_env_contract.py
+    tests/test_rllib_runner.py tests/test_rllib_policy.py tests/test_aec_env.py tests/test_env_contract.py
