@@ -241,6 +241,7 @@ class _Outcomes:
     __slots__ = (
         "ahead",
         "cost",
+        "fade_doom",
         "memo",
         "pass_",
         "questions",
@@ -280,6 +281,7 @@ class _Outcomes:
         self.sorrows = ("sorrows",) in questions
         self.cost = cost
         self.spent = spent  # the player used a faded power: it costs, and no group power
+        self.fade_doom = fades  # what the fades cost unless the group names the kept fate
         self.solo: list[float] | None = None
         # group() and payoffs() are pure functions of the mass; the search asks for the
         # same masses again and again (every sweep re-reads the unchanged observations)
@@ -330,18 +332,26 @@ class _Outcomes:
     def group(self, m: list[float]) -> float:
         """Value of the group's best reply to mass ``m`` (by kept value), with the
         look-ahead if there is one (the reply itself is chosen by this turn alone)."""
+        if self.ahead is None and not self.spent:
+            return self.best(m)[0]
+        key = (None, *m)
+        hit = self.memo.get(key)
+        if hit is None:
+            if self.ahead is not None:
+                hit = sum(w * v for w, v in zip(m, self.payoffs(m), strict=True))
+            else:
+                hit = self._plain(m) - self.cost * sum(m)
+            self.memo[key] = hit
+        return hit  # type: ignore[return-value]
+
+    def best(self, m: list[float]) -> tuple[float, object]:
+        """The group's best reply to mass ``m`` by this turn alone: (its value, ``None``
+        for a plain pass or name, else the question's yes-set or ``"sorrows"``)."""
         key = tuple(m)
         hit = self.memo.get(key)
         if hit is None:
-            hit = self.memo[key] = self._group(m)
+            hit = self.memo[key] = self._best(m)
         return hit  # type: ignore[return-value]
-
-    def _group(self, m: list[float]) -> float:
-        if self.ahead is not None:
-            return sum(w * v for w, v in zip(m, self.payoffs(m), strict=True))
-        if self.spent:
-            return self._plain(m) - self.cost * sum(m)
-        return self._best(m)[0]
 
     def _reply_vector(
         self, m: list[float], guesses: int, out: list[float], ks, values: tuple | None = None
@@ -386,12 +396,20 @@ class _Outcomes:
                 sure = self.right if self.right > self.pass_ else self.pass_
                 self.solo = [sure - (self.cost if self.spent else 0.0)] * 7
             return self.solo
+        how = None if self.spent else self.best(m)[1]
+        if how is None and not self.spent:
+            # _reply_vector(m, 1, out, range(7), values) written out: the commonest case
+            right, wrong, pass_ = values or (self.right, self.wrong, self.pass_)
+            total = sum(m)
+            top = max(m)
+            if top * (self.right - self.wrong) + total * self.wrong > total * self.pass_:
+                out = [wrong] * 7
+                out[m.index(top)] = right
+                return out
+            return [pass_] * 7
         out = [0.0] * 7
-        how = None if self.spent else self._best(m)[1]
         if how is None:
             self._reply_vector(m, 1, out, range(7), values)
-            if not self.spent:
-                return out
         elif how == "sorrows":
             self._reply_vector(m, 2, out, range(7), values)
         else:
@@ -434,6 +452,7 @@ def compute_convention(
     lookahead: float = 0.0,
     read_ahead: float = 0.0,
     restarts: int = 0,
+    pairs: bool = False,
 ) -> Convention:
     """The convention of a turn from its public inputs (see the module docstring).
 
@@ -460,6 +479,9 @@ def compute_convention(
             a generator with a fixed seed, so every teammate draws the same ones), each
             improved by best responses and ascent; the code of highest summed value is
             kept (the first one on ties).
+        pairs: with ``restarts``, then also move two forced hands (every line fades a
+            card at a doom cost) at once when that raises the summed value
+            (``_Search.pairs``).
     """
     key = (
         config,
@@ -478,6 +500,7 @@ def compute_convention(
         lookahead,
         read_ahead,
         restarts,
+        pairs,
     )
     hit = _CACHE.get(key)
     if hit is not None:
@@ -500,6 +523,8 @@ def compute_convention(
     search.ascend(sweeps)
     if restarts > 0:
         search.restart(restarts, sweeps)
+        if pairs:
+            search.pairs(sweeps)
     picked = [opts[j] for opts, j in zip(search.options, search.pick, strict=True)]
     convention = Convention(
         hands=tuple(hands),
@@ -898,6 +923,48 @@ class _Search:
             if value > best_value + _EPS:
                 best_pick, best_value = self.pick[:], value
         self._assign(best_pick)
+
+    def pairs(self, sweeps: int) -> None:
+        """Moves of two forced hands at once (each to another line; every line of a
+        forced hand fades a card at a doom cost), the best move of highest gain in the
+        summed value first, then ascent again, until no pair move gains: a misread
+        between two hands may need both to move. Deterministic, like the rest."""
+        outcomes, mass, options = self.outcomes, self.mass, self.options
+        forced = [
+            i
+            for i, opts in enumerate(options)
+            if len(opts) > 1 and all(outcomes[o].fade_doom > 0 for _, o, _ in opts)
+        ]
+        for _ in range(sweeps):
+            value = [out.group(m) for out, m in zip(outcomes, mass, strict=True)]
+            best, best_gain = None, _EPS
+            for x, i in enumerate(forced):
+                wi, pi = self.weights[i], self.pick[i]
+                _, ci, ki = options[i][pi]
+                for j in forced[x + 1 :]:
+                    wj, pj = self.weights[j], self.pick[j]
+                    _, cj, kj = options[j][pj]
+                    for a, (_, oa, ka) in enumerate(options[i]):
+                        if a == pi:
+                            continue
+                        for b, (_, ob, kb) in enumerate(options[j]):
+                            if b == pj:
+                                continue
+                            touched = sorted({ci, cj, oa, ob})
+                            new = {o: mass[o][:] for o in touched}
+                            new[ci][ki - 1] -= wi
+                            new[cj][kj - 1] -= wj
+                            new[oa][ka - 1] += wi
+                            new[ob][kb - 1] += wj
+                            gain = sum(outcomes[o].group(new[o]) - value[o] for o in touched)
+                            if gain > best_gain:
+                                best, best_gain = (i, a, j, b), gain
+            if best is None:
+                return
+            i, a, j, b = best
+            self._move(i, a)
+            self._move(j, b)
+            self.ascend(sweeps)
 
     def bound(self) -> float:
         """An upper bound of the summed value: each hand on its best line, read as if no
