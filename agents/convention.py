@@ -124,9 +124,6 @@ class ConventionPolicy(BayesGroup):
             preferred to a play that fades nothing.
         rescue_score: also spend a power before the play when the code's line would not
             score and a power and play exist that the number line alone reads.
-        pairs: on turns with restarts, also move two forced hands at once when that
-            raises the code's summed value (``_Search.pairs`` in
-            :mod:`shipwreck_agents.convention_search`).
     """
 
     name = "convention"
@@ -146,7 +143,6 @@ class ConventionPolicy(BayesGroup):
         restart_doom: int = 5,
         rescue_read: bool = True,
         rescue_score: bool = False,
-        pairs: bool = False,
     ) -> None:
         super().__init__(model=HeuristicPlayer(), info_value=info_value, power_cost=power_cost)
         self.accuracy = accuracy
@@ -160,7 +156,6 @@ class ConventionPolicy(BayesGroup):
         self.restart_doom = restart_doom
         self.rescue_read = rescue_read
         self.rescue_score = rescue_score
-        self.pairs = pairs
         self._rescues: dict[tuple[int, int], int] = {}  # the play after a rescuing power
         self._carry: dict[tuple[int, int, int], tuple[float, ...]] = {}
         self._lines: dict[tuple[int, int], tuple[int, int, int]] = {}
@@ -195,7 +190,6 @@ class ConventionPolicy(BayesGroup):
             lookahead=self.lookahead,
             read_ahead=self.read_ahead,
             restarts=self.restarts if start.doom >= self.restart_doom else 0,
-            pairs=self.pairs,
         )
 
     def convention(self, view: AgentView) -> Convention:

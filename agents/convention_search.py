@@ -241,7 +241,6 @@ class _Outcomes:
     __slots__ = (
         "ahead",
         "cost",
-        "fade_doom",
         "memo",
         "pass_",
         "questions",
@@ -281,7 +280,6 @@ class _Outcomes:
         self.sorrows = ("sorrows",) in questions
         self.cost = cost
         self.spent = spent  # the player used a faded power: it costs, and no group power
-        self.fade_doom = fades  # what the fades cost unless the group names the kept fate
         self.solo: list[float] | None = None
         # group() and payoffs() are pure functions of the mass; the search asks for the
         # same masses again and again (every sweep re-reads the unchanged observations)
@@ -452,7 +450,6 @@ def compute_convention(
     lookahead: float = 0.0,
     read_ahead: float = 0.0,
     restarts: int = 0,
-    pairs: bool = False,
 ) -> Convention:
     """The convention of a turn from its public inputs (see the module docstring).
 
@@ -479,9 +476,6 @@ def compute_convention(
             a generator with a fixed seed, so every teammate draws the same ones), each
             improved by best responses and ascent; the code of highest summed value is
             kept (the first one on ties).
-        pairs: with ``restarts``, then also move two forced hands (every line fades a
-            card at a doom cost) at once when that raises the summed value
-            (``_Search.pairs``).
     """
     key = (
         config,
@@ -500,7 +494,6 @@ def compute_convention(
         lookahead,
         read_ahead,
         restarts,
-        pairs,
     )
     hit = _CACHE.get(key)
     if hit is not None:
@@ -523,8 +516,6 @@ def compute_convention(
     search.ascend(sweeps)
     if restarts > 0:
         search.restart(restarts, sweeps)
-        if pairs:
-            search.pairs(sweeps)
     picked = [opts[j] for opts, j in zip(search.options, search.pick, strict=True)]
     convention = Convention(
         hands=tuple(hands),
@@ -923,48 +914,6 @@ class _Search:
             if value > best_value + _EPS:
                 best_pick, best_value = self.pick[:], value
         self._assign(best_pick)
-
-    def pairs(self, sweeps: int) -> None:
-        """Moves of two forced hands at once (each to another line; every line of a
-        forced hand fades a card at a doom cost), the best move of highest gain in the
-        summed value first, then ascent again, until no pair move gains: a misread
-        between two hands may need both to move. Deterministic, like the rest."""
-        outcomes, mass, options = self.outcomes, self.mass, self.options
-        forced = [
-            i
-            for i, opts in enumerate(options)
-            if len(opts) > 1 and all(outcomes[o].fade_doom > 0 for _, o, _ in opts)
-        ]
-        for _ in range(sweeps):
-            value = [out.group(m) for out, m in zip(outcomes, mass, strict=True)]
-            best, best_gain = None, _EPS
-            for x, i in enumerate(forced):
-                wi, pi = self.weights[i], self.pick[i]
-                _, ci, ki = options[i][pi]
-                for j in forced[x + 1 :]:
-                    wj, pj = self.weights[j], self.pick[j]
-                    _, cj, kj = options[j][pj]
-                    for a, (_, oa, ka) in enumerate(options[i]):
-                        if a == pi:
-                            continue
-                        for b, (_, ob, kb) in enumerate(options[j]):
-                            if b == pj:
-                                continue
-                            touched = sorted({ci, cj, oa, ob})
-                            new = {o: mass[o][:] for o in touched}
-                            new[ci][ki - 1] -= wi
-                            new[cj][kj - 1] -= wj
-                            new[oa][ka - 1] += wi
-                            new[ob][kb - 1] += wj
-                            gain = sum(outcomes[o].group(new[o]) - value[o] for o in touched)
-                            if gain > best_gain:
-                                best, best_gain = (i, a, j, b), gain
-            if best is None:
-                return
-            i, a, j, b = best
-            self._move(i, a)
-            self._move(j, b)
-            self.ascend(sweeps)
 
     def bound(self) -> float:
         """An upper bound of the summed value: each hand on its best line, read as if no

@@ -563,27 +563,3 @@ def test_restarts_run_only_from_their_doom_on():
         high = ConventionPolicy(restarts=3, restart_doom=view.doom)
         always = ConventionPolicy(restarts=3, restart_doom=0)
         assert high.convention(view) == always.convention(view)
-
-
-def test_pair_moves_never_lower_the_codes_value_and_stay_deterministic():
-    config = GameConfig(num_players=3, difficulty="doomed")
-    checked = moved = 0
-    for view, player in _turn_starts(config, 6, seed=5):
-        like = player._memory(view) if view.carried_into_turn else None
-        args = (config, view.turn_start, view.active_seat, view.carried_into_turn, like)
-        plain = compute_convention(*args, restarts=3)
-        paired = compute_convention(*args, restarts=3, pairs=True)
-        convention_module._CACHE.clear()
-        assert compute_convention(*args, restarts=3, pairs=True) == paired
-        assert paired.value >= plain.value - 1e-12
-        checked += 1
-        moved += paired.choice != plain.choice
-    assert checked >= 10
-    assert moved >= 1  # the pair moves found something the restarts had not
-
-
-def test_pair_moves_run_only_with_the_restarts():
-    config = GameConfig(num_players=3, difficulty="doomed")
-    for view, _ in _turn_starts(config, 2, seed=3):
-        off = ConventionPolicy(restarts=3, restart_doom=view.doom + 1, pairs=True)
-        assert off.convention(view) == ConventionPolicy(restarts=0).convention(view)
