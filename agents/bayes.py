@@ -330,7 +330,8 @@ def _pool_now(view: AgentView) -> list[int]:
 
 
 def _question(view: AgentView, spec) -> np.ndarray | None:
-    """Values (real, index v - 1) for which the power's answer would be yes."""
+    """Values (real, index v - 1) for which the power's answer would be yes (a shared,
+    read-only array)."""
     if spec.power not in QUESTIONS:
         return None
     if spec.power == "shackles":
@@ -339,7 +340,15 @@ def _question(view: AgentView, spec) -> np.ndarray | None:
         arg = view.plays[-1][0]
     else:
         arg = spec.value
-    return np.isin(np.arange(1, 8), yes_values(spec.power, arg, view.shadows))
+    key = (spec.power, arg, view.shadows)
+    mask = _MASKS.get(key)
+    if mask is None:  # np.isin costs more than the rest of a group decision
+        mask = _MASKS[key] = np.isin(np.arange(1, 8), yes_values(spec.power, arg, view.shadows))
+        mask.flags.writeable = False  # shared by every caller
+    return mask
+
+
+_MASKS: dict[tuple, np.ndarray] = {}  # _question's answers by (power, argument, Shadows)
 
 
 def _cheapest_cost(legal: tuple[int, ...]) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cache
+from operator import itemgetter
 
 import numpy as np
 
@@ -24,13 +25,14 @@ from shipwreck_agents.convention_ahead import (
     table_left,
 )
 from shipwreck_env.actions import ACTIONS, power_action
+from shipwreck_env.arcana import fades_by_text_after
 from shipwreck_env.cards import CARD_INDEX, CARDS
-from shipwreck_env.plays import STEAL_ACTION
+from shipwreck_env.fading import fades_by_hours
+from shipwreck_env.plays import CHALICE, HOURS_TARGET, STEAL_ACTION, first_plays
 from shipwreck_env.public_record import (
     PlayOutcome,
     fade_doom,
     fading_after,
-    hand_plays,
     kept_rows,
     onlooker_pool,
     play_outcome,
@@ -55,6 +57,8 @@ SHELLS = power_action("shells")
 EVERY_VALUE = 0b1111111
 RESTART_SEED = 20_26
 """The seed of the convention's random restarts: part of the convention, like its rules."""
+PLAYS = {a: (a, spec.value, spec.slot) for a, spec in enumerate(ACTIONS) if spec.kind == "play"}
+"""(action, value played, target) of every first-play action."""
 SINNERS = [[power_action("sinners", slot, v) if v else 0 for v in range(8)] for slot in range(4)]
 
 
@@ -145,8 +149,24 @@ def public_hands(
 def group_questions(start: TurnStart, played: int, visible: tuple[int, ...]) -> list[tuple]:
     """The yes-sets (kept-value indexes ``v - 1``) of every question power the group may
     use after ``played`` on the turn-start table, plus ``("sorrows",)`` if Sorrows is
-    available. Scythes needs another power to pay with."""
-    powers = [CARDS[c].power for c in start.faded]
+    available. Scythes needs another power to pay with. The list returned is shared:
+    read it, never change it."""
+    # the visible fates matter only to Storms' questions
+    key = (start.faded, played, visible if _STORMS & set(start.faded) else None)
+    hit = _QUESTIONS.get(key)
+    if hit is None:
+        if len(_QUESTIONS) > 4096:
+            _QUESTIONS.clear()
+        hit = _QUESTIONS[key] = _group_questions(start.faded, played, visible)
+    return hit
+
+
+_STORMS = {c for c, card in enumerate(CARDS) if card.power == "storms"}
+_QUESTIONS: dict[tuple, list[tuple]] = {}  # group_questions by its inputs (a pure function)
+
+
+def _group_questions(faded: tuple[int, ...], played: int, visible: tuple[int, ...]) -> list[tuple]:
+    powers = [CARDS[c].power for c in faded]
     out: list[tuple] = []
     seen: set[tuple] = set()
 
@@ -187,6 +207,33 @@ def _race_ahead(
     return ahead_value(now, right, wrong, forced, accuracy)
 
 
+def _getter(indexes: tuple[int, ...]):
+    """A function taking the items at ``indexes`` (in that order) from a list, as a tuple."""
+    if len(indexes) == 1:
+        i = indexes[0]
+        return lambda m: (m[i],)
+    return itemgetter(*indexes)
+
+
+_PREPARED: dict[tuple, list[tuple]] = {}
+
+
+def _prepared(questions: list[tuple]) -> list[tuple]:
+    """(yes-set, its getter, the no-set's getter) of each question but Sorrows, shared
+    by every observation asked the same questions."""
+    key = tuple(questions)
+    hit = _PREPARED.get(key)
+    if hit is None:
+        if len(_PREPARED) > 4096:
+            _PREPARED.clear()
+        hit = _PREPARED[key] = [
+            (q, _getter(q), _getter(tuple(i for i in range(7) if i not in q)))
+            for q in questions
+            if q != ("sorrows",)
+        ]
+    return hit
+
+
 class _Outcomes:
     """The race values of one observation: pass, right, wrong (per unit of mass), and the
     group's question powers there."""
@@ -194,6 +241,7 @@ class _Outcomes:
     __slots__ = (
         "ahead",
         "cost",
+        "memo",
         "pass_",
         "questions",
         "right",
@@ -228,13 +276,14 @@ class _Outcomes:
                 _race_ahead(score, doom + 1 + fades, race, ahead),
                 _race_ahead(score, doom + fades, race, ahead) + info,
             )
-        self.questions = [
-            (q, tuple(i for i in range(7) if i not in q)) for q in questions if q != ("sorrows",)
-        ]
+        self.questions = _prepared(questions)
         self.sorrows = ("sorrows",) in questions
         self.cost = cost
         self.spent = spent  # the player used a faded power: it costs, and no group power
         self.solo: list[float] | None = None
+        # group() and payoffs() are pure functions of the mass; the search asks for the
+        # same masses again and again (every sweep re-reads the unchanged observations)
+        self.memo: dict[tuple, object] = {}
 
     def _value(self, total: float, top: float) -> float:
         """Best of naming (``top`` mass right) and passing, for mass ``total``."""
@@ -247,21 +296,29 @@ class _Outcomes:
         return self._value(sum(m), top)
 
     def _best(self, m: list[float]) -> tuple[float, object]:
+        # _value inlined (the hot path of the search); the same arithmetic, in the same order
+        right, wrong, pass_ = self.right, self.wrong, self.pass_
+        gap = right - wrong
         total = sum(m)
-        best, how = self._value(total, max(m)), None
+        predict = max(m) * gap + total * wrong
+        passing = total * pass_
+        best, how = predict if predict > passing else passing, None
         if not (self.questions or self.sorrows) or total <= 0:
             return best, how
         price = self.cost * total
-        if best >= total * max(self.right, self.pass_) - price:
+        if best >= total * max(right, pass_) - price:
             return best, how  # no answer can do better than knowing the fate
-        for yes, no in self.questions:
-            part_yes = [m[i] for i in yes]
-            part_no = [m[i] for i in no]
-            value = (
-                self._value(sum(part_yes), max(part_yes))
-                + self._value(sum(part_no), max(part_no))
-                - price
-            )
+        for yes, get_yes, get_no in self.questions:
+            part = get_yes(m)
+            mass = sum(part)
+            predict = max(part) * gap + mass * wrong
+            passing = mass * pass_
+            value = predict if predict > passing else passing
+            part = get_no(m)
+            mass = sum(part)
+            predict = max(part) * gap + mass * wrong
+            passing = mass * pass_
+            value = value + (predict if predict > passing else passing) - price
             if value > best + _EPS:
                 best, how = value, yes
         if self.sorrows:
@@ -273,11 +330,26 @@ class _Outcomes:
     def group(self, m: list[float]) -> float:
         """Value of the group's best reply to mass ``m`` (by kept value), with the
         look-ahead if there is one (the reply itself is chosen by this turn alone)."""
-        if self.ahead is not None:
-            return sum(w * v for w, v in zip(m, self.payoffs(m), strict=True))
-        if self.spent:
-            return self._plain(m) - self.cost * sum(m)
-        return self._best(m)[0]
+        if self.ahead is None and not self.spent:
+            return self.best(m)[0]
+        key = (None, *m)
+        hit = self.memo.get(key)
+        if hit is None:
+            if self.ahead is not None:
+                hit = sum(w * v for w, v in zip(m, self.payoffs(m), strict=True))
+            else:
+                hit = self._plain(m) - self.cost * sum(m)
+            self.memo[key] = hit
+        return hit  # type: ignore[return-value]
+
+    def best(self, m: list[float]) -> tuple[float, object]:
+        """The group's best reply to mass ``m`` by this turn alone: (its value, ``None``
+        for a plain pass or name, else the question's yes-set or ``"sorrows"``)."""
+        key = tuple(m)
+        hit = self.memo.get(key)
+        if hit is None:
+            hit = self.memo[key] = self._best(m)
+        return hit  # type: ignore[return-value]
 
     def _reply_vector(
         self, m: list[float], guesses: int, out: list[float], ks, values: tuple | None = None
@@ -303,7 +375,15 @@ class _Outcomes:
     def payoffs(self, m: list[float], now: bool = False) -> list[float]:
         """What a hand keeping k = 1..7 gets from the group's best reply to mass ``m``
         (index k - 1); an empty ``m`` is read as that hand alone. The reply is chosen
-        by this turn alone and valued with the look-ahead, unless ``now``."""
+        by this turn alone and valued with the look-ahead, unless ``now``. The list
+        returned is shared: read it, never change it."""
+        key = (now, *m)
+        hit = self.memo.get(key)
+        if hit is None:
+            hit = self.memo[key] = self._payoffs(m, now)
+        return hit  # type: ignore[return-value]
+
+    def _payoffs(self, m: list[float], now: bool) -> list[float]:
         values = None if now else self.ahead
         if sum(m) <= 0:
             if values is not None:
@@ -314,12 +394,20 @@ class _Outcomes:
                 sure = self.right if self.right > self.pass_ else self.pass_
                 self.solo = [sure - (self.cost if self.spent else 0.0)] * 7
             return self.solo
+        how = None if self.spent else self.best(m)[1]
+        if how is None and not self.spent:
+            # _reply_vector(m, 1, out, range(7), values) written out: the commonest case
+            right, wrong, pass_ = values or (self.right, self.wrong, self.pass_)
+            total = sum(m)
+            top = max(m)
+            if top * (self.right - self.wrong) + total * self.wrong > total * self.pass_:
+                out = [wrong] * 7
+                out[m.index(top)] = right
+                return out
+            return [pass_] * 7
         out = [0.0] * 7
-        how = None if self.spent else self._best(m)[1]
         if how is None:
             self._reply_vector(m, 1, out, range(7), values)
-            if not self.spent:
-                return out
         elif how == "sorrows":
             self._reply_vector(m, 2, out, range(7), values)
         else:
@@ -488,6 +576,10 @@ class _Lines:
         self.thief = start.slots.index(THIEF) if THIEF in start.slots else -1
         self.index: dict[tuple, int] = {}
         self.outcomes: list[_Outcomes] = []
+        self.fading_of: dict[tuple, list[int]] = {}  # see fading()
+        self.doom_of: dict[tuple, tuple[int, bool]] = {}  # fade_doom by the slots fading
+        self.outcome_of: dict[tuple, PlayOutcome] = {}  # play outcomes (see outcome())
+        self.plain: dict[int, int] = {}  # the observation of a play alone, by id(outcome)
         self.asked: dict[int, list[tuple]] = {}  # the group's questions, by the value played
         # (doom, amplified, next seat forced, forced turn read right) by where a fate lands
         self.fades: dict[tuple, tuple[int, bool, float, float]] = {}
@@ -586,10 +678,15 @@ class _Lines:
         where = (out.landed, out.value, out.fall, removed, steal)
         fades = self.fades.get(where)
         if fades is None:
-            table, shown = self._stolen(out, steal) if steal else (start, out)
-            fading = fading_after(table, shown, removed)
+            if steal:
+                fading = fading_after(*self._stolen(out, steal), removed)
+            else:
+                fading = self.fading(out, removed)
             forced = self._forced_next(out, removed, steal, fading)
-            fades = self.fades[where] = (*fade_doom(start, fading), *forced)
+            doom = self.doom_of.get(tuple(fading))
+            if doom is None:
+                doom = self.doom_of[tuple(fading)] = fade_doom(start, fading)
+            fades = self.fades[where] = (*doom, *forced)
         asks = out.value if self.plan and not power else 0
         shared = (fades, asks, bool(power))
         outcome = self.shared.get(shared)
@@ -616,30 +713,78 @@ class _Lines:
         self.outcomes.append(outcome)
         return o
 
+    def fading(self, out: PlayOutcome, removed: tuple[int, int] | None = None) -> list[int]:
+        """:func:`~shipwreck_env.public_record.fading_after` of ``out`` on the turn-start
+        table with ``removed`` = (slot, value) taken off by Sinners: the slots without a
+        removal are computed once per play, and only the slot Sinners touches again."""
+        where = (out.landed, out.value, out.fall)
+        fading = self.fading_of.get(where)
+        if fading is None:
+            fading = self.fading_of[where] = fading_after(self.start, out)
+        if removed is None:
+            return fading
+        slot, value = removed
+        card = self.start.slots[slot]
+        if fades_by_text_after(card, out.value, out.fall) is not None:
+            return fading  # the card's own text decides, whatever is in front of it
+        fates = list(self.start.table[slot])
+        if out.landed == slot:
+            fates.append(out.value)
+        fates.remove(value)
+        rest = [s for s in fading if s != slot]
+        if fades_by_hours(card, self.start.attached[slot], tuple(fates)):
+            rest = sorted((*rest, slot))
+        return rest
+
     def _fades(self, hand: tuple[int, int], value: int, target: int) -> bool:
         """Does playing ``value`` of ``hand`` on ``target`` fade a card at a doom cost?"""
         kept = hand[1] if hand[0] == value else hand[0]
         out = play_outcome(self.start, value, target, kept)
         return fade_doom(self.start, fading_after(self.start, out))[0] > 0
 
+    def outcome(self, value: int, target: int, kept: int) -> PlayOutcome:
+        """:func:`~shipwreck_env.public_record.play_outcome` of playing ``value`` on
+        ``target`` keeping ``kept``, computed once for every kept value that shows the
+        same: the kept fate shows only in The Chalice's tell (kept above the played
+        value or not) and The Fall's announcement."""
+        if self.fall_slot >= 0:
+            key: tuple = (value, target, kept)
+        elif target == HOURS_TARGET or self.start.slots[target] != CHALICE:
+            key = (value, target)
+        else:
+            key = (value, target, kept > value)
+        seen = self.outcome_of.get(key)
+        if seen is None:
+            seen = self.outcome_of[key] = play_outcome(self.start, value, target, kept)
+        return seen
+
     def options(self, hand: tuple[int, int], carried: bool) -> list[Option]:
         """Every line of play of ``hand``; a play on The Feast only when every other play
         fades a card (or there is none): the second play is another chance."""
         start = self.start
-        plays = [(a, ACTIONS[a].value, ACTIONS[a].slot) for a in hand_plays(start, hand, self.rows)]
-        elsewhere = [p for p in plays if p[2] not in self.feast]
-        if not (self.feast_out and all(self._fades(hand, v, t) for _, v, t in elsewhere)):
-            plays = elsewhere or plays
+        low, high = hand
+        plays = [PLAYS[a] for a in first_plays(self.rows, low, high)]
+        if self.feast:
+            elsewhere = [p for p in plays if p[2] not in self.feast]
+            if not (self.feast_out and all(self._fades(hand, v, t) for _, v, t in elsewhere)):
+                plays = elsewhere or plays
         out: list[Option] = []
+        plain = self.plain
         for action, value, target in plays:
-            kept = hand[1] if hand[0] == value else hand[0]
-            seen = play_outcome(start, value, target, kept)
-            for steal in self.steals(seen, kept):
-                taken = STEAL_ACTION[steal[0]][steal[1]] if steal else 0
-                o = self.observation(seen, 0, None, None, steal)
-                out.append(((action, 0, taken), o, kept))
+            kept = high if low == value else low
+            seen = self.outcome(value, target, kept)
+            if self.thief < 0:
+                o = plain.get(id(seen))  # outcome_of keeps every outcome alive
+                if o is None:
+                    o = plain[id(seen)] = self.observation(seen, 0, None, None, None)
+                out.append(((action, 0, 0), o, kept))
+            else:
+                for steal in self.steals(seen, kept):
+                    taken = STEAL_ACTION[steal[0]][steal[1]] if steal else 0
+                    o = self.observation(seen, 0, None, None, steal)
+                    out.append(((action, 0, taken), o, kept))
             if self.shells:
-                answer = carried and value == hand[0] and hand[1] != value
+                answer = carried and value == low and high != value
                 o = self.observation(seen, SHELLS, answer)
                 out.append(((action, SHELLS, 0), o, kept))
             if self.sinners:
@@ -732,15 +877,18 @@ class _Search:
             for i, opts in enumerate(self.options):
                 if len(opts) < 2:
                     continue
-                w = self.weights[i]
-                _, o1, k1 = opts[self.pick[i]]
-                without = _moved(mass[o1], k1, -w)
+                w, now = self.weights[i], self.pick[i]
+                _, o1, k1 = opts[now]
+                without = mass[o1][:]
+                without[k1 - 1] -= w
                 loss = outcomes[o1].group(without) - value[o1]
                 best, best_gain = -1, _EPS
                 for j, (_, o, kept) in enumerate(opts):
-                    if j == self.pick[i] or o == o1:
+                    if j == now or o == o1:
                         continue
-                    gain = loss + outcomes[o].group(_moved(mass[o], kept, w)) - value[o]
+                    moved = mass[o][:]  # as _moved(mass[o], kept, w), inlined
+                    moved[kept - 1] += w
+                    gain = loss + outcomes[o].group(moved) - value[o]
                     if gain > best_gain:
                         best, best_gain = j, gain
                 if best >= 0:
