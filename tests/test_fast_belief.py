@@ -115,3 +115,25 @@ def test_the_shipped_models_keep_the_first_play_belief():
         step_inplace(s, policy.act(encode(s, s.decider, layout), mask, view, rng), rng)
         beliefs += policy.last_belief is not None
     assert beliefs > 3 and policy._memory == {}
+
+
+def test_the_belief_kinds_script_evaluates_both_kinds_and_counts_after_play(capsys):
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).parents[1]
+    spec = importlib.util.spec_from_file_location(
+        "belief_kinds_eval", root / "scripts" / "belief_kinds_eval.py"
+    )
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    model = str(root / "results/models/fast_selfplay_imitation.pth")
+    assert script.main([model, "--games", "3"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["belief_kind"] for r in rows] == ["policy", "policy_carry"]
+    assert all(0 <= r["doomed"][0] <= 1 for r in rows)
+    assert script.main([model, "--games", "3", "--after-play"]) == 0
+    count = json.loads(capsys.readouterr().out)
+    assert 0 <= count["of_which_not_pass"] <= count["after_play_decision_before_group"]
+    assert count["turns_with_policy_block"] > 0
