@@ -2,13 +2,16 @@
 often the active player decides again before the group.
 
     .venv/bin/python scripts/belief_kinds_eval.py results/models/fast_selfplay_imitation.pth \\
-        [--games 1000] [--seed 20261201] [--after-play]
+        [--games 1000] [--seed 20261201] [--paired | --after-play]
 
 By default plays the network greedily in both roles (``training/common/evaluate.py``) on
 the same games twice: its group reading the first-play belief (kind ``policy``) and the
 carried one (kind ``policy_carry``, ``training/common/belief.py``), without retraining.
 The games are the same deals in both passes, so the difference is the belief's alone.
 Prints one JSON line per kind: win rate and 95% interval per difficulty, seconds, load.
+
+``--paired`` plays the same deals with both kinds and prints, per difficulty, the deals
+won with one kind only and the exact two-sided sign test on them.
 
 ``--after-play`` instead counts what neither kind conditions on: in the base game the
 active player may decide once more before the group does, in the ``AFTER_PLAY`` phase
@@ -94,6 +97,42 @@ def _kinds(cfg, model, args) -> None:
         print(json.dumps(row), flush=True)
 
 
+def _wins(cfg, model, args, carry: bool):
+    """bool[games x 3]: which of the evaluation deals the team won with that belief."""
+    import torch
+
+    from shipwreck_training.common.belief import PolicyBelief
+    from shipwreck_training.common.games import Games
+
+    diffs = ("normal", "hard", "doomed")
+    g = Games(cfg.env, args.games * len(diffs), args.seed, autoreset=False, difficulties=diffs)
+    belief = PolicyBelief(g, carry=carry)
+    while not g.field("over").all():
+        obs, mask = g.observe(), g.legal_mask()
+        belief.fill(obs, g)
+        actions = model.greedy(torch.from_numpy(obs), torch.from_numpy(mask)).numpy().copy()
+        belief.record(g, obs, mask, actions, model)
+        g.step(actions)
+    return g.field("won").astype(bool)
+
+
+def _paired(cfg, model, args) -> None:
+    """Per difficulty: deals won with one belief only, and the exact two-sided sign test
+    on those (the deals both kinds won or both lost say nothing about the difference)."""
+    from math import comb
+
+    first, carried = _wins(cfg, model, args, False), _wins(cfg, model, args, True)
+    for k, difficulty in enumerate(("normal", "hard", "doomed")):
+        part = slice(k * args.games, (k + 1) * args.games)
+        new = int((carried[part] & ~first[part]).sum())
+        old = int((first[part] & ~carried[part]).sum())
+        m = new + old
+        tail = sum(comb(m, i) for i in range(min(new, old) + 1)) / 2**m if m else 0.5
+        row = {"model": args.model, "difficulty": difficulty, "won_only_carried": new}
+        row |= {"won_only_first_play": old, "sign_test_p": round(min(1.0, 2 * tail), 4)}
+        print(json.dumps(row), flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Evaluate (or count) and print; 0 on success."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -102,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=1000, help="games per difficulty")
     parser.add_argument("--seed", type=int, default=20261201, help="evaluation seed")
     parser.add_argument("--after-play", action="store_true", help="count AFTER_PLAY decisions")
+    parser.add_argument("--paired", action="store_true", help="deals won with one kind only")
     args = parser.parse_args(argv)
     import torch
 
@@ -112,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     cfg, model = load_config(args.config), load_sb3(args.model)
     if args.after_play:
         print(json.dumps({"model": args.model, **_after_play(cfg, model, args)}))
+    elif args.paired:
+        _paired(cfg, model, args)
     else:
         _kinds(cfg, model, args)
     return 0

@@ -137,3 +137,7 @@ def test_the_belief_kinds_script_evaluates_both_kinds_and_counts_after_play(caps
     count = json.loads(capsys.readouterr().out)
     assert 0 <= count["of_which_not_pass"] <= count["after_play_decision_before_group"]
     assert count["turns_with_policy_block"] > 0
+    assert script.main([model, "--games", "3", "--paired"]) == 0
+    paired = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["difficulty"] for r in paired] == ["normal", "hard", "doomed"]
+    assert all(r["won_only_carried"] + r["won_only_first_play"] <= 3 for r in paired)
