@@ -13,6 +13,13 @@ instance per file and process, and the registry spec ``fast:PATH`` uses it (a te
 ``fast:X`` + ``fast:X`` is then one object, as the evaluator plays one game at a time
 per process). Turns where it did not make the play (a partner in a Gymnasium env, or a
 power before the play) keep the literal block.
+
+A network of kind ``policy_carry`` also keeps, per seat, the memory of the fate it kept
+(:func:`shipwreck_agents.policy_belief.carry_weights`) and passes it to the likelihood of
+that seat's next turn, exactly as ``training/common/belief.py`` does on the batched
+engine (the seat's next turn is ``turn`` plus the number of seats; memory of any other
+turn is ignored). :meth:`FastTeamPolicy.reset` forgets it: the evaluators call it
+before every game.
 """
 
 from __future__ import annotations
@@ -24,14 +31,17 @@ import torch
 
 from shipwreck_agents.actor_critic import load_sb3
 from shipwreck_agents.base import Policy
-from shipwreck_agents.policy_belief import likelihood
+from shipwreck_agents.policy_belief import carry_weights, likelihood
 from shipwreck_agents.trained import GameCheck, read_meta
 from shipwreck_env.actions import ACTIONS
 from shipwreck_env.observation import ObservationLayout
 from shipwreck_env.public_record import hand_plays
 from shipwreck_env.view import AgentView
 
-__all__ = ["FastTeamPolicy", "shared_policy"]
+__all__ = ["POLICY_KINDS", "FastTeamPolicy", "shared_policy"]
+
+POLICY_KINDS = ("policy", "policy_carry")
+"""Belief kinds whose group reads the posterior under the team's own play policy."""
 
 _NUM_PLAYS = sum(a.kind == "play" for a in ACTIONS)
 _SHARED: dict[str, FastTeamPolicy] = {}
@@ -66,8 +76,10 @@ class FastTeamPolicy(Policy):
         self.reset()
 
     def reset(self) -> None:
+        """Forget the last game: its turn's likelihood and every seat's memory."""
         self._likelihood: np.ndarray | None = None
         self._turn = -1
+        self._memory: dict[int, tuple[int, np.ndarray]] = {}  # seat -> (turn, weights)
 
     def act(
         self,
@@ -86,7 +98,7 @@ class FastTeamPolicy(Policy):
                 f"{obs.shape[1]}: evaluate it with the player count it was trained on"
             )
         self.last_belief = None
-        policy_belief = self.belief_kind == "policy"
+        policy_belief = self.belief_kind in POLICY_KINDS
         layout = self._layout(view)
         if view.decider != view.active_player:
             if policy_belief:
@@ -103,7 +115,7 @@ class FastTeamPolicy(Policy):
         likelihood under the play network for the group's belief (a search that plays
         another action than the greedy one calls this with the action it plays)."""
         first_play = view.phase == "play" and not view.turn_actions
-        if self.belief_kind != "policy" or not first_play or ACTIONS[action].kind != "play":
+        if self.belief_kind not in POLICY_KINDS or not first_play or ACTIONS[action].kind != "play":
             return
         start = view.turn_start
         obs, legal = obs[None], legal[None]
@@ -116,8 +128,17 @@ class FastTeamPolicy(Policy):
             return out
 
         layout = self._layout(view)
-        self._likelihood = likelihood(obs, layout, np.array([action]), self.model, masks_of)[0]
+        actions, carry = np.array([action]), None
+        if self.belief_kind == "policy_carry":
+            seat = view.active_seat
+            kept_on, weights = self._memory.get(seat, (None, np.ones(7)))
+            last = kept_on == view.turn - view.config.num_seats
+            carry = (weights if last else np.ones(7))[None]
+        self._likelihood = likelihood(obs, layout, actions, self.model, masks_of, carry)[0]
         self._turn = view.turn
+        if carry is not None:
+            memory = carry_weights(obs, layout, actions, self._likelihood[None])[0]
+            self._memory[seat] = (view.turn, memory)
 
     def _layout(self, view: AgentView) -> ObservationLayout:
         key = (view.config.num_players, view.config.challenge_mode)

@@ -12,6 +12,15 @@ so each hypothetical observation is the real one with those fields rewritten
 posterior is that times the seat's number line now, normalised. See
 ``docs/fast_trainer.md`` for the prior. Pure functions of observation vectors and a
 model with ``logits(obs, mask)``; no game state is read.
+
+With memory (belief kind ``policy_carry``) a carried fate's prior is the group's
+posterior about it from the turn it was kept rather than the bare number line:
+:func:`carry_weights` turns that turn's likelihood into a weight per value, and
+:func:`likelihood` takes it as ``carry``. The play made that turn left the public pool,
+so the weight is the likelihood divided by the copies of each value still unknown then
+(the pool less the played fate); the prior multiplies the copies unknown now back in.
+For exchangeable draws this is exact: every card made public since, drawn from the pool
+without the kept one, moves the odds of ``k`` by ``pool_now[k] / pool_then[k]``.
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ from shipwreck_env.actions import ACTIONS
 
 __all__ = [
     "PLAY_VALUE",
+    "carry_weights",
     "chosen_probabilities",
     "hypothetical_observations",
     "likelihood",
@@ -39,19 +49,46 @@ def _fields(layout):
     return (layout.by_name[k].slice for k in ("own_hand", "own_carried", "unseen", "number_lines"))
 
 
-def prior_weights(obs: np.ndarray, layout, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def _pool(obs: np.ndarray, layout) -> np.ndarray:
+    """int[n, 7]: copies of each value no one sees publicly, as the deciding player's
+    observation tells: its own copies plus the copies it cannot see."""
+    own, _, unseen, _ = _fields(layout)
+    return (obs[:, unseen] + obs[:, own]).astype(np.int64)
+
+
+def prior_weights(
+    obs: np.ndarray, layout, x: np.ndarray, y: np.ndarray, carry: np.ndarray | None = None
+) -> np.ndarray:
     """float[n]: prior weight of the ordered hand ``(x[i], y[i])`` of the player deciding
     its play with observation ``obs[i]`` (see the module docstring): its own copies plus
     the copies it cannot see are the public pool; its own number line (first seat of the
-    field) is the one at the turn start."""
-    own, carried, unseen, lines = _fields(layout)
-    pool = (obs[:, unseen] + obs[:, own]).astype(np.int64)
+    field) is the one at the turn start. ``carry[i]`` (float[7], from
+    :func:`carry_weights`) weighs the carried fate ``x`` further (``None``: 1)."""
+    _, carried, _, lines = _fields(layout)
+    pool = _pool(obs, layout)
     rows = np.arange(len(obs))
     px = pool[rows, x - 1].clip(min=0)
     py = (pool[rows, y - 1] - (x == y)).clip(min=0)
-    line = obs[rows, lines.start + x - 1]
+    line = obs[rows, lines.start + x - 1].astype(np.float64)
+    if carry is not None:
+        line = line * carry[rows, x - 1]
     had_carried = obs[:, carried].any(1)
     return np.where(had_carried, line, 1.0) * px * py
+
+
+def carry_weights(obs: np.ndarray, layout, actions: np.ndarray, lik: np.ndarray) -> np.ndarray:
+    """float64[n, 7]: the memory a kept fate carries into its seat's next turn, from the
+    likelihood ``lik`` (:func:`likelihood`) of the first play ``actions`` made with
+    observations ``obs``: ``lik`` divided by the copies of each value unknown once that
+    play was public (0 where none is), scaled to sum 1 (only ratios matter; the scale
+    keeps long chains of turns from underflowing). A row whose likelihood is all zero
+    gets ones (no memory: the bare number line)."""
+    rows = np.arange(len(obs))
+    after = _pool(obs, layout)
+    after[rows, PLAY_VALUE[actions] - 1] -= 1
+    weight = np.divide(lik, after, out=np.zeros(lik.shape), where=after > 0)
+    total = weight.sum(1, keepdims=True)
+    return np.divide(weight, total, out=np.ones(lik.shape), where=total > 0)
 
 
 def _hand_fields(
@@ -143,18 +180,27 @@ def chosen_probabilities(
 
 
 @torch.no_grad()
-def likelihood(obs: np.ndarray, layout, actions: np.ndarray, model, masks_of) -> np.ndarray:
+def likelihood(
+    obs: np.ndarray,
+    layout,
+    actions: np.ndarray,
+    model,
+    masks_of,
+    carry: np.ndarray | None = None,
+) -> np.ndarray:
     """float64[n, 7]: ``Σ prior(h) π(a | h)`` over the hands keeping each value, for
     players deciding their turn's first play ``actions`` with observations ``obs``.
     ``masks_of(rows, x, y)`` gives the legal masks of player ``rows[i]`` with the hand
-    ``(x[i], y[i])`` (from the batched engine, or from the reference rules)."""
+    ``(x[i], y[i])`` (from the batched engine, or from the reference rules).
+    ``carry`` (float[n, 7], :func:`carry_weights` of the seat's last turn, or ``None``)
+    weighs the carried fate of the prior."""
     n = len(obs)
     v = np.repeat(PLAY_VALUE[actions], _HYPOTHESES)
     k = np.tile(np.concatenate([_VALUES, _VALUES]), n)
     first = np.tile(np.arange(_HYPOTHESES) < 7, n)
     x, y = np.where(first, v, k), np.where(first, k, v)
     rep = np.repeat(np.arange(n), _HYPOTHESES)
-    weight = prior_weights(obs[rep], layout, x, y)
+    weight = prior_weights(obs[rep], layout, x, y, None if carry is None else carry[rep])
     weight[~first & (k == v)] = 0.0  # (v, v) is listed twice
     act = np.repeat(actions, _HYPOTHESES)
     possible = np.flatnonzero(weight > 0)

@@ -1,7 +1,7 @@
 """Does the network reach the convention by imitation alone? (issue 21, imitation question)
 
     python scripts/imitation_probe.py [--steps 100000] [--epochs 10] [--held-out 20000]
-        [--games 500] [--belief policy|literal] [--save results/models/x.pth]
+        [--games 500] [--belief policy|policy_carry|literal] [--save results/models/x.pth]
     python scripts/imitation_probe.py --curve 10000,40000,170000 [--steps 200000] ...
 
 Runs the imitation step of ``configs/fast/imitation.yaml`` (the convention team recorded on
@@ -12,7 +12,8 @@ with no PPO after it, then measures the fitted network:
   saw (another seed), split into the player's decisions and the group's, and by phase;
 * its greedy win rate on the batched engine (the config's held-out evaluation seed),
   with the belief block it was fitted on (``--belief``: ``policy``, the block under its
-  own play policy, as PPO then trains it; or ``literal``).
+  own play policy, as PPO then trains it; ``policy_carry``, the same with each seat's
+  carried posterior, ``policy_belief: carry``; or ``literal``).
 
 ``--curve`` instead fits a fresh network on the first N recorded decisions (literal
 block) for each N and reports its agreement by phase on the held-out decisions: the
@@ -90,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--epochs", type=int, default=10, help="passes of the fit")
     parser.add_argument("--held-out", type=int, default=20_000, help="unseen decisions")
     parser.add_argument("--games", type=int, default=500, help="evaluation games per difficulty")
-    parser.add_argument("--belief", choices=("policy", "literal"), default="policy")
+    parser.add_argument("--belief", choices=("policy", "policy_carry", "literal"), default="policy")
     parser.add_argument("--hidden", default="[128,128]", help="hidden widths")
     parser.add_argument("--save", help="export the fitted network to this .pth")
     parser.add_argument("--curve", help="comma list of data sizes: agreement against data")
@@ -102,9 +103,11 @@ def main(argv: list[str] | None = None) -> int:
         "num_games=256",
         f"imitation.steps={args.steps}",
         f"imitation.epochs={args.epochs}",
-        f"env.belief={args.belief}",
+        f"env.belief={'literal' if args.belief == 'literal' else 'policy'}",
         f"ppo.hidden={args.hidden}",
     ]
+    if args.belief == "policy_carry":  # the carried policy-conditioned belief
+        overrides.append("policy_belief=carry")
     cfg = load_config(CONFIG, overrides)
     start, load_start = time.perf_counter(), os.getloadavg()
     if args.curve:
@@ -117,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     other = Trainer(load_config(CONFIG, [*overrides, "seed=1"]))
     held = cfg.imitation.model_copy(update={"steps": args.held_out})
     unseen = record_teacher(
-        other, held, belief_model=trainer.model if args.belief == "policy" else None
+        other, held, belief_model=trainer.model if args.belief != "literal" else None
     )
     out = {
         "command": "python scripts/imitation_probe.py "

@@ -11,7 +11,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("torchrl")
 
-from test_belief import _brute_force  # noqa: E402
+from test_belief import BruteMemory, _brute_force  # noqa: E402
 
 from shipwreck_agents.actor_critic import ActorCritic, export_sb3  # noqa: E402
 from shipwreck_agents.fast_team import FastTeamPolicy, shared_policy  # noqa: E402
@@ -22,42 +22,87 @@ from shipwreck_env.observation import ObservationLayout, encode  # noqa: E402
 from shipwreck_env.view import make_view  # noqa: E402
 
 
-def _exported(tmp_path, belief_kind: str) -> str:
+def _exported(tmp_path, belief_kind: str, sharpen: float = 1.0) -> str:
     torch.manual_seed(0)
     layout = ObservationLayout(3, belief=True)
     path = tmp_path / "team.pth"
-    export_sb3(ActorCritic(layout.size, NUM_ACTIONS, (32,)), path)
+    network = ActorCritic(layout.size, NUM_ACTIONS, (32,))
+    with torch.no_grad():  # sharper than at initialisation: the hand matters more
+        for p in network.parameters():
+            p.mul_(sharpen)
+    export_sb3(network, path)
     meta = {"belief": True, "belief_kind": belief_kind, "role": "self"}
     (tmp_path / "team.meta.json").write_text(json.dumps(meta))
     return str(path)
 
 
-def test_group_belief_on_the_reference_engine_equals_brute_force(tmp_path):
-    policy = FastTeamPolicy(_exported(tmp_path, "policy"))
-    layout = ObservationLayout(3, belief=True)
-    rng = np.random.default_rng(0)
-    compared = 0
-    for game in range(6):
-        s = new_game(GameConfig(num_players=3, difficulty="easy"), np.random.default_rng(game))
+_PASS = next(a.index for a in ACTIONS if a.kind == "pass")
+_REVEAL = next(a.index for a in ACTIONS if a.kind == "reveal")
+
+
+def _keeping(view, action: int) -> int:
+    """The action played instead of ``action`` so that fates stay held: whoever is not
+    the active player passes where it may, and reveals a held fate only if forced."""
+    if view.decider == view.active_player:
+        return action
+    if _PASS in view.legal:
+        return _PASS
+    if action == _REVEAL and len(view.legal) > 1:
+        return next(a for a in view.legal if a != _REVEAL)
+    return action
+
+
+def _decisions(policy, difficulty: str, games: int, layout, rng, keep_fates: bool = False):
+    """Play ``games`` games with ``policy`` in both roles (with ``keep_fates``, the
+    actions of :func:`_keeping`); yields ``(game, state before the decision, the policy
+    as it was before deciding (only where the turn's first play may come, else None),
+    its view, the policy's action)``."""
+    for game in range(games):
+        s = new_game(GameConfig(num_players=3, difficulty=difficulty), np.random.default_rng(game))
         policy.reset()
-        pending = None
         while not s.over:
             view = make_view(s, s.decider)
             mask = np.zeros(NUM_ACTIONS, np.int8)
             mask[list(view.legal)] = 1
-            before = copy.deepcopy(s)
+            may_play = view.phase == "play" and not view.turn_actions
+            before = copy.deepcopy(s), copy.deepcopy(policy) if may_play else None
             action = policy.act(encode(s, s.decider, layout), mask, view, rng)
-            first = view.phase == "play" and not view.turn_actions
-            if first and ACTIONS[action].kind == "play":
-                pending = _brute_force(before, action, policy.model, layout)
-            if policy.last_belief is not None:
-                line = s.lines[s.active]
-                weights = pending * [(line >> v) & 1 for v in range(7)]
-                np.testing.assert_allclose(policy.last_belief, weights / weights.sum(), rtol=1e-4)
-                assert policy.last_belief[s.hands[s.active][0] - 1] > 0
-                compared += 1
-            step_inplace(s, action, rng)
+            yield game, *before, view, action
+            step_inplace(s, _keeping(view, action) if keep_fates else action, rng)
+
+
+def _first_play(view, action: int) -> bool:
+    return view.phase == "play" and not view.turn_actions and ACTIONS[action].kind == "play"
+
+
+@pytest.mark.parametrize("kind", ["policy", "policy_carry"])
+def test_group_belief_on_the_reference_engine_equals_brute_force(tmp_path, kind):
+    """The reference-engine team's block equals the brute-force posterior of
+    ``test_belief`` (with each seat's memory for ``policy_carry``), the same one the
+    batched ``PolicyBelief`` is pinned to: the two sides compute one belief."""
+    policy = FastTeamPolicy(_exported(tmp_path, kind, sharpen=3.0))
+    layout = ObservationLayout(3, belief=True)
+    rng = np.random.default_rng(0)
+    compared = differs = 0
+    memories: dict[int, BruteMemory] = {}  # per game, as the team resets per game
+    pending = plain = None
+    for game, before, _, view, action in _decisions(policy, "normal", 6, layout, rng, True):
+        memory = memories.setdefault(game, BruteMemory())
+        if _first_play(view, action):
+            plain = _brute_force(before, action, policy.model, layout)
+            pending = plain
+            if kind == "policy_carry":
+                pending = memory.weights(before, action, policy.model, layout)
+        if policy.last_belief is not None:
+            line = np.array([(before.lines[before.active] >> v) & 1 for v in range(7)])
+            weights, without = pending * line, plain * line
+            np.testing.assert_allclose(policy.last_belief, weights / weights.sum(), rtol=1e-4)
+            assert policy.last_belief[before.hands[before.active][0] - 1] > 0
+            differs += not np.allclose(policy.last_belief, without / without.sum(), rtol=1e-3)
+            compared += 1
+    used = sum(m.used for m in memories.values())
     assert compared >= 5
+    assert kind == "policy" or (used >= 5 and differs >= 3), (used, differs)
 
 
 def test_literal_models_keep_the_literal_block_and_one_object_per_file(tmp_path):
@@ -86,3 +131,47 @@ def test_a_fast_model_refuses_a_game_it_was_not_trained_on(tmp_path):
     mask[list(view.legal)] = 1
     with pytest.raises(ValueError, match="num_players=4"):
         policy.act(encode(s, s.decider, ObservationLayout(3, belief=True)), mask, view, None)
+
+
+def _hidden_twins(s):
+    """States that differ from ``s`` only in hidden facts: the face-down deck's order,
+    and each held fate (the active seat's included) replaced by another value where the
+    public record allows it."""
+    from test_leaks import swapped, twin
+
+    out = [twin(s, np.random.default_rng(s.turn))]
+    for seat, hand in enumerate(s.hands):
+        for index in range(len(hand)):
+            for w in range(1, 8):
+                if (t := swapped(s, seat, index, w)) is not None:
+                    out.append(t)
+                    break
+    return out
+
+
+def test_the_carried_belief_reads_only_public_facts_and_the_network(tmp_path):
+    """Twin test: at every first play, the likelihood and the memory the team keeps are
+    the same in any state the public record cannot tell from the real one, as long as
+    that state allows the same play (the active player's own hand is rewritten for
+    every hypothesis, so its real value must not matter)."""
+    policy = FastTeamPolicy(_exported(tmp_path, "policy_carry"))
+    layout = ObservationLayout(3, belief=True)
+    rng = np.random.default_rng(3)
+    checked = own = 0
+    for _, s, before, _, action in _decisions(policy, "normal", 4, layout, rng):
+        if not _first_play(make_view(s, s.decider), action):
+            continue
+        for t in _hidden_twins(s):
+            t_view = make_view(t, t.decider)
+            if action not in t_view.legal:
+                continue  # that hand could not make this play
+            t_mask = np.zeros(NUM_ACTIONS, bool)
+            t_mask[list(t_view.legal)] = True
+            other = copy.deepcopy(before)
+            other.remember_play(encode(t, t.decider, layout), t_mask, t_view, action)
+            np.testing.assert_array_equal(other._likelihood, policy._likelihood)
+            seat = s.active
+            np.testing.assert_array_equal(other._memory[seat][1], policy._memory[seat][1])
+            own += t.hands[seat] != s.hands[seat]
+            checked += 1
+    assert checked >= 20 and own >= 5, (checked, own)

@@ -21,6 +21,14 @@ copies of each value no one sees publicly (3 minus the exiled, the table and the
 known to be in the bag); ``line_now`` is the seat's number line at the group's decision
 (every public fact of the turn: card condition, The Chalice, The Fall, power answers).
 
+With ``carry=True`` (belief kind ``policy_carry``) a carried fate's prior is not the
+number line alone but the group's posterior about it from the turn it was kept: the
+likelihood computed then, by the network of then (as BAD stores it, never recomputed
+with later weights), divided by the copies unknown after that play, times the copies
+unknown now and the number line now (``carry_weights`` in ``agents/policy_belief.py``).
+The memory is per game and seat, used on the seat's next turn (``turn`` less the
+number of seats; any other gap leaves the bare number line), forgotten when the game restarts and saved in :meth:`state_dict`.
+
 The block replaces the literal belief block in the observation of every group decision
 of a turn with exactly one play (The Feast's second play, or The Thief handing the
 active seat a second fate, leave the literal block in place). Base set only, as the
@@ -33,6 +41,7 @@ import numpy as np
 
 from shipwreck_agents.policy_belief import (
     PLAY_VALUE,
+    carry_weights,
     hypothetical_observations,
     likelihood,
     prior_weights,
@@ -43,6 +52,7 @@ from shipwreck_env.vector.plays import play_legal
 
 __all__ = [
     "PolicyBelief",
+    "carry_weights",
     "hypothetical_inputs",
     "hypothetical_masks",
     "hypothetical_observations",
@@ -105,14 +115,20 @@ def hypothetical_inputs(
 
 
 def play_likelihood(
-    part, games: np.ndarray, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray, model
+    part,
+    games: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    actions: np.ndarray,
+    model,
+    carry: np.ndarray | None = None,
 ) -> np.ndarray:
     """:func:`likelihood` for the games ``games`` of the ``VectorGame`` ``part``."""
 
     def masks_of(rows: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return hypothetical_masks(part, games[rows], mask[rows], x, y)
 
-    return likelihood(obs, part.layout, actions, model, masks_of)
+    return likelihood(obs, part.layout, actions, model, masks_of, carry)
 
 
 class PolicyBelief:
@@ -120,22 +136,38 @@ class PolicyBelief:
 
     Args:
         games: the run's :class:`~shipwreck_training.common.games.Games`.
+        carry: keep each seat's posterior for its next turn (kind ``policy_carry``);
+            ``False`` is the first-play belief of kind ``policy``.
     """
 
-    def __init__(self, games) -> None:
+    def __init__(self, games, carry: bool = False) -> None:
         self.likelihood = np.zeros((games.num_games, 7))
         self.turn = np.full(games.num_games, -1, np.int64)
         self.offset = games.layout.offsets["belief"]
+        self.carry = carry
+        if carry:  # per game and seat: the weights and the turn they were kept on
+            seats = games.field("hand_len").shape[1]
+            self.memory = np.ones((games.num_games, seats, 7))
+            self.memory_turn = np.full((games.num_games, seats), -1, np.int64)
+
+    @property
+    def kind(self) -> str:
+        """The ``belief_kind`` this object computes (``.meta.json``)."""
+        return "policy_carry" if self.carry else "policy"
 
     def restart(self, games: np.ndarray) -> None:
-        """Those games restarted: forget their turn."""
+        """Those games restarted: forget their turn (and their seats' memory)."""
         self.turn[games] = -1
+        if self.carry:
+            self.memory[games] = 1.0
+            self.memory_turn[games] = -1
 
     def record(self, games, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray, model) -> None:
         """Before the step: keep the likelihood of every game whose active player now
         makes the turn's first play."""
         phase, decider = games.field("phase"), games.field("decider").astype(np.int64)
-        active = games.field("active").astype(np.int64) % games.num_players
+        active_seat = games.field("active").astype(np.int64)
+        active = active_seat % games.num_players
         first = (
             (phase == Phase.PLAY)
             & (decider == active)
@@ -147,10 +179,21 @@ class PolicyBelief:
         turn = games.field("turn")
         for k, pos, local in games.locate(which):
             rows = which[pos]
+            carry = None
+            if self.carry:
+                seat = active_seat[rows]
+                gap = self.memory.shape[1]  # the seats take their turns in order
+                last = self.memory_turn[rows, seat] == turn[rows] - gap
+                carry = np.where(last[:, None], self.memory[rows, seat], 1.0)
             self.likelihood[rows] = play_likelihood(
-                games.parts[k], local, obs[rows], mask[rows], actions[rows], model
+                games.parts[k], local, obs[rows], mask[rows], actions[rows], model, carry
             )
-            self.turn[which[pos]] = turn[which[pos]]
+            self.turn[rows] = turn[rows]
+            if self.carry:
+                self.memory[rows, seat] = carry_weights(
+                    obs[rows], games.layout, actions[rows], self.likelihood[rows]
+                )
+                self.memory_turn[rows, seat] = turn[rows]
 
     def posterior(self, games) -> tuple[np.ndarray, np.ndarray]:
         """(games with a policy belief now, float32[n, 7] posterior)."""
@@ -181,12 +224,25 @@ class PolicyBelief:
 
     def state_dict(self) -> dict:
         """The per-game memory (for checkpoints)."""
-        return {"likelihood": self.likelihood.copy(), "turn": self.turn.copy()}
+        state = {"likelihood": self.likelihood.copy(), "turn": self.turn.copy()}
+        if self.carry:
+            state["memory"] = self.memory.copy()
+            state["memory_turn"] = self.memory_turn.copy()
+        return state
 
     def load_state_dict(self, state: dict) -> None:
-        """Put back :meth:`state_dict`."""
+        """Put back :meth:`state_dict` (``ValueError`` if it is of another kind)."""
+        if self.carry != ("memory" in state):
+            raise ValueError(
+                f"a belief state {'with' if 'memory' in state else 'without'} carried "
+                f"memory cannot load into a {self.kind!r} belief; allowed: a state of the "
+                "same kind"
+            )
         self.likelihood[...] = state["likelihood"]
         self.turn[...] = state["turn"]
+        if self.carry:
+            self.memory[...] = state["memory"]
+            self.memory_turn[...] = state["memory_turn"]
 
 
 assert len(_PLAY_VALUE) == NUM_ACTIONS and (_PLAY_VALUE[:_NUM_PLAYS] > 0).all()

@@ -38,6 +38,7 @@ def evaluate_greedy(
     regime: str = "selfplay",
     partner: str = "",
     partner_seed: int | None = None,
+    carry: bool = False,
 ) -> dict[str, dict]:
     """Per difficulty: games, wins, win rate with a 95% Wilson interval, mean score and
     doom, and games cut at ``max_turns``.
@@ -52,6 +53,8 @@ def evaluate_greedy(
         regime: ``selfplay``, ``play`` or ``predict`` (which role the network takes).
         partner: the scripted partner's spec outside self-play.
         partner_seed: the scripted partner's seed (``seed`` if ``None``).
+        carry: the policy-conditioned belief keeps each seat's posterior for its next
+            turn (kind ``policy_carry``, :class:`PolicyBelief`).
     """
     diffs = tuple(difficulties)
     g = Games(env, games * len(diffs), seed, autoreset=False, difficulties=diffs)
@@ -60,7 +63,7 @@ def evaluate_greedy(
         if regime != "selfplay"
         else None
     )
-    belief = PolicyBelief(g) if env.belief == "policy" else None
+    belief = PolicyBelief(g, carry=carry) if env.belief == "policy" else None
     while not g.field("over").all():
         obs, mask = g.observe(), g.legal_mask()
         if belief is not None:

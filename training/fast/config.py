@@ -148,6 +148,12 @@ class FastConfig(RunConfig):
     learning per step, the more the more the update moves the network: with 4 epochs,
     1M steps won 0.24 at easy where the synchronous run won 0.55; the headline config
     pairs it with 2 epochs (docs/fast_trainer.md)."""
+    policy_belief: Literal["first_play", "carry"] = "first_play"
+    """With ``env.belief: policy``: ``first_play`` conditions the group's belief on the
+    turn's first play alone (belief kind ``policy``); ``carry`` also starts a carried
+    fate from the posterior of the turn it was kept (kind ``policy_carry``,
+    ``training/common/belief.py``). Runs and models from before this key read as
+    ``first_play``."""
     ppo: PPOSettings = Field(default_factory=PPOSettings)
     eval: EvalSettings = Field(default_factory=EvalSettings)
     imitation: ImitationSettings = Field(default_factory=ImitationSettings)
@@ -189,7 +195,19 @@ class FastConfig(RunConfig):
                 f"env.belief 'policy' is not allowed with regime {self.regime!r}; allowed: "
                 "selfplay (the belief inverts the learned play policy)"
             )
+        if self.policy_belief != "first_play" and self.env.belief != "policy":
+            raise ValueError(
+                f"policy_belief {self.policy_belief!r} is not allowed with env.belief "
+                f"{self.env.belief!r}; allowed: 'first_play' (or env.belief 'policy')"
+            )
         return self
+
+    @property
+    def belief_kind(self) -> str:
+        """What the group's belief block holds (a model's ``.meta.json`` ``belief_kind``)."""
+        if self.env.belief == "policy" and self.policy_belief == "carry":
+            return "policy_carry"
+        return self.env.belief
 
     @property
     def batch_size(self) -> int:

@@ -30,4 +30,5 @@ def evaluate_network(
         regime=cfg.regime,
         partner=cfg.partner,
         partner_seed=cfg.eval.seed,
+        carry=cfg.policy_belief == "carry",
     )

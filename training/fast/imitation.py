@@ -90,7 +90,8 @@ def record_teacher(
     games = Games(cfg.env, n, cfg.seed + seed_offset)
     play = ScriptedRole(settings.play, n, cfg.seed + 1)
     group = ScriptedRole(settings.group, n, cfg.seed + 2)
-    belief = PolicyBelief(games) if belief_model is not None else None
+    carry = cfg.policy_belief == "carry"
+    belief = PolicyBelief(games, carry=carry) if belief_model is not None else None
     parts, rewards, ends = [], [], []
     recorded = 0
     while recorded < settings.steps:

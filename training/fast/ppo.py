@@ -132,7 +132,11 @@ class Trainer:
                 if cfg.regime != "selfplay"
                 else None
             )
-        self.belief = PolicyBelief(self.games) if cfg.env.belief == "policy" else None
+        self.belief = (
+            PolicyBelief(self.games, carry=cfg.policy_belief == "carry")
+            if cfg.env.belief == "policy"
+            else None
+        )
         self.zsc = make_zsc(cfg.zsc, cfg.num_games, cfg.env.num_players, cfg.seed)
         self.global_step = 0
         self.update_index = 0

@@ -63,7 +63,7 @@ def spec_of(cfg: FastConfig, path: Path) -> str:
 def meta(cfg: FastConfig, spec: str) -> dict:
     """The ``.meta.json`` of a run's exported model (the game it learned,
     :func:`shipwreck_training.common.run.model_meta`, then the fast trainer's own keys)."""
-    return model_meta(
+    info = model_meta(
         cfg.env,
         role=ROLES[cfg.regime],
         regime=cfg.regime,
@@ -73,6 +73,8 @@ def meta(cfg: FastConfig, spec: str) -> dict:
         trainer="shipwreck_training.fast",
         spec=spec,
     )
+    info["belief_kind"] = cfg.belief_kind  # policy_carry is the fast trainer's own
+    return info
 
 
 def _episode_figures(episodes: list[tuple[str, bool, int, int]]) -> dict[str, float]:
@@ -249,6 +251,7 @@ def _finish(trainer: Trainer, writer) -> None:
         "seed": cfg.seed,
         "regime": cfg.regime,
         "belief": cfg.env.belief,
+        "belief_kind": cfg.belief_kind,
         "steps": trainer.global_step,
         "wall_seconds": trainer.wall,
         "mean_sps": trainer.global_step / max(trainer.wall, 1e-9),
