@@ -170,11 +170,15 @@ def trainer_rows(data: dict) -> list[tuple]:
         )
     for r in data["rllib"]["settings"]:
         learner = r["train_batch"] / r["learner_s"] if r.get("learner_s") else None
-        engine = "AEC env" if r["engine"] == "aec" else f"batched, {r['envs_per_runner']} games"
+        engine = {
+            "aec": "AEC env",
+            "batched": f"batched, {r['envs_per_runner']} games, RLlib's runner",
+            "batched-runner": f"batched, {r['envs_per_runner']} games, numpy runner",
+        }[r["engine"]]
         rows.append(
             (
                 "RLlib PPO",
-                f"{engine} per runner, {r['env_runners']} runner(s)",
+                f"{engine}, {r['env_runners']} env runner(s)",
                 r["median_steps_per_s"],
                 r.get("median_sampling_steps_per_s"),
                 learner,
@@ -221,8 +225,10 @@ def trainers_markdown(data: dict) -> str:
         )
     lines += [
         "",
-        "(RLlib's update steps/s: the train batch over RLlib's learner timer, an "
-        "exponential average that still carries part of the first iteration. The networks "
+        "(RLlib's update steps/s: the train batch over each iteration's learner seconds, "
+        "recovered from RLlib's averaged timer by scripts/bench_rllib.py; RLlib's runner "
+        "is its single-agent env runner, the numpy runner `training/rllib/runner.py`, the "
+        "batched configs' default. The networks "
         "differ as the trainers' configs do: SB3 256x256 with 5 epochs of minibatch 256, "
         "RLlib and the fast trainer 128x128 with 4 epochs of larger minibatches, so the "
         "update columns compare trainers as shipped, not the same arithmetic.)",
@@ -476,9 +482,17 @@ def _bench_sps(data: dict, trainer: str) -> tuple[float | None, str]:
         runs = data["sb3"]["runs"]["batched"]
         load = statistics.median(x[k] for x in runs for k in ("load1_before", "load1_after"))
         return data["sb3"]["medians"]["batched"]["sps"], f"{load:.1f}"
-    for r in data.get("rllib", {}).get("settings", []):
-        if trainer == "rllib" and r["engine"] != "aec" and r["env_runners"] == 1:
-            return r["median_steps_per_s"], f"{r['median_load_average']:.1f}"
+    if trainer == "rllib":
+        # the batched configs' own sampler first (env_runners.runner: auto), then RLlib's
+        ones = {
+            r["engine"]: r
+            for r in data.get("rllib", {}).get("settings", [])
+            if r["env_runners"] == 1
+        }
+        for engine in ("batched-runner", "batched"):
+            if engine in ones:
+                r = ones[engine]
+                return r["median_steps_per_s"], f"{r['median_load_average']:.1f}"
     return None, "-"
 
 
@@ -545,7 +559,7 @@ def budget_markdown(data: dict) -> list[str]:
         "2-core machine shared with other engineers' jobs, with the median 1-minute load "
         "average the trainer logged while it ran (the SB3 trainer logs none). Bench steps/s: "
         "the speed bench below (its closest setting: fast, the headline config; SB3, "
-        "batched, 256 games, `ppo.fast_update`; RLlib, batched, 64 games, 1 runner), the "
+        "batched, 256 games, `ppo.fast_update`; RLlib, batched, 64 games, 1 env runner, the batched configs' own runner), the "
         "three measured in one invocation, with the load.",
         "",
         "| trainer | learner steps | wall time | training steps/s (load) | bench steps/s (load) "
