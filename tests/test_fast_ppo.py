@@ -357,7 +357,12 @@ def test_ctrl_c_prints_one_line_and_exits_130_with_the_checkpoint_intact(tmp_pat
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        # a terminal's Ctrl-C reaches a run whose SIGINT is the default: a child started
+        # with SIGINT ignored keeps ignoring it (Python then installs no handler), and in
+        # a fresh clone's CI something earlier in the same xdist worker left it ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
+    inherited = signal.getsignal(signal.SIGINT)
     deadline = time.monotonic() + 300
     while not list(runs.glob("*/checkpoints/latest.pt")) and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -369,7 +374,10 @@ def test_ctrl_c_prints_one_line_and_exits_130_with_the_checkpoint_intact(tmp_pat
         job.kill()
         _, err = job.communicate()
         steps = list(runs.glob("*/checkpoints/latest.pt"))
-        pytest.fail(f"no exit 300 s after SIGINT; checkpoints {steps}; stderr ends {err[-2000:]!r}")
+        pytest.fail(
+            f"no exit 300 s after SIGINT (this test's SIGINT handler: {inherited!r}); "
+            f"checkpoints {steps}; stderr ends {err[-2000:]!r}"
+        )
     assert job.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     (run,) = runs.iterdir()
