@@ -32,15 +32,14 @@ Must not: import anything from ``training``; change the arrays of the games it r
 
 from __future__ import annotations
 
-import os
-
 import numba
 import numpy as np
-from numba.core import caching
 
-from shipwreck_agents.bayes import _COST_ORDER, BayesGroup
+from shipwreck_agents import bayes as _bayes
+from shipwreck_agents import vector_heuristic as _vector_heuristic
+from shipwreck_agents.bayes import _COST_ORDER, BayesGroup, race_value
 from shipwreck_agents.heuristic import HeuristicPlayer
-from shipwreck_agents.vector_heuristic import _decide, _doom
+from shipwreck_agents.vector_heuristic import _decide, _doom, _fading_with
 from shipwreck_env.actions import ACTIONS, NUM_ACTIONS, PASS, predict_action
 from shipwreck_env.questions import QUESTIONS, yes_values
 from shipwreck_env.state import Phase
@@ -56,30 +55,9 @@ from shipwreck_env.vector.turn import _reset_turn
 __all__ = ["BatchedBayes"]
 
 
-class _Stamped:
-    """The kernel compiles in the batched engine's rules: its cached machine code must
-    go stale when they change, not only when this file does."""
-
-    def get_source_stamp(self) -> tuple:
-        st = os.stat(__file__)
-        return (_jit._STAMP, st.st_mtime, st.st_size)
-
-    @classmethod
-    def from_function(cls, py_func, py_file):
-        if os.path.abspath(py_file) != os.path.abspath(__file__):
-            return None  # not ours: the other locators decide
-        return super().from_function(py_func, py_file)
-
-
-class _StampedUser(_Stamped, caching.UserProvidedCacheLocator):
-    """In ``NUMBA_CACHE_DIR`` when it is set."""
-
-
-class _StampedInTree(_Stamped, caching.InTreeCacheLocator):
-    """In ``__pycache__`` beside this file."""
-
-
-caching.CacheImpl._locator_classes[:0] = [_StampedUser, _StampedInTree]
+# The kernel compiles in the batched engine's rules and the batched heuristic: its cached
+# machine code must go stale when they change, not only when this file does.
+_jit.stamp_cache(__file__, depends=(_vector_heuristic.__file__, _bayes.__file__))
 _njit = numba.njit(cache=True, nogil=True)
 
 GROUP_PHASE, VOTE_PHASE, COST_PHASE, PLAY_PHASE = Phase.GROUP, Phase.VOTE, Phase.COST, Phase.PLAY
@@ -130,15 +108,7 @@ _TABLES = _action_tables()
 # --- the decision ----------------------------------------------------------------------
 
 
-@_njit
-def _race(score, doom) -> float:
-    """``bayes.race_value``."""
-    if doom >= 7:
-        return 0.0
-    if score >= 7:
-        return 1.0
-    left, needed = 7 - doom, 7 - score
-    return left / (left + needed)
+_race = _njit(race_value)
 
 
 @_njit
@@ -147,46 +117,6 @@ def _sum(x) -> float:
     for v in range(len(x)):
         total += x[v]
     return total
-
-
-@_njit
-def _fading(st, g, scion_slot) -> int:
-    """``knowledge.fading_slots`` as a bit mask, with a Scions card added on
-    ``scion_slot`` (-1: none)."""
-    slots, tcount, attached, attached_len, plays, plays_len, fall_fading = st[:7]
-    hours_of, card_moons, card_power = st[7:10]
-    low = False
-    for i in range(plays_len[g]):
-        if plays[g, i, 0] <= 2:
-            low = True
-    out = 0
-    for slot in range(4):
-        card = slots[g, slot]
-        if card < 0:
-            continue
-        if card == ASH:
-            if low:
-                out |= 1 << slot
-            continue
-        if card == FALL:
-            if fall_fading[g] == 1:
-                out |= 1 << slot
-            continue
-        scions = slot == scion_slot
-        for i in range(attached_len[g, slot]):
-            if card_power[attached[g, slot, i]] == SCIONS:
-                scions = True
-        hours = 0
-        for v in range(1, 8):
-            n = tcount[g, slot, v - 1]
-            if scions or (card == IMAGO and v == 7):  # one hour per fate / the Imago's 7s
-                hours += n
-            else:
-                hours += n * hours_of[v]
-        moons = card_moons[card] if card_moons[card] != 0 else 99
-        if hours >= moons:
-            out |= 1 << slot
-    return out
 
 
 @_njit
@@ -227,7 +157,7 @@ def _group(st, s_shadows, g, mask, score, doom, guesses, post, info, pcost, tabs
     code, scythes, yes, shackles, _, is_power, predict = tabs
     plays, plays_len = st[4], st[5]
     order, part = work[0], work[1]
-    fades = _fading(st, g, -1)
+    fades = _fading_with(st, g, -1, 0, -1, 0, -1)
     base, guess = _predict_value(st, g, score, doom, post, guesses, fades, info, order)
     shadow = 1 if s_shadows[g] else 0
     best, best_gain = -1, pcost
@@ -242,7 +172,7 @@ def _group(st, s_shadows, g, mask, score, doom, guesses, post, info, pcost, tabs
             if not fades >> slot & 1:
                 value = -1.0
             else:
-                slowed = _fading(st, g, slot)
+                slowed = _fading_with(st, g, -1, 0, -1, 0, slot)
                 value = _predict_value(st, g, score, doom, post, guesses, slowed, info, order)[0]
         elif c == 3 or (c == 4 and plays_len[g] > 0):
             bits = yes[a, shadow] if c == 3 else shackles[plays[g, plays_len[g] - 1, 0], shadow]

@@ -27,11 +27,14 @@ from shipwreck_agents.heuristic import HeuristicPlayer
 from shipwreck_env.actions import HOURS_TARGET, NUM_ACTIONS, PASS
 from shipwreck_env.engine import IllegalActionError
 from shipwreck_env.state import Phase
+from shipwreck_env.vector import jit as _jit
 from shipwreck_env.vector import tables as t
 from shipwreck_env.vector.arrays import EVENT, Arrays
 
 __all__ = ["heuristic_actions"]
 
+# The kernels compile in the batched engine's tables: stale when they change.
+_jit.stamp_cache(__file__)
 _njit = numba.njit(cache=True, nogil=True)
 
 PLAY_PHASE, STEAL_PHASE, AFTER_PLAY_PHASE = Phase.PLAY, Phase.STEAL, Phase.AFTER_PLAY
@@ -105,10 +108,12 @@ def _landing(slots, g, target) -> int:
 
 
 @_njit
-def _hours(hours_of, tcount, attached, attached_len, card_power, slots, g, slot, extra, removed):
+def _hours(
+    hours_of, tcount, attached, attached_len, card_power, slots, g, slot, extra, removed, scions
+):
     """Hours in front of ``slot`` with one more fate ``extra`` and one fewer ``removed``
-    (0: none) -- ``knowledge._hours``."""
-    scions = False
+    (0: none), counted one per fate if ``scions`` or a Scions card is attached --
+    ``knowledge._hours``."""
     for i in range(attached_len[g, slot]):
         if card_power[attached[g, slot, i]] == SCIONS:
             scions = True
@@ -128,6 +133,12 @@ def _fading(s, g, extra_slot, extra, removed_slot, removed):
     """Bit mask of the slots whose card fades at the end of this turn if nothing else
     changes (``knowledge.fading_slots``), with fate ``extra`` added on ``extra_slot``
     and fate ``removed`` taken from ``removed_slot`` (-1: none)."""
+    return _fading_with(s, g, extra_slot, extra, removed_slot, removed, -1)
+
+
+@_njit
+def _fading_with(s, g, extra_slot, extra, removed_slot, removed, scion_slot):
+    """:func:`_fading` with a Scions card added on ``scion_slot`` (-1: none)."""
     slots, tcount, attached, attached_len, plays, plays_len, fall_fading = s[:7]
     hours_of, card_moons, card_power = s[7:10]
     low_played = False
@@ -150,7 +161,17 @@ def _fading(s, g, extra_slot, extra, removed_slot, removed):
             take = removed if slot == removed_slot else 0
             moons = card_moons[card] if card_moons[card] != 0 else 99
             hours = _hours(
-                hours_of, tcount, attached, attached_len, card_power, slots, g, slot, add, take
+                hours_of,
+                tcount,
+                attached,
+                attached_len,
+                card_power,
+                slots,
+                g,
+                slot,
+                add,
+                take,
+                slot == scion_slot,
             )
             if hours >= moons:
                 out |= 1 << slot

@@ -33,3 +33,23 @@ def _keep_thread_settings() -> Iterator[None]:
             torch.set_num_threads(threads)
     elif changed:  # torch was first loaded under the test's setting: give it the default
         torch.set_num_threads(len(os.sched_getaffinity(0)))
+
+
+@pytest.fixture(autouse=True)
+def _keep_sigint_handler(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test must leave the process's SIGINT handler as it found it: a process started
+    while SIGINT is ignored keeps ignoring it (Python then installs no handler), so a
+    later test that starts a run and sends it Ctrl-C would wait for a run that never
+    stops. The handler is put back, and the test that changed it fails, by name."""
+    import signal
+
+    before = signal.getsignal(signal.SIGINT)
+    yield
+    after = signal.getsignal(signal.SIGINT)
+    if after is not before:
+        if before is not None:
+            signal.signal(signal.SIGINT, before)
+        pytest.fail(
+            f"{request.node.nodeid} left the SIGINT handler {after!r} (it found {before!r})",
+            pytrace=False,
+        )

@@ -5,12 +5,12 @@ trainer's partner using it with the same actions and checkpoints."""
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
 
 import numpy as np
 import pytest
 from test_vector_partner import shuffle_deck_below_top, swap_held_fate
+from vector_helpers import sweep_rules
 
 from shipwreck_agents.bayes import BayesGroup
 from shipwreck_agents.heuristic import HeuristicPlayer
@@ -21,9 +21,6 @@ from shipwreck_env.policy import decide, observation_layouts
 from shipwreck_env.state import PHASES
 from shipwreck_env.vector import VectorGame
 from shipwreck_env.vector.convert import to_states
-
-DIFFICULTIES = ("easy", "normal", "hard", "doomed")
-SETS = ("base", "base,kickstarter", "base,gencon", "base,stars_below", "all")
 
 
 def _split(game: VectorGame) -> tuple[np.ndarray, np.ndarray]:
@@ -115,18 +112,7 @@ def test_batched_group_takes_the_python_groups_actions(card_sets, players, diffi
 
 @pytest.mark.slow
 def test_batched_group_equals_python_in_every_difficulty_player_count_and_card_set():
-    seen: Counter = Counter()
-    combos = itertools.product(DIFFICULTIES, (3, 4, 5), SETS)
-    for i, (difficulty, players, card_sets) in enumerate(combos):
-        seen += compare_games(
-            16, 100, 200 + i, num_players=players, difficulty=difficulty, card_sets=card_sets
-        )
-    for rules in (
-        dict(num_players=2, challenge_mode=True, group_decision="vote", card_sets="all"),
-        dict(num_players=3, reveal=False, card_sets="all"),
-        dict(num_players=4, max_turns=6, group_decision="vote", card_sets="all"),
-    ):
-        seen += compare_games(24, 120, 9, **rules)
+    seen = sweep_rules(compare_games, (16, 100, 200), (24, 120, 9))
     for situation in ("remembered", "feast", "predict", "power", "cost", "vote", "reveal"):
         assert seen[situation] > 0, situation
 

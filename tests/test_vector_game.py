@@ -230,3 +230,38 @@ def test_the_compiled_rules_are_cached_under_a_stamp_of_every_module_they_read()
     assert isinstance(locator, jit._StampedLocator)
     assert locator.get_source_stamp() == jit._sources_stamp()
     assert any(path.endswith("vector/ops.py") for path in jit._COMPILED_FROM)
+
+
+def test_a_batched_agents_kernels_are_stamped_with_the_files_they_compile_in(tmp_path) -> None:
+    """The batched Bayesian group compiles in the batched heuristic and the rules: its
+    cache must go stale when those change, not only when its own file does."""
+    from numba.core import caching
+
+    from shipwreck_agents import bayes, vector_bayes, vector_heuristic
+    from shipwreck_env.vector import jit
+
+    def stamp(owner, depends) -> str:
+        kept = list(caching.CacheImpl._locator_classes)
+        try:
+            jit.stamp_cache(str(owner), tuple(str(d) for d in depends))
+            locator = caching.CacheImpl._locator_classes[1].from_function(stamp, str(owner))
+            assert caching.CacheImpl._locator_classes[1].from_function(stamp, __file__) is None
+            return locator.get_source_stamp()
+        finally:
+            caching.CacheImpl._locator_classes[:] = kept
+
+    owner, depend = tmp_path / "kernel.py", tmp_path / "helper.py"
+    owner.write_text("x = 1\n")
+    depend.write_text("y = 1\n")
+    first = stamp(owner, [depend])
+    assert stamp(owner, [depend]) == first
+    depend.write_text("y = 2\n")
+    assert stamp(owner, [depend]) != first
+
+    group = vector_bayes._predict_value._cache._impl.locator
+    assert group.get_source_stamp() == stamp(
+        vector_bayes.__file__, [vector_heuristic.__file__, bayes.__file__]
+    )
+    assert vector_heuristic._fading._cache._impl.locator.get_source_stamp() == stamp(
+        vector_heuristic.__file__, []
+    )

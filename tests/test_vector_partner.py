@@ -4,11 +4,11 @@ hidden read, and the fast trainer's partner using it with the same results."""
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
 
 import numpy as np
 import pytest
+from vector_helpers import sweep_rules
 
 from shipwreck_agents.heuristic import HeuristicPlayer
 from shipwreck_agents.vector_heuristic import heuristic_actions
@@ -17,15 +17,6 @@ from shipwreck_env.policy import decide, observation_layouts
 from shipwreck_env.state import PHASES
 from shipwreck_env.vector import VectorGame
 from shipwreck_env.vector.convert import to_states
-
-DIFFICULTIES = ("easy", "normal", "hard", "doomed")
-SETS = {
-    "base": "base",
-    "kickstarter": "base,kickstarter",
-    "gencon": "base,gencon",
-    "stars_below": "base,stars_below",
-    "all": "all",
-}
 
 
 def _active_deciders(game: VectorGame) -> np.ndarray:
@@ -104,18 +95,7 @@ def test_batched_heuristic_takes_the_python_players_actions(card_sets, players, 
 
 @pytest.mark.slow
 def test_batched_heuristic_equals_python_in_every_difficulty_player_count_and_card_set():
-    seen: Counter = Counter()
-    combos = itertools.product(DIFFICULTIES, (3, 4, 5), SETS.values())
-    for i, (difficulty, players, card_sets) in enumerate(combos):
-        seen += compare_games(
-            24, 120, 100 + i, num_players=players, difficulty=difficulty, card_sets=card_sets
-        )
-    for rules in (
-        dict(num_players=2, challenge_mode=True, group_decision="vote", card_sets="all"),
-        dict(num_players=3, reveal=False, card_sets="all"),
-        dict(num_players=4, max_turns=6, group_decision="vote", card_sets="all"),
-    ):
-        seen += compare_games(32, 120, 7, **rules)
+    seen = sweep_rules(compare_games, (24, 120, 100), (32, 120, 7))
     # the rules the heuristic weighs were all met
     for situation in (
         "steal", "shells", "sinners", "shadows", "play_on_hours", "play_on_feast",

@@ -17,6 +17,7 @@ test can assert that a rule it means to check was actually reached.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Callable, Sequence
 
@@ -41,6 +42,7 @@ __all__ = [
     "lucky_chooser",
     "random_chooser",
     "sparing_chooser",
+    "sweep_rules",
     "team_chooser",
 ]
 
@@ -446,3 +448,34 @@ def twins_from_states(
     refs = [copy.deepcopy(s) for s in states]
     rngs = [vg.stream(g) for g in range(len(refs))]
     return Twins(vg, refs, rngs, choose, seed, on_restart=on_restart, observe=observe)  # type: ignore[arg-type]
+
+
+SWEEP_DIFFICULTIES = ("easy", "normal", "hard", "doomed")
+SWEEP_CARD_SETS = ("base", "base,kickstarter", "base,gencon", "base,stars_below", "all")
+SWEEP_SPECIAL_RULES = (
+    dict(num_players=2, challenge_mode=True, group_decision="vote", card_sets="all"),
+    dict(num_players=3, reveal=False, card_sets="all"),
+    dict(num_players=4, max_turns=6, group_decision="vote", card_sets="all"),
+)
+
+
+def sweep_rules(
+    compare: Callable[..., Counter],
+    sweep: tuple[int, int, int],
+    special: tuple[int, int, int],
+) -> Counter:
+    """A slow differential's sweep: ``compare(games, steps, seed, **rules)`` over every
+    difficulty x 3-5 players x card set (``sweep``: games, steps, first seed, one seed
+    more per combination), then over the special rules (two players with challenge and
+    vote, no reveal, a turn limit; ``special``: games, steps, seed). Returns the
+    situations met, summed."""
+    games, steps, first = sweep
+    seen: Counter = Counter()
+    combos = itertools.product(SWEEP_DIFFICULTIES, (3, 4, 5), SWEEP_CARD_SETS)
+    for i, (difficulty, players, card_sets) in enumerate(combos):
+        seen += compare(
+            games, steps, first + i, num_players=players, difficulty=difficulty, card_sets=card_sets
+        )
+    for rules in SWEEP_SPECIAL_RULES:
+        seen += compare(*special, **rules)
+    return seen

@@ -60,7 +60,17 @@ except ImportError as error:  # pragma: no cover - numba is a dependency
         "engine (shipwreck_env.engine)"
     ) from error
 
-__all__ = ["GameArrays", "Ref", "Rules", "njit", "pack", "rule", "rules_for", "rules_tuple"]
+__all__ = [
+    "GameArrays",
+    "Ref",
+    "Rules",
+    "njit",
+    "pack",
+    "rule",
+    "rules_for",
+    "rules_tuple",
+    "stamp_cache",
+]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _CORE = os.path.dirname(_HERE)
@@ -111,6 +121,34 @@ class _StampedInTreeLocator(_StampedLocator, caching.InTreeCacheLocator):
 
 
 caching.CacheImpl._locator_classes[:0] = [_StampedUserLocator, _StampedInTreeLocator]
+
+
+def stamp_cache(owner: str, depends: tuple[str, ...] = ()) -> None:
+    """Keep the disk cache of the kernels defined in the file ``owner`` (another
+    package's, e.g. a batched agent) true to what they compile in: numba alone checks
+    only ``owner`` itself, so a kernel that calls compiled code of ``depends`` or of the
+    batched rules would keep stale machine code when those change. Their cached code is
+    stamped with the contents of ``owner``, ``depends`` and the rules' sources."""
+    owner = os.path.abspath(owner)
+    digest = hashlib.sha256(_STAMP.encode())
+    for path in (owner, *sorted(os.path.abspath(p) for p in depends)):
+        with open(path, "rb") as fh:
+            digest.update(path.encode() + b"\0" + fh.read())
+    stamp = digest.hexdigest()
+
+    class Stamped:
+        def get_source_stamp(self) -> str:
+            return stamp
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if os.path.abspath(py_file) != owner:
+                return None  # not this file's: the other locators decide
+            return super().from_function(py_func, py_file)
+
+    user = type("StampedUserLocator", (Stamped, caching.UserProvidedCacheLocator), {})
+    in_tree = type("StampedInTreeLocator", (Stamped, caching.InTreeCacheLocator), {})
+    caching.CacheImpl._locator_classes[:0] = [user, in_tree]
 
 
 def njit(function):

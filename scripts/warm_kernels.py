@@ -1,0 +1,78 @@
+"""Compile the batched kernels once, into their disk caches, so that the first command or
+test that needs them loads machine code instead of compiling for minutes.
+
+    .venv/bin/python scripts/warm_kernels.py [--only engine|partners]
+
+``scripts/setup.sh`` runs it after installing: the batched engine and its observations
+(``shipwreck_env.vector``, about half a minute cold), then the batched heuristic and
+Bayesian group (``agents/vector_heuristic.py``, ``agents/vector_bayes.py``, which compile
+the engine's rules in: a few minutes cold), each in its own process so the two cores
+compile at once. A warm cache makes it a few seconds. Caches go stale by themselves when
+a source they were compiled from changes (``shipwreck_env.vector.jit.stamp_cache``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+PARTS = ("engine", "partners")
+
+
+def _play(part: str, steps: int = 60) -> None:
+    """Random games of every card set at doomed, the kernels of ``part`` deciding their
+    share of the decisions, so every entry point runs at least once."""
+    from shipwreck_env.vector import VectorGame
+
+    games = 16
+    game = VectorGame(games, 0, num_players=3, card_sets="all", difficulty="doomed")
+    rng = np.random.default_rng(0)
+    group = None
+    if part == "partners":
+        from shipwreck_agents.vector_bayes import BatchedBayes
+        from shipwreck_agents.vector_heuristic import heuristic_actions
+
+        group = BatchedBayes(games, game.config.num_players, game.config.num_seats)
+    for _ in range(steps):
+        mask = game.legal_mask()
+        u = rng.random(mask.shape)
+        u[~mask] = -1.0
+        actions = u.argmax(axis=1)
+        if part == "engine":
+            game.observe()
+        else:
+            a = game.arrays
+            deciders = a.decider.astype(np.int64)
+            live = deciders >= 0
+            mine = deciders == a.active.astype(np.int64) % game.config.num_players
+            players, others = np.flatnonzero(live & mine), np.flatnonzero(live & ~mine)
+            if len(players):
+                actions[players] = heuristic_actions(a, players, mask)
+            if len(others):
+                actions[others] = group.act(a, game.cards, others, mask, 0)
+        ended = game.step(actions)[2]
+        if group is not None:
+            group.restart(np.flatnonzero(ended))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Compile every part in parallel processes (or ``--only`` one, in this process)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", choices=PARTS, help="compile this part here and stop")
+    args = parser.parse_args(argv)
+    if args.only:
+        start = time.perf_counter()
+        _play(args.only)
+        print(f"warm_kernels: {args.only} ready in {time.perf_counter() - start:.0f} s")
+        return 0
+    children = [subprocess.Popen([sys.executable, __file__, "--only", part]) for part in PARTS]
+    codes = [child.wait() for child in children]
+    return max(codes)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
