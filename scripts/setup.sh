@@ -29,9 +29,6 @@ if [ ! -f "$stamp" ]; then
     rm -f .venv/.installed-*
     touch "$stamp"
 fi
-# The batched kernels compile once into their caches (minutes cold, seconds warm), so
-# no command or test pays it first.
-.venv/bin/python scripts/warm_kernels.py
 if [ "$ONLY_MAIN" = 1 ]; then
     exit 0
 fi

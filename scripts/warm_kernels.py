@@ -3,7 +3,7 @@ test that needs them loads machine code instead of compiling for minutes.
 
     .venv/bin/python scripts/warm_kernels.py [--only engine|partners]
 
-``scripts/setup.sh`` runs it after installing: the batched engine and its observations
+``./test.sh`` runs it after the set-up: the batched engine and its observations
 (``shipwreck_env.vector``, about half a minute cold), then the batched heuristic and
 Bayesian group (``agents/vector_heuristic.py``, ``agents/vector_bayes.py``, which compile
 the engine's rules in: a few minutes cold), each in its own process so the two cores
