@@ -37,15 +37,22 @@ def _keep_thread_settings() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _keep_sigint_handler(request: pytest.FixtureRequest) -> Iterator[None]:
-    """A test must leave the process's SIGINT handler as it found it: a process started
-    while SIGINT is ignored keeps ignoring it (Python then installs no handler), so a
-    later test that starts a run and sends it Ctrl-C would wait for a run that never
-    stops. The handler is put back, and the test that changed it fails, by name."""
+    """A test must leave the process's SIGINT handler and signal mask as it found them:
+    a process started while SIGINT is ignored (or blocked) keeps ignoring (or blocking)
+    it, so a later test that starts a run and sends it Ctrl-C would wait for a run that
+    never stops. Both are put back, and the test that changed them fails, by name."""
     import signal
 
     before = signal.getsignal(signal.SIGINT)
+    blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
     yield
     after = signal.getsignal(signal.SIGINT)
+    blocked_after = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    if blocked_after != blocked:
+        signal.pthread_sigmask(signal.SIG_BLOCK if blocked else signal.SIG_UNBLOCK, [signal.SIGINT])
+        pytest.fail(
+            f"{request.node.nodeid} left SIGINT {'un' if blocked else ''}blocked", pytrace=False
+        )
     if after is not before:
         if before is not None:
             signal.signal(signal.SIGINT, before)
