@@ -99,6 +99,11 @@ from shipwreck_env.view import AgentView, TurnStart
 
 __all__ = ["Convention", "ConventionPolicy", "compute_convention", "race_win"]
 
+CODED_BEFORE: tuple[str, ...] = ("sparrows", "skies")
+"""The powers before the play that the code may hold (with ``pre_play``): they change the
+table, publicly. Shadows (it lifts the kept fate's reading) joins them with
+``pre_play_shadows``; otherwise it stays a way out only."""
+
 
 class ConventionPolicy(BayesGroup):
     """The convention team, for both roles (see the module docstring).
@@ -124,6 +129,13 @@ class ConventionPolicy(BayesGroup):
             preferred to a play that fades nothing.
         rescue_score: also spend a power before the play when the code's line would not
             score and a power and play exist that the number line alone reads.
+        pre_play: the code also has lines that use Sparrows or Skies before the play
+            (:func:`~shipwreck_agents.convention_search.pre_play_tables`); the group
+            reads them by the code and both sides remember them.
+        pre_play_doom: those lines enter the code only on turns that start with at
+            least this much doom.
+        pre_play_shadows: with ``pre_play``, the code also has lines that use Shadows
+            before the play.
     """
 
     name = "convention"
@@ -143,6 +155,9 @@ class ConventionPolicy(BayesGroup):
         restart_doom: int = 5,
         rescue_read: bool = True,
         rescue_score: bool = False,
+        pre_play: bool = False,
+        pre_play_doom: int = 0,
+        pre_play_shadows: bool = False,
     ) -> None:
         super().__init__(model=HeuristicPlayer(), info_value=info_value, power_cost=power_cost)
         self.accuracy = accuracy
@@ -156,9 +171,12 @@ class ConventionPolicy(BayesGroup):
         self.restart_doom = restart_doom
         self.rescue_read = rescue_read
         self.rescue_score = rescue_score
+        self.pre_play = pre_play
+        self.pre_play_doom = pre_play_doom
+        self.coded_before = CODED_BEFORE + (("shadows",) if pre_play_shadows else ())
         self._rescues: dict[tuple[int, int], int] = {}  # the play after a rescuing power
         self._carry: dict[tuple[int, int, int], tuple[float, ...]] = {}
-        self._lines: dict[tuple[int, int], tuple[int, int, int]] = {}
+        self._lines: dict[tuple[int, int], tuple[int, int, int, int]] = {}
         self._kept_first: dict[tuple[int, int], int] = {}  # the fate a Feast play kept
 
     def reset(self) -> None:
@@ -190,7 +208,13 @@ class ConventionPolicy(BayesGroup):
             lookahead=self.lookahead,
             read_ahead=self.read_ahead,
             restarts=self.restarts if start.doom >= self.restart_doom else 0,
+            pre_play=self._pre_play(start),
+            shadows="shadows" in self.coded_before,
         )
+
+    def _pre_play(self, start: TurnStart) -> bool:
+        """Does this turn's code have lines that start with Sparrows or Skies?"""
+        return self.pre_play and start.doom >= self.pre_play_doom
 
     def convention(self, view: AgentView) -> Convention:
         """This turn's convention, from the view's public facts and this player's memory."""
@@ -206,8 +230,10 @@ class ConventionPolicy(BayesGroup):
         start = after_feast(view.turn_start, view.active_seat, value, landed)
         pool = onlooker_pool(start)
         m = [0.0] * 7
-        for w, choice, kept in zip(first.weights, first.choice, first.kept, strict=True):
-            if choice == action:
+        for w, before, choice, kept in zip(
+            first.weights, first.before, first.choice, first.kept, strict=True
+        ):
+            if choice == action and not before:
                 m[kept - 1] += w
         like = tuple(m[v] / pool[v] if pool[v] > 0 else 0.0 for v in range(7))
         return self._compute(view, start, True, like, True), start, like
@@ -217,34 +243,43 @@ class ConventionPolicy(BayesGroup):
         view: AgentView,
         convention: Convention,
         start: TurnStart,
-        line: tuple[int, int, int],
+        line: tuple[int, int, int, int],
     ) -> None:
-        """Store the public likelihood of the kept fate after ``line`` (the last play,
-        after-play power or 0, The Thief's steal or 0) of ``convention`` on ``start``."""
-        action, power, steal = line
+        """Store the public likelihood of the kept fate after ``line`` (the power before
+        the play or 0, the last play, after-play power or 0, The Thief's steal or 0) of
+        ``convention`` on ``start``."""
         pool = onlooker_pool(start)
         m = [0.0] * 7
-        for w, kept, line in zip(
+        for w, kept, shown in zip(
             convention.weights, convention.kept, _lines(convention), strict=True
         ):
-            if line == (action, power, steal):
+            if shown == line:
                 m[kept - 1] += w
         like = tuple(m[v] / pool[v] if pool[v] > 0 else 0.0 for v in range(7))
         self._carry[(view.player, view.active_seat, view.turn)] = like
 
-    @staticmethod
-    def _covered(view: AgentView) -> bool:
-        """Does the convention describe this turn so far (its plays first, no power before
-        them)?"""
-        plays = 2 if view.feast_done else 1
+    def _before(self, view: AgentView) -> int:
+        """The turn's first action if it is a power before the play that this turn's
+        code may hold (Sparrows or Skies with ``pre_play``; Shadows too with
+        ``pre_play_shadows``), else 0."""
         actions = view.turn_actions
+        if actions and ACTIONS[actions[0]].power in self.coded_before and not view.feast_done:
+            return actions[0] if self._pre_play(view.turn_start) else 0
+        return 0
+
+    def _covered(self, view: AgentView) -> bool:
+        """Does the convention describe this turn so far (its plays first, or a power
+        the code holds and then one play)?"""
+        first = 1 if self._before(view) else 0
+        plays = 2 if view.feast_done else 1
+        actions = view.turn_actions[first:]
         return len(actions) >= plays and all(ACTIONS[a].kind == "play" for a in actions[:plays])
 
-    @staticmethod
-    def _observed_line(view: AgentView) -> tuple[int, int, int]:
-        """This turn's line as the convention names it: (last play, after-play power
-        (Shells, Sinners) or 0, The Thief's steal or 0)."""
-        plays = 2 if view.feast_done else 1
+    def _observed_line(self, view: AgentView) -> tuple[int, int, int, int]:
+        """This turn's line as the convention names it: (power before the play or 0,
+        last play, after-play power (Shells, Sinners) or 0, The Thief's steal or 0)."""
+        before = self._before(view)
+        plays = (2 if view.feast_done else 1) + (1 if before else 0)
         power = steal = 0
         for action in view.turn_actions[plays:]:
             spec = ACTIONS[action]
@@ -252,7 +287,7 @@ class ConventionPolicy(BayesGroup):
                 power = action
             elif spec.kind == "steal":
                 steal = action
-        return view.turn_actions[plays - 1], power, steal
+        return before, view.turn_actions[plays - 1], power, steal
 
     # --- acting ------------------------------------------------------------------------
 
@@ -276,36 +311,53 @@ class ConventionPolicy(BayesGroup):
             else:
                 key = (min(hand), max(hand))
             i = convention.index(key)
-            if i >= 0 and convention.choice[i] in legal:
+            if i >= 0 and (convention.before[i] or convention.choice[i]) in legal:
                 out = self._way_out(view, convention.payoff[i], key)
                 if out is not None:
                     self._rescues[(view.player, view.turn)] = out[1]
+                    if ACTIONS[out[0]].power in self.coded_before and self._pre_play(
+                        view.turn_start
+                    ):
+                        # the group reads this turn by the code too: remember it alike
+                        self._remember(view, convention, view.turn_start, (*out, 0, 0))
                     return out[0]
-                line = (convention.choice[i], convention.power[i], convention.steal[i])
-                target = ACTIONS[line[0]].slot
+                line = (
+                    convention.before[i],
+                    convention.choice[i],
+                    convention.power[i],
+                    convention.steal[i],
+                )
+                if line[0]:
+                    self._remember(view, convention, view.turn_start, line)
+                    self._lines[(view.player, view.turn)] = line
+                    return line[0]
+                target = ACTIONS[line[1]].slot
                 if target < len(view.slots) and view.slots[target] == "feast":
                     # the second play's convention reads what this play kept
                     self._kept_first[(view.player, view.turn)] = convention.kept[i]
                 else:
                     self._remember(view, convention, view.turn_start, line)
                 self._lines[(view.player, view.turn)] = line
-                return line[0]
+                return line[1]
         planned = self._rescues.get((view.player, view.turn))
         if view.phase == "play" and planned in legal and not view.plays:
             return planned
+        line = self._lines.get((view.player, view.turn))
+        if view.phase == "play" and line and line[0] and not view.plays and line[1] in legal:
+            return line[1]
         kept = self._kept_first.get((view.player, view.turn))
         if view.phase == "play" and kept and len(view.turn_actions) == 1:
             convention, start, _ = self.second_play(view)
             hand = view.my_hands[view.my_seats.index(view.active_seat)]
             i = convention.index((kept, hand[1] if hand[0] == kept else hand[0]))
             if i >= 0 and convention.choice[i] in legal:
-                line = (convention.choice[i], convention.power[i], convention.steal[i])
+                line = (0, convention.choice[i], convention.power[i], convention.steal[i])
                 self._remember(view, convention, start, line)
                 self._lines[(view.player, view.turn)] = line
-                return line[0]
+                return line[1]
         if view.phase in ("after_play", "steal"):
             line = self._lines.get((view.player, view.turn))
-            planned = line[1 if view.phase == "after_play" else 2] if line is not None else 0
+            planned = line[2 if view.phase == "after_play" else 3] if line is not None else 0
             if planned and planned in legal and self._covered(view):
                 return planned
         if view.phase in ("play", "steal"):
@@ -388,5 +440,8 @@ class ConventionPolicy(BayesGroup):
 
 
 def _lines(convention: Convention) -> zip:
-    """Each hand's line of play: (first play, after-play power or 0, steal or 0)."""
-    return zip(convention.choice, convention.power, convention.steal, strict=True)
+    """Each hand's line of play: (power before the play or 0, first play, after-play power
+    or 0, steal or 0)."""
+    return zip(
+        convention.before, convention.choice, convention.power, convention.steal, strict=True
+    )

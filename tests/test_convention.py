@@ -50,7 +50,9 @@ def _group_phase(s: State, policy: ConventionPolicy) -> tuple[State, tuple[int, 
 # --- the group's reading is exact ---------------------------------------------------------
 
 
-def _brute_force(kwargs: dict, observed: tuple[int, ...], line: int | None) -> np.ndarray:
+def _brute_force(
+    kwargs: dict, observed: tuple[int, ...], line: int | None, options: dict | None = None
+) -> np.ndarray:
     """For every hand the active seat could hold, let a fresh convention player play its
     part of the turn on a freshly arranged table; weigh the hands whose actions are
     ``observed`` by their draw probability -- written independently of the group's code."""
@@ -78,7 +80,7 @@ def _brute_force(kwargs: dict, observed: tuple[int, ...], line: int | None) -> n
     for hand, carried, p in hands:
         extra = {"lines": {0: line}} if carried is not None else {}
         s = arrange(**kwargs, hand=hand, carried=carried, **extra)
-        t, actions = _group_phase(s, ConventionPolicy())
+        t, actions = _group_phase(s, ConventionPolicy(**(options or {})))
         if actions == observed:
             out[t.hands[0][0] - 1] += p
     return out
@@ -207,8 +209,20 @@ def test_same_seed_same_game():
         (GameConfig(num_players=3, difficulty="hard"), 4, {"lookahead": 0.95, "read_ahead": 0.3}),
         # doomed: the restarts of the code search run on every turn (doom 6)
         (GameConfig(num_players=3, difficulty="doomed", card_sets="all"), 12, {}),
+        # lines that start with Sparrows, Skies or Shadows
+        (
+            GameConfig(num_players=3, difficulty="doomed", card_sets="all"),
+            12,
+            {"pre_play": True, "pre_play_shadows": True},
+        ),
     ],
-    ids=["3p-base", "4p-all-vote", "3p-hard-lookahead", "3p-doomed-all-restarts"],
+    ids=[
+        "3p-base",
+        "4p-all-vote",
+        "3p-hard-lookahead",
+        "3p-doomed-all-restarts",
+        "3p-doomed-all-pre-play",
+    ],
 )
 def test_decisions_do_not_depend_on_hidden_fates_of_others(config, games, options):
     """Twin states that differ only in a fate the decider cannot see (any seat of another
@@ -563,3 +577,70 @@ def test_restarts_run_only_from_their_doom_on():
         high = ConventionPolicy(restarts=3, restart_doom=view.doom)
         always = ConventionPolicy(restarts=3, restart_doom=0)
         assert high.convention(view) == always.convention(view)
+
+
+# --- lines that start with a power before the play -------------------------------------------
+
+PRE_PLAY_CASES = [
+    # Sparrows can cycle The Leviathan, The Deep, Dawn or The Mirror into The Rider
+    RESCUE_TABLE,
+    # Skies can move any of the four visible fates to another card
+    dict(
+        config=GameConfig(num_players=3, difficulty="doomed", card_sets="all"),
+        slots=["huntress", "noble", "beast", "dawn"],
+        table=[(), (3, 4), (6,), (1,)],
+        faded=("lantern",),
+        score=3,
+    ),
+    # Shadows lifts the kept fate's reading by one (The Mirror: 4 + 5 plays as 5 + 5)
+    {**RESCUE_TABLE, "faded": ("ghost",), "config": GameConfig(num_players=3, card_sets="all")},
+]
+PRE_PLAY_IDS = ["sparrows", "skies", "shadows"]
+
+
+@pytest.mark.parametrize("kwargs", PRE_PLAY_CASES, ids=PRE_PLAY_IDS)
+def test_pre_play_tables_are_the_tables_the_engine_leaves(kwargs):
+    """Every Sparrows, Skies or Shadows the engine allows, stepped on the engine, leaves
+    the cards, fates, attachments and faded powers :func:`pre_play_tables` says."""
+    s = arrange(**kwargs, hand=[2, 5])
+    start = make_view(s, s.decider).turn_start
+    tables = dict(convention_module.pre_play_tables(start, shadows=True))
+    used = [a for a in legal_actions(s) if ACTIONS[a].power in ("sparrows", "skies", "shadows")]
+    assert used and sorted(tables) == used
+    for action in used:
+        t = step(s, action, np.random.default_rng(0))
+        table = tables[action]
+        assert table.slots == tuple(t.slots)
+        assert table.table == tuple(map(tuple, t.table))
+        assert table.attached == tuple(map(tuple, t.attached))
+        assert table.faded == tuple(t.faded)
+
+
+@pytest.mark.parametrize("kwargs", PRE_PLAY_CASES, ids=PRE_PLAY_IDS)
+def test_group_reading_is_exact_after_a_coded_power_before_the_play(kwargs):
+    """Hands whose code line starts with Sparrows, Skies or Shadows use it, then play
+    legally, and the group's reading is the brute-force posterior of the code."""
+    options = {"pre_play": True, "pre_play_shadows": True, "rescue": False}
+    checked = 0
+    for x, y in itertools.combinations_with_replacement(range(1, 8), 2):
+        s = arrange(**kwargs, hand=[x, y])
+        t, actions = _group_phase(s, ConventionPolicy(**options))
+        if ACTIONS[actions[0]].kind != "power":
+            continue
+        assert ACTIONS[actions[0]].power in ("sparrows", "skies", "shadows")
+        assert ACTIONS[actions[1]].kind == "play"
+        got = ConventionPolicy(**options).posterior(make_view(t, t.decider))
+        expected = _brute_force(kwargs, actions, None, options)
+        expected = expected * np.array([t.lines[0] >> v & 1 for v in range(7)])
+        np.testing.assert_allclose(got, expected / expected.sum(), atol=1e-9)
+        checked += 1
+    assert checked >= 1
+
+
+def test_pre_play_lines_are_off_by_default_and_below_their_doom():
+    s = arrange(**RESCUE_TABLE, hand=[3, 7])
+    view = make_view(s, s.decider)
+    plain = ConventionPolicy().convention(view)
+    assert not any(plain.before)
+    assert ConventionPolicy(pre_play=True, pre_play_doom=view.doom + 1).convention(view) == plain
+    assert any(ConventionPolicy(pre_play=True).convention(view).before)
