@@ -9,7 +9,8 @@ Method, in our words.
    *onlooker's pool*), a carried fate by what the convention of that seat's last turn
    said about it (stored as a likelihood, re-weighted by today's pool and number line).
    The convention maps every hand to one *line of play*: a legal first play, then, if
-   Shells or Sinners is available, that power or nothing. A line shows a public
+   Shells or Sinners is available, that power or nothing (or, with ``pre_play``, a
+   power before the play and then the play: see below). A line shows a public
    *observation*: the fate, the card, the Hours slide, The Thief's steal, The Chalice's
    tell, The Fall's announcement, the power used and Shells' answer. Using a power is
    itself a signal, and Sinners can take a fate off a card that would fade. Which fate
@@ -51,22 +52,38 @@ public convention only, so the player and its group agree on the next convention
 nothing a player did not see enters its decisions. A shared cache holds conventions
 keyed by their public inputs only (a pure function: it saves time, not information).
 
-A way out. The code has no line that starts with a power: Sparrows, Skies and Shadows
-are used only when the line the convention gives the player's own hand is worth less
-than a turn the group passes at no doom, and one of them opens a play after which the
-number line alone names the kept fate (the turn scores, its fades are free) or, failing
-that, a play that fades nothing (:mod:`shipwreck_agents.convention_rescue`). The group
+Powers before the play. With ``pre_play`` the code also has lines that start with
+Sparrows or Skies (and Shadows with ``pre_play_shadows``): the power, then a play on
+the table it left (:func:`~shipwreck_agents.convention_search.pre_play_tables`; Sparrows
+puts the face-up deck top in place of a card with no fates, Skies moves a visible fate,
+Shadows reads the kept fate 1 higher). Which power and where is public, so it is part
+of the observation; such a line asks no group power (one power a turn) and pays
+``power_cost``. The group reads it by the code and both sides remember it, like any
+other line. A hand whose every plain line fades a card at a doom cost can thus reshape
+the table and still signal. By default only such hands get these lines, and only on
+turns that start with doom 4 or more (hard and doomed; the extra search costs time a
+calm turn does not repay): docs/convention-powers.md.
+
+A way out. Sparrows, Skies and Shadows are also used outside the code when the line
+the convention gives the player's own hand is worth less than a turn the group passes
+at no doom, and one of them opens a play after which the number line alone names the
+kept fate (the turn scores, its fades are free) or, failing that, a play that fades
+nothing (:mod:`shipwreck_agents.convention_rescue`). Without ``pre_play`` the group
 does not read such a turn by the code (it reads the number line) and neither side
-remembers it. Not used: reveals and Sails. With The Thief in play
-the player uses no power after the play.
+remembers it; with it, a way out through a power the code holds is read and remembered
+by the code like any line (a line no hand of the code shows leaves the group the number
+line, and the memory empty). Not used: reveals and Sails. With The Thief in play the
+player uses no power after the play.
 
 The Feast. A hand plays on The Feast only when every other play it has fades a card at
-a doom cost (or it has none): the second play is another chance. The second play
+a doom cost (or it has none), and never after a power: the second play is another
+chance. The second play
 then has a convention of its own (:func:`~shipwreck_agents.convention_search.after_feast`):
 the table with the first fate on it, the hand the fate the first play kept (its prior is
 what the first convention said of it, read off the first play) plus the fresh draw,
 The Feast closed. The group reads the second play by it and both remember what it says
-of the kept fate. A turn the convention does not cover (a power before a play) falls
+of the kept fate. A turn the convention does not cover (a power before a play that the code does not
+hold) falls
 back to the literal posterior; neither the player nor the group remembers such a turn,
 so they still agree on the next.
 
@@ -136,6 +153,8 @@ class ConventionPolicy(BayesGroup):
             least this much doom.
         pre_play_shadows: with ``pre_play``, the code also has lines that use Shadows
             before the play.
+        pre_play_forced: only hands whose every other line fades a card at a doom cost
+            get lines with a power before the play (fewer lines: a cheaper search).
     """
 
     name = "convention"
@@ -155,9 +174,10 @@ class ConventionPolicy(BayesGroup):
         restart_doom: int = 5,
         rescue_read: bool = True,
         rescue_score: bool = False,
-        pre_play: bool = False,
-        pre_play_doom: int = 0,
+        pre_play: bool = True,
+        pre_play_doom: int = 4,
         pre_play_shadows: bool = False,
+        pre_play_forced: bool = True,
     ) -> None:
         super().__init__(model=HeuristicPlayer(), info_value=info_value, power_cost=power_cost)
         self.accuracy = accuracy
@@ -173,6 +193,7 @@ class ConventionPolicy(BayesGroup):
         self.rescue_score = rescue_score
         self.pre_play = pre_play
         self.pre_play_doom = pre_play_doom
+        self.pre_play_forced = pre_play_forced
         self.coded_before = CODED_BEFORE + (("shadows",) if pre_play_shadows else ())
         self._rescues: dict[tuple[int, int], int] = {}  # the play after a rescuing power
         self._carry: dict[tuple[int, int, int], tuple[float, ...]] = {}
@@ -210,6 +231,7 @@ class ConventionPolicy(BayesGroup):
             restarts=self.restarts if start.doom >= self.restart_doom else 0,
             pre_play=self._pre_play(start),
             shadows="shadows" in self.coded_before,
+            forced_only=self.pre_play_forced,
         )
 
     def _pre_play(self, start: TurnStart) -> bool:

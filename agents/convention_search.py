@@ -510,6 +510,7 @@ def compute_convention(
     restarts: int = 0,
     pre_play: bool = False,
     shadows: bool = False,
+    forced_only: bool = False,
 ) -> Convention:
     """The convention of a turn from its public inputs (see the module docstring).
 
@@ -539,6 +540,8 @@ def compute_convention(
         pre_play: lines may also start with Sparrows or Skies (the tables of
             :func:`pre_play_tables`), then play on the table the power left.
         shadows: with ``pre_play``, lines may also start with Shadows.
+        forced_only: with ``pre_play``, only hands whose every line without a power
+            before the play fades a card at a doom cost get such lines.
     """
     key = (
         config,
@@ -559,6 +562,7 @@ def compute_convention(
         restarts,
         pre_play,
         shadows,
+        forced_only,
     )
     hit = _CACHE.get(key)
     if hit is not None:
@@ -574,15 +578,20 @@ def compute_convention(
     options = [lines.options(hand, carried) for hand in hands]
     outcomes = lines.outcomes
     if pre_play and not second_play:
-        for power, table in pre_play_tables(start, shadows):
+        needy = [
+            i
+            for i, opts in enumerate(options)
+            if not forced_only or all(lines.fade_doom[o] > 0 for _, o, _ in opts)
+        ]
+        for power, table in pre_play_tables(start, shadows) if needy else ():
             after = _Lines(
                 table, info_value, (accuracy, fail_doom), power_cost, plan, False, before=power
             )
-            more = [after.options(hand, carried) for hand in hands]
+            more = [after.options(hands[i], carried) for i in needy]
             shift = len(outcomes)
             outcomes = outcomes + after.outcomes
-            for opts, extra in zip(options, more, strict=True):
-                opts.extend((line, o + shift, kept) for line, o, kept in extra)
+            for i, extra in zip(needy, more, strict=True):
+                options[i].extend((line, o + shift, kept) for line, o, kept in extra)
     search = _Search([w / total for _, w in weighted], options, outcomes)
     search.greedy()
     search.best_responses(sweeps)
@@ -655,6 +664,7 @@ class _Lines:
         self.thief = start.slots.index(THIEF) if THIEF in start.slots else -1
         self.index: dict[tuple, int] = {}
         self.outcomes: list[_Outcomes] = []
+        self.fade_doom: list[int] = []  # per observation: the doom its fades cost
         self.fading_of: dict[tuple, list[int]] = {}  # see fading()
         self.doom_of: dict[tuple, tuple[int, bool]] = {}  # fade_doom by the slots fading
         self.outcome_of: dict[tuple, PlayOutcome] = {}  # play outcomes (see outcome())
@@ -791,6 +801,7 @@ class _Lines:
                 ahead=fades[2:],
             )
         self.outcomes.append(outcome)
+        self.fade_doom.append(fades[0])
         return o
 
     def fading(self, out: PlayOutcome, removed: tuple[int, int] | None = None) -> list[int]:
