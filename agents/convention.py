@@ -9,7 +9,8 @@ Method, in our words.
    *onlooker's pool*), a carried fate by what the convention of that seat's last turn
    said about it (stored as a likelihood, re-weighted by today's pool and number line).
    The convention maps every hand to one *line of play*: a legal first play, then, if
-   Shells or Sinners is available, that power or nothing. A line shows a public
+   Shells or Sinners is available, that power or nothing (or, with ``pre_play``, a
+   power before the play and then the play: see below). A line shows a public
    *observation*: the fate, the card, the Hours slide, The Thief's steal, The Chalice's
    tell, The Fall's announcement, the power used and Shells' answer. Using a power is
    itself a signal, and Sinners can take a fate off a card that would fade. Which fate
@@ -51,22 +52,38 @@ public convention only, so the player and its group agree on the next convention
 nothing a player did not see enters its decisions. A shared cache holds conventions
 keyed by their public inputs only (a pure function: it saves time, not information).
 
-A way out. The code has no line that starts with a power: Sparrows, Skies and Shadows
-are used only when the line the convention gives the player's own hand is worth less
-than a turn the group passes at no doom, and one of them opens a play after which the
-number line alone names the kept fate (the turn scores, its fades are free) or, failing
-that, a play that fades nothing (:mod:`shipwreck_agents.convention_rescue`). The group
+Powers before the play. With ``pre_play`` the code also has lines that start with
+Sparrows or Skies (and Shadows with ``pre_play_shadows``): the power, then a play on
+the table it left (:func:`~shipwreck_agents.convention_search.pre_play_tables`; Sparrows
+puts the face-up deck top in place of a card with no fates, Skies moves a visible fate,
+Shadows reads the kept fate 1 higher). Which power and where is public, so it is part
+of the observation; such a line asks no group power (one power a turn) and pays
+``power_cost``. The group reads it by the code and both sides remember it, like any
+other line. A hand whose every plain line fades a card at a doom cost can thus reshape
+the table and still signal. By default only such hands get these lines, and only on
+turns that start with doom 4 or more (hard and doomed; the extra search costs time a
+calm turn does not repay): docs/convention-powers.md.
+
+A way out. Sparrows, Skies and Shadows are also used outside the code when the line
+the convention gives the player's own hand is worth less than a turn the group passes
+at no doom, and one of them opens a play after which the number line alone names the
+kept fate (the turn scores, its fades are free) or, failing that, a play that fades
+nothing (:mod:`shipwreck_agents.convention_rescue`). Without ``pre_play`` the group
 does not read such a turn by the code (it reads the number line) and neither side
-remembers it. Not used: reveals and Sails. With The Thief in play
-the player uses no power after the play.
+remembers it; with it, a way out through a power the code holds is read and remembered
+by the code like any line (a line no hand of the code shows leaves the group the number
+line, and the memory empty). Not used: reveals and Sails. With The Thief in play the
+player uses no power after the play.
 
 The Feast. A hand plays on The Feast only when every other play it has fades a card at
-a doom cost (or it has none): the second play is another chance. The second play
+a doom cost (or it has none), and never after a power: the second play is another
+chance. The second play
 then has a convention of its own (:func:`~shipwreck_agents.convention_search.after_feast`):
 the table with the first fate on it, the hand the fate the first play kept (its prior is
 what the first convention said of it, read off the first play) plus the fresh draw,
 The Feast closed. The group reads the second play by it and both remember what it says
-of the kept fate. A turn the convention does not cover (a power before a play) falls
+of the kept fate. A turn the convention does not cover (a power before a play that the code does not
+hold) falls
 back to the literal posterior; neither the player nor the group remembers such a turn,
 so they still agree on the next.
 
@@ -99,6 +116,11 @@ from shipwreck_env.view import AgentView, TurnStart
 
 __all__ = ["Convention", "ConventionPolicy", "compute_convention", "race_win"]
 
+CODED_BEFORE: tuple[str, ...] = ("sparrows", "skies")
+"""The powers before the play that the code may hold (with ``pre_play``): they change the
+table, publicly. Shadows (it lifts the kept fate's reading) joins them with
+``pre_play_shadows``; otherwise it stays a way out only."""
+
 
 class ConventionPolicy(BayesGroup):
     """The convention team, for both roles (see the module docstring).
@@ -124,6 +146,15 @@ class ConventionPolicy(BayesGroup):
             preferred to a play that fades nothing.
         rescue_score: also spend a power before the play when the code's line would not
             score and a power and play exist that the number line alone reads.
+        pre_play: the code also has lines that use Sparrows or Skies before the play
+            (:func:`~shipwreck_agents.convention_search.pre_play_tables`); the group
+            reads them by the code and both sides remember them.
+        pre_play_doom: those lines enter the code only on turns that start with at
+            least this much doom.
+        pre_play_shadows: with ``pre_play``, the code also has lines that use Shadows
+            before the play.
+        pre_play_forced: only hands whose every other line fades a card at a doom cost
+            get lines with a power before the play (fewer lines: a cheaper search).
     """
 
     name = "convention"
@@ -143,6 +174,10 @@ class ConventionPolicy(BayesGroup):
         restart_doom: int = 5,
         rescue_read: bool = True,
         rescue_score: bool = False,
+        pre_play: bool = True,
+        pre_play_doom: int = 4,
+        pre_play_shadows: bool = False,
+        pre_play_forced: bool = True,
     ) -> None:
         super().__init__(model=HeuristicPlayer(), info_value=info_value, power_cost=power_cost)
         self.accuracy = accuracy
@@ -156,9 +191,13 @@ class ConventionPolicy(BayesGroup):
         self.restart_doom = restart_doom
         self.rescue_read = rescue_read
         self.rescue_score = rescue_score
+        self.pre_play = pre_play
+        self.pre_play_doom = pre_play_doom
+        self.pre_play_forced = pre_play_forced
+        self.coded_before = CODED_BEFORE + (("shadows",) if pre_play_shadows else ())
         self._rescues: dict[tuple[int, int], int] = {}  # the play after a rescuing power
         self._carry: dict[tuple[int, int, int], tuple[float, ...]] = {}
-        self._lines: dict[tuple[int, int], tuple[int, int, int]] = {}
+        self._lines: dict[tuple[int, int], tuple[int, int, int, int]] = {}
         self._kept_first: dict[tuple[int, int], int] = {}  # the fate a Feast play kept
 
     def reset(self) -> None:
@@ -190,7 +229,14 @@ class ConventionPolicy(BayesGroup):
             lookahead=self.lookahead,
             read_ahead=self.read_ahead,
             restarts=self.restarts if start.doom >= self.restart_doom else 0,
+            pre_play=self._pre_play(start),
+            shadows="shadows" in self.coded_before,
+            forced_only=self.pre_play_forced,
         )
+
+    def _pre_play(self, start: TurnStart) -> bool:
+        """Does this turn's code have lines that start with Sparrows or Skies?"""
+        return self.pre_play and start.doom >= self.pre_play_doom
 
     def convention(self, view: AgentView) -> Convention:
         """This turn's convention, from the view's public facts and this player's memory."""
@@ -206,8 +252,10 @@ class ConventionPolicy(BayesGroup):
         start = after_feast(view.turn_start, view.active_seat, value, landed)
         pool = onlooker_pool(start)
         m = [0.0] * 7
-        for w, choice, kept in zip(first.weights, first.choice, first.kept, strict=True):
-            if choice == action:
+        for w, before, choice, kept in zip(
+            first.weights, first.before, first.choice, first.kept, strict=True
+        ):
+            if choice == action and not before:
                 m[kept - 1] += w
         like = tuple(m[v] / pool[v] if pool[v] > 0 else 0.0 for v in range(7))
         return self._compute(view, start, True, like, True), start, like
@@ -217,34 +265,43 @@ class ConventionPolicy(BayesGroup):
         view: AgentView,
         convention: Convention,
         start: TurnStart,
-        line: tuple[int, int, int],
+        line: tuple[int, int, int, int],
     ) -> None:
-        """Store the public likelihood of the kept fate after ``line`` (the last play,
-        after-play power or 0, The Thief's steal or 0) of ``convention`` on ``start``."""
-        action, power, steal = line
+        """Store the public likelihood of the kept fate after ``line`` (the power before
+        the play or 0, the last play, after-play power or 0, The Thief's steal or 0) of
+        ``convention`` on ``start``."""
         pool = onlooker_pool(start)
         m = [0.0] * 7
-        for w, kept, line in zip(
+        for w, kept, shown in zip(
             convention.weights, convention.kept, _lines(convention), strict=True
         ):
-            if line == (action, power, steal):
+            if shown == line:
                 m[kept - 1] += w
         like = tuple(m[v] / pool[v] if pool[v] > 0 else 0.0 for v in range(7))
         self._carry[(view.player, view.active_seat, view.turn)] = like
 
-    @staticmethod
-    def _covered(view: AgentView) -> bool:
-        """Does the convention describe this turn so far (its plays first, no power before
-        them)?"""
-        plays = 2 if view.feast_done else 1
+    def _before(self, view: AgentView) -> int:
+        """The turn's first action if it is a power before the play that this turn's
+        code may hold (Sparrows or Skies with ``pre_play``; Shadows too with
+        ``pre_play_shadows``), else 0."""
         actions = view.turn_actions
+        if actions and ACTIONS[actions[0]].power in self.coded_before and not view.feast_done:
+            return actions[0] if self._pre_play(view.turn_start) else 0
+        return 0
+
+    def _covered(self, view: AgentView) -> bool:
+        """Does the convention describe this turn so far (its plays first, or a power
+        the code holds and then one play)?"""
+        first = 1 if self._before(view) else 0
+        plays = 2 if view.feast_done else 1
+        actions = view.turn_actions[first:]
         return len(actions) >= plays and all(ACTIONS[a].kind == "play" for a in actions[:plays])
 
-    @staticmethod
-    def _observed_line(view: AgentView) -> tuple[int, int, int]:
-        """This turn's line as the convention names it: (last play, after-play power
-        (Shells, Sinners) or 0, The Thief's steal or 0)."""
-        plays = 2 if view.feast_done else 1
+    def _observed_line(self, view: AgentView) -> tuple[int, int, int, int]:
+        """This turn's line as the convention names it: (power before the play or 0,
+        last play, after-play power (Shells, Sinners) or 0, The Thief's steal or 0)."""
+        before = self._before(view)
+        plays = (2 if view.feast_done else 1) + (1 if before else 0)
         power = steal = 0
         for action in view.turn_actions[plays:]:
             spec = ACTIONS[action]
@@ -252,7 +309,7 @@ class ConventionPolicy(BayesGroup):
                 power = action
             elif spec.kind == "steal":
                 steal = action
-        return view.turn_actions[plays - 1], power, steal
+        return before, view.turn_actions[plays - 1], power, steal
 
     # --- acting ------------------------------------------------------------------------
 
@@ -276,36 +333,53 @@ class ConventionPolicy(BayesGroup):
             else:
                 key = (min(hand), max(hand))
             i = convention.index(key)
-            if i >= 0 and convention.choice[i] in legal:
+            if i >= 0 and (convention.before[i] or convention.choice[i]) in legal:
                 out = self._way_out(view, convention.payoff[i], key)
                 if out is not None:
                     self._rescues[(view.player, view.turn)] = out[1]
+                    if ACTIONS[out[0]].power in self.coded_before and self._pre_play(
+                        view.turn_start
+                    ):
+                        # the group reads this turn by the code too: remember it alike
+                        self._remember(view, convention, view.turn_start, (*out, 0, 0))
                     return out[0]
-                line = (convention.choice[i], convention.power[i], convention.steal[i])
-                target = ACTIONS[line[0]].slot
+                line = (
+                    convention.before[i],
+                    convention.choice[i],
+                    convention.power[i],
+                    convention.steal[i],
+                )
+                if line[0]:
+                    self._remember(view, convention, view.turn_start, line)
+                    self._lines[(view.player, view.turn)] = line
+                    return line[0]
+                target = ACTIONS[line[1]].slot
                 if target < len(view.slots) and view.slots[target] == "feast":
                     # the second play's convention reads what this play kept
                     self._kept_first[(view.player, view.turn)] = convention.kept[i]
                 else:
                     self._remember(view, convention, view.turn_start, line)
                 self._lines[(view.player, view.turn)] = line
-                return line[0]
+                return line[1]
         planned = self._rescues.get((view.player, view.turn))
         if view.phase == "play" and planned in legal and not view.plays:
             return planned
+        line = self._lines.get((view.player, view.turn))
+        if view.phase == "play" and line and line[0] and not view.plays and line[1] in legal:
+            return line[1]
         kept = self._kept_first.get((view.player, view.turn))
         if view.phase == "play" and kept and len(view.turn_actions) == 1:
             convention, start, _ = self.second_play(view)
             hand = view.my_hands[view.my_seats.index(view.active_seat)]
             i = convention.index((kept, hand[1] if hand[0] == kept else hand[0]))
             if i >= 0 and convention.choice[i] in legal:
-                line = (convention.choice[i], convention.power[i], convention.steal[i])
+                line = (0, convention.choice[i], convention.power[i], convention.steal[i])
                 self._remember(view, convention, start, line)
                 self._lines[(view.player, view.turn)] = line
-                return line[0]
+                return line[1]
         if view.phase in ("after_play", "steal"):
             line = self._lines.get((view.player, view.turn))
-            planned = line[1 if view.phase == "after_play" else 2] if line is not None else 0
+            planned = line[2 if view.phase == "after_play" else 3] if line is not None else 0
             if planned and planned in legal and self._covered(view):
                 return planned
         if view.phase in ("play", "steal"):
@@ -388,5 +462,8 @@ class ConventionPolicy(BayesGroup):
 
 
 def _lines(convention: Convention) -> zip:
-    """Each hand's line of play: (first play, after-play power or 0, steal or 0)."""
-    return zip(convention.choice, convention.power, convention.steal, strict=True)
+    """Each hand's line of play: (power before the play or 0, first play, after-play power
+    or 0, steal or 0)."""
+    return zip(
+        convention.before, convention.choice, convention.power, convention.steal, strict=True
+    )

@@ -28,6 +28,7 @@ from shipwreck_env.actions import ACTIONS, power_action
 from shipwreck_env.arcana import fades_by_text_after
 from shipwreck_env.cards import CARD_INDEX, CARDS
 from shipwreck_env.fading import fades_by_hours
+from shipwreck_env.number_lines import CARD_CONTEXT
 from shipwreck_env.plays import CHALICE, HOURS_TARGET, STEAL_ACTION, first_plays
 from shipwreck_env.public_record import (
     PlayOutcome,
@@ -38,6 +39,7 @@ from shipwreck_env.public_record import (
     play_outcome,
 )
 from shipwreck_env.questions import QUESTION_SETS, yes_values
+from shipwreck_env.rules import KEPT_MASKS
 from shipwreck_env.view import TurnStart
 
 __all__ = [
@@ -45,6 +47,7 @@ __all__ = [
     "after_feast",
     "compute_convention",
     "group_questions",
+    "pre_play_tables",
     "public_hands",
     "race_win",
 ]
@@ -54,6 +57,7 @@ THIEF = CARD_INDEX["thief"]
 FALL = CARD_INDEX["fall"]
 FEAST = CARD_INDEX["feast"]
 SHELLS = power_action("shells")
+SHADOWS = power_action("shadows")
 EVERY_VALUE = 0b1111111
 RESTART_SEED = 20_26
 """The seed of the convention's random restarts: part of the convention, like its rules."""
@@ -87,6 +91,8 @@ class Convention:
         hands: every hand the active seat may hold: ``(carried, fresh)`` when it carried
             a fate, else ``(low, high)``.
         weights: public prior of each hand (sum 1).
+        before: the power action each hand's line uses before its play (Sparrows or
+            Skies, see :func:`pre_play_tables`), or 0.
         choice: the first-play action number the convention assigns to each hand.
         power: the after-play power action (Shells, Sinners) of each hand's line, or 0.
         steal: The Thief's steal action of each hand's line, or 0 (nothing to steal).
@@ -98,6 +104,7 @@ class Convention:
 
     hands: tuple[tuple[int, int], ...]
     weights: tuple[float, ...]
+    before: tuple[int, ...]
     choice: tuple[int, ...]
     power: tuple[int, ...]
     steal: tuple[int, ...]
@@ -433,6 +440,57 @@ def after_feast(start: TurnStart, seat: int, value: int, landed: int) -> TurnSta
     return replace(start, table=table, lines=lines, raw=(start.raw, value, landed))
 
 
+def pre_play_tables(start: TurnStart, shadows: bool = False) -> list[tuple[int, TurnStart]]:
+    """(power action, the public table it leaves) of every use of Sparrows or Skies (and,
+    with ``shadows``, Shadows) the turn-start table allows, in action order, as the
+    engine applies them: Sparrows puts the face-up deck top on a card with no fates (the
+    cycled card and its attachments go to the deck bottom, the next deck top is unknown);
+    Skies moves one visible fate to another card; Shadows leaves the table as it is (it
+    lifts the kept fate's reading, see ``_Lines``)."""
+    powers = [CARDS[c].power for c in start.faded]
+    out: list[tuple[int, TurnStart]] = []
+    for name in ("sparrows", "skies", "shadows") if shadows else ("sparrows", "skies"):
+        if name not in powers:
+            continue
+        used = powers.index(name)  # the engine takes the earliest-faded card
+        faded = start.faded[:used] + start.faded[used + 1 :]
+        for action, table in _moves(start, name):
+            raw = (start.raw, action)
+            out.append((action, replace(table, faded=faded, raw=raw)))
+    return sorted(out, key=itemgetter(0))
+
+
+def _moves(start: TurnStart, name: str) -> list[tuple[int, TurnStart]]:
+    """The tables one use of ``name`` (Sparrows or Skies) may leave, before its own
+    card leaves the faded powers."""
+    out = []
+    cards = range(len(start.slots))
+    if name == "shadows":
+        return [(SHADOWS, start)]
+    if name == "sparrows":
+        if start.deck_size <= 0 or start.deck_top < 0:
+            return out
+        for slot in cards:
+            if start.slots[slot] >= 0 and not start.table[slot]:
+                slots = list(start.slots)
+                slots[slot] = start.deck_top
+                attached = list(start.attached)
+                attached[slot] = ()
+                table = replace(start, slots=tuple(slots), attached=tuple(attached), deck_top=-1)
+                out.append((power_action("sparrows", slot), table))
+        return out
+    for src in cards:
+        for v in sorted(set(start.table[src])):
+            for dst in cards:
+                if dst != src and start.slots[dst] >= 0:
+                    fates = [list(f) for f in start.table]
+                    fates[src].remove(v)
+                    fates[dst].append(v)
+                    table = replace(start, table=tuple(map(tuple, fates)))
+                    out.append((power_action("skies", src, v, dst), table))
+    return out
+
+
 def compute_convention(
     config,
     start: TurnStart,
@@ -450,6 +508,9 @@ def compute_convention(
     lookahead: float = 0.0,
     read_ahead: float = 0.0,
     restarts: int = 0,
+    pre_play: bool = False,
+    shadows: bool = False,
+    forced_only: bool = False,
 ) -> Convention:
     """The convention of a turn from its public inputs (see the module docstring).
 
@@ -476,6 +537,11 @@ def compute_convention(
             a generator with a fixed seed, so every teammate draws the same ones), each
             improved by best responses and ascent; the code of highest summed value is
             kept (the first one on ties).
+        pre_play: lines may also start with Sparrows or Skies (the tables of
+            :func:`pre_play_tables`), then play on the table the power left.
+        shadows: with ``pre_play``, lines may also start with Shadows.
+        forced_only: with ``pre_play``, only hands whose every line without a power
+            before the play fades a card at a doom cost get such lines.
     """
     key = (
         config,
@@ -494,6 +560,9 @@ def compute_convention(
         lookahead,
         read_ahead,
         restarts,
+        pre_play,
+        shadows,
+        forced_only,
     )
     hit = _CACHE.get(key)
     if hit is not None:
@@ -506,11 +575,24 @@ def compute_convention(
     )
     if lookahead > 0:
         lines.look_ahead((seat + 1) % len(start.holding), lookahead, read_ahead)
-    search = _Search(
-        [w / total for _, w in weighted],
-        [lines.options(hand, carried) for hand in hands],
-        lines.outcomes,
-    )
+    options = [lines.options(hand, carried) for hand in hands]
+    outcomes = lines.outcomes
+    if pre_play and not second_play:
+        needy = [
+            i
+            for i, opts in enumerate(options)
+            if not forced_only or all(lines.fade_doom[o] > 0 for _, o, _ in opts)
+        ]
+        for power, table in pre_play_tables(start, shadows) if needy else ():
+            after = _Lines(
+                table, info_value, (accuracy, fail_doom), power_cost, plan, False, before=power
+            )
+            more = [after.options(hands[i], carried) for i in needy]
+            shift = len(outcomes)
+            outcomes = outcomes + after.outcomes
+            for i, extra in zip(needy, more, strict=True):
+                options[i].extend((line, o + shift, kept) for line, o, kept in extra)
+    search = _Search([w / total for _, w in weighted], options, outcomes)
     search.greedy()
     search.best_responses(sweeps)
     search.ascend(sweeps)
@@ -520,9 +602,10 @@ def compute_convention(
     convention = Convention(
         hands=tuple(hands),
         weights=tuple(search.weights),
-        choice=tuple(line[0] for line, _, _ in picked),
-        power=tuple(line[1] for line, _, _ in picked),
-        steal=tuple(line[2] for line, _, _ in picked),
+        before=tuple(line[0] for line, _, _ in picked),
+        choice=tuple(line[1] for line, _, _ in picked),
+        power=tuple(line[2] for line, _, _ in picked),
+        steal=tuple(line[3] for line, _, _ in picked),
         kept=tuple(kept for _, _, kept in picked),
         payoff=tuple(search.payoffs()),
         value=search.value(),
@@ -533,9 +616,9 @@ def compute_convention(
     return convention
 
 
-Option = tuple[tuple[int, int, int], int, int]
-"""A hand's line of play: ((play action, after-play power action or 0, steal action or 0),
-observation, kept)."""
+Option = tuple[tuple[int, int, int, int], int, int]
+"""A hand's line of play: ((pre-play power action or 0, play action, after-play power
+action or 0, steal action or 0), observation, kept)."""
 
 
 class _Lines:
@@ -551,10 +634,15 @@ class _Lines:
         plan: bool,
         player_powers: bool,
         second_play: bool = False,
+        before: int = 0,
     ) -> None:
         self.start = start
+        # a power used before the play (the table is the one it left): no other power
+        # this turn, and The Feast's second play is not coded after one
+        self.before = before
+        self.lift = 1 if before == SHADOWS else 0  # Shadows: the kept fate reads 1 higher
         self.info_value, self.race, self.power_cost, self.plan = info_value, race, power_cost, plan
-        self.rows = kept_rows(start)
+        self.rows = kept_rows(start) if before != SHADOWS else _lifted_rows(start)
         self.visible = tuple(
             v
             for card, fates in zip(start.slots, start.table, strict=True)
@@ -562,7 +650,7 @@ class _Lines:
             for v in fates
         )
         self.feast = [slot for slot, card in enumerate(start.slots) if card == FEAST]
-        self.feast_out = bool(self.feast) and not second_play  # The Feast as a way out
+        self.feast_out = bool(self.feast) and not second_play and not before
         faded = {CARDS[c].power for c in start.faded}
         own_powers = player_powers and THIEF not in start.slots
         if second_play:  # The Feast takes no second fate, and counts for no Hours rule
@@ -576,6 +664,7 @@ class _Lines:
         self.thief = start.slots.index(THIEF) if THIEF in start.slots else -1
         self.index: dict[tuple, int] = {}
         self.outcomes: list[_Outcomes] = []
+        self.fade_doom: list[int] = []  # per observation: the doom its fades cost
         self.fading_of: dict[tuple, list[int]] = {}  # see fading()
         self.doom_of: dict[tuple, tuple[int, bool]] = {}  # fade_doom by the slots fading
         self.outcome_of: dict[tuple, PlayOutcome] = {}  # play outcomes (see outcome())
@@ -687,8 +776,9 @@ class _Lines:
             if doom is None:
                 doom = self.doom_of[tuple(fading)] = fade_doom(start, fading)
             fades = self.fades[where] = (*doom, *forced)
-        asks = out.value if self.plan and not power else 0
-        shared = (fades, asks, bool(power))
+        spent = bool(power or self.before)
+        asks = out.value if self.plan and not spent else 0
+        shared = (fades, asks, spent)
         outcome = self.shared.get(shared)
         if outcome is None:
             questions = []
@@ -707,10 +797,11 @@ class _Lines:
                 self.race,
                 questions,
                 self.power_cost,
-                spent=bool(power),
+                spent=spent,
                 ahead=fades[2:],
             )
         self.outcomes.append(outcome)
+        self.fade_doom.append(fades[0])
         return o
 
     def fading(self, out: PlayOutcome, removed: tuple[int, int] | None = None) -> list[int]:
@@ -766,27 +857,30 @@ class _Lines:
         plays = [PLAYS[a] for a in first_plays(self.rows, low, high)]
         if self.feast:
             elsewhere = [p for p in plays if p[2] not in self.feast]
-            if not (self.feast_out and all(self._fades(hand, v, t) for _, v, t in elsewhere)):
+            if self.before:
+                plays = elsewhere
+            elif not (self.feast_out and all(self._fades(hand, v, t) for _, v, t in elsewhere)):
                 plays = elsewhere or plays
         out: list[Option] = []
-        plain = self.plain
+        plain, before = self.plain, self.before
+        lift = self.lift
         for action, value, target in plays:
             kept = high if low == value else low
-            seen = self.outcome(value, target, kept)
+            seen = self.outcome(value, target, kept + lift)
             if self.thief < 0:
                 o = plain.get(id(seen))  # outcome_of keeps every outcome alive
                 if o is None:
                     o = plain[id(seen)] = self.observation(seen, 0, None, None, None)
-                out.append(((action, 0, 0), o, kept))
+                out.append(((before, action, 0, 0), o, kept))
             else:
-                for steal in self.steals(seen, kept):
+                for steal in self.steals(seen, kept + lift):
                     taken = STEAL_ACTION[steal[0]][steal[1]] if steal else 0
                     o = self.observation(seen, 0, None, None, steal)
-                    out.append(((action, 0, taken), o, kept))
+                    out.append(((before, action, 0, taken), o, kept))
             if self.shells:
                 answer = carried and value == low and high != value
                 o = self.observation(seen, SHELLS, answer)
-                out.append(((action, SHELLS, 0), o, kept))
+                out.append(((0, action, SHELLS, 0), o, kept))
             if self.sinners:
                 for slot in range(4):
                     if slot == self.fall_slot or start.slots[slot] < 0:
@@ -796,8 +890,26 @@ class _Lines:
                         if v < kept:
                             power = SINNERS[slot][v]
                             o = self.observation(seen, power, None, (slot, v))
-                            out.append(((action, power, 0), o, kept))
+                            out.append(((0, action, power, 0), o, kept))
         return out
+
+
+def _lifted_rows(start: TurnStart) -> list[list[int] | None]:
+    """:func:`~shipwreck_env.public_record.kept_rows` with Shadows used: per slot,
+    ``row[played - 1]`` = mask of the *real* kept values that allow the play when the
+    kept fate reads 1 higher (the engine's own table, ``KEPT_MASKS[card][1]``)."""
+    visible = [
+        v for card, fates in zip(start.slots, start.table, strict=True) if card >= 0 for v in fates
+    ]
+    # what each kind of card condition reads (CARD_CONTEXT): nothing, the values seen,
+    # the sum mod 4; above that, the highest fate on the card itself
+    keys = (0, sum(1 << (v - 1) for v in set(visible)), sum(visible) & 3)
+
+    def row(slot: int, card: int) -> list[int]:
+        kind = CARD_CONTEXT[card]
+        return KEPT_MASKS[card][1][keys[kind] if kind < 3 else max(start.table[slot], default=0)]
+
+    return [row(slot, card) if card >= 0 else None for slot, card in enumerate(start.slots)]
 
 
 def _moved(m: list[float], kept: int, delta: float) -> list[float]:

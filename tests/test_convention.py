@@ -50,7 +50,9 @@ def _group_phase(s: State, policy: ConventionPolicy) -> tuple[State, tuple[int, 
 # --- the group's reading is exact ---------------------------------------------------------
 
 
-def _brute_force(kwargs: dict, observed: tuple[int, ...], line: int | None) -> np.ndarray:
+def _brute_force(
+    kwargs: dict, observed: tuple[int, ...], line: int | None, options: dict | None = None
+) -> np.ndarray:
     """For every hand the active seat could hold, let a fresh convention player play its
     part of the turn on a freshly arranged table; weigh the hands whose actions are
     ``observed`` by their draw probability -- written independently of the group's code."""
@@ -78,7 +80,7 @@ def _brute_force(kwargs: dict, observed: tuple[int, ...], line: int | None) -> n
     for hand, carried, p in hands:
         extra = {"lines": {0: line}} if carried is not None else {}
         s = arrange(**kwargs, hand=hand, carried=carried, **extra)
-        t, actions = _group_phase(s, ConventionPolicy())
+        t, actions = _group_phase(s, ConventionPolicy(**(options or {})))
         if actions == observed:
             out[t.hands[0][0] - 1] += p
     return out
@@ -167,8 +169,10 @@ def test_convention_gives_every_hand_a_legal_first_play():
             view = make_view(s, s.decider)
             conv = team.play.convention(view)
             assert conv.hands and abs(sum(conv.weights) - 1) < 1e-9
-            for hand, choice in zip(conv.hands, conv.choice, strict=True):
-                assert choice in hand_plays(view.turn_start, hand)
+            tables = dict(convention_module.pre_play_tables(view.turn_start))
+            for hand, before, choice in zip(conv.hands, conv.before, conv.choice, strict=True):
+                # after a power before the play, the play is legal on the table it left
+                assert choice in hand_plays(tables[before] if before else view.turn_start, hand)
             checked += 1
     assert checked > 50
 
@@ -207,8 +211,20 @@ def test_same_seed_same_game():
         (GameConfig(num_players=3, difficulty="hard"), 4, {"lookahead": 0.95, "read_ahead": 0.3}),
         # doomed: the restarts of the code search run on every turn (doom 6)
         (GameConfig(num_players=3, difficulty="doomed", card_sets="all"), 12, {}),
+        # lines that start with Sparrows, Skies or Shadows
+        (
+            GameConfig(num_players=3, difficulty="doomed", card_sets="all"),
+            12,
+            {"pre_play": True, "pre_play_shadows": True},
+        ),
     ],
-    ids=["3p-base", "4p-all-vote", "3p-hard-lookahead", "3p-doomed-all-restarts"],
+    ids=[
+        "3p-base",
+        "4p-all-vote",
+        "3p-hard-lookahead",
+        "3p-doomed-all-restarts",
+        "3p-doomed-all-pre-play",
+    ],
 )
 def test_decisions_do_not_depend_on_hidden_fates_of_others(config, games, options):
     """Twin states that differ only in a fate the decider cannot see (any seat of another
@@ -315,19 +331,25 @@ def test_convention_steals_legally_and_uses_the_choice_as_a_signal():
             continue
         view = make_view(s, s.decider)
         conv = team.play.convention(view)
-        thief = s.slots.index(THIEF)
-        steals_by_play: dict[int, set[int]] = {}
-        for choice, steal, kept in zip(conv.choice, conv.steal, conv.kept, strict=True):
-            play = ACTIONS[choice]
-            table = [list(f) for f in s.table]
-            landed = play.slot if play.slot < 4 else next(i for i in range(4) if s.slots[i] >= 0)
+        tables = dict(convention_module.pre_play_tables(view.turn_start))
+        steals_by_play: dict[tuple[int, int], set[int]] = {}
+        lines = zip(conv.before, conv.choice, conv.steal, conv.kept, strict=True)
+        for before, choice, steal, kept in lines:
+            # a power before the play (Sparrows, Skies) leaves its own table
+            start = tables[before] if before else view.turn_start
+            play, slots = ACTIONS[choice], start.slots
+            thief = slots.index(THIEF) if THIEF in slots else -1
+            table = [list(f) for f in start.table]
+            landed = play.slot if play.slot < 4 else next(i for i in range(4) if slots[i] >= 0)
             table[landed].append(play.value)
-            higher = {(i, v) for i in range(4) if i != thief for v in table[i] if v > kept}
+            higher = {
+                (i, v) for i in range(4) if thief >= 0 and i != thief for v in table[i] if v > kept
+            }
             if steal:
                 assert (ACTIONS[steal].slot, ACTIONS[steal].value) in higher
             else:
                 assert not higher
-            steals_by_play.setdefault(choice, set()).add(steal)
+            steals_by_play.setdefault((before, choice), set()).add(steal)
             checked += 1
         signals += any(len(taken - {0}) > 1 for taken in steals_by_play.values())
     assert checked > 100 and signals > 0
@@ -421,7 +443,7 @@ def test_player_cycles_a_card_with_sparrows_when_every_play_would_fade():
     the group might not cover, so the player cycles The Leviathan into The Rider first
     and plays where nothing fades; the group then passes at no doom."""
     s = arrange(**RESCUE_TABLE, hand=[3, 7])
-    plain, _ = _group_phase(s, ConventionPolicy(rescue=False))
+    plain, _ = _group_phase(s, ConventionPolicy(rescue=False, pre_play=False))
     assert _doom_of_fades_now(plain) > 0
     policy = ConventionPolicy()
     t, actions = _group_phase(s, policy)
@@ -439,7 +461,7 @@ def test_player_uses_a_power_before_the_play_only_when_its_line_would_fade():
         s = arrange(**RESCUE_TABLE, hand=[x, y])
         _, actions = _group_phase(s, ConventionPolicy())
         if ACTIONS[actions[0]].kind == "power":
-            plain, _ = _group_phase(s, ConventionPolicy(rescue=False))
+            plain, _ = _group_phase(s, ConventionPolicy(rescue=False, pre_play=False))
             assert _doom_of_fades_now(plain) > 0, (x, y)
             checked += 1
     assert checked >= 1
@@ -563,3 +585,89 @@ def test_restarts_run_only_from_their_doom_on():
         high = ConventionPolicy(restarts=3, restart_doom=view.doom)
         always = ConventionPolicy(restarts=3, restart_doom=0)
         assert high.convention(view) == always.convention(view)
+
+
+# --- lines that start with a power before the play -------------------------------------------
+
+PRE_PLAY_CASES = [
+    # Sparrows can cycle The Leviathan, The Deep, Dawn or The Mirror into The Rider
+    RESCUE_TABLE,
+    # Skies can move any of the four visible fates to another card
+    dict(
+        config=GameConfig(num_players=3, difficulty="doomed", card_sets="all"),
+        slots=["huntress", "noble", "beast", "dawn"],
+        table=[(), (3, 4), (6,), (1,)],
+        faded=("lantern",),
+        score=3,
+    ),
+    # Shadows lifts the kept fate's reading by one (The Mirror: 4 + 5 plays as 5 + 5)
+    {**RESCUE_TABLE, "faded": ("ghost",), "config": GameConfig(num_players=3, card_sets="all")},
+]
+PRE_PLAY_IDS = ["sparrows", "skies", "shadows"]
+
+
+@pytest.mark.parametrize("kwargs", PRE_PLAY_CASES, ids=PRE_PLAY_IDS)
+def test_pre_play_tables_are_the_tables_the_engine_leaves(kwargs):
+    """Every Sparrows, Skies or Shadows the engine allows, stepped on the engine, leaves
+    the cards, fates, attachments and faded powers :func:`pre_play_tables` says."""
+    s = arrange(**kwargs, hand=[2, 5])
+    start = make_view(s, s.decider).turn_start
+    tables = dict(convention_module.pre_play_tables(start, shadows=True))
+    used = [a for a in legal_actions(s) if ACTIONS[a].power in ("sparrows", "skies", "shadows")]
+    assert used and sorted(tables) == used
+    for action in used:
+        t = step(s, action, np.random.default_rng(0))
+        table = tables[action]
+        assert table.slots == tuple(t.slots)
+        assert table.table == tuple(map(tuple, t.table))
+        assert table.attached == tuple(map(tuple, t.attached))
+        assert table.faded == tuple(t.faded)
+
+
+@pytest.mark.parametrize("kwargs", PRE_PLAY_CASES, ids=PRE_PLAY_IDS)
+def test_group_reading_is_exact_after_a_coded_power_before_the_play(kwargs):
+    """Hands whose code line starts with Sparrows, Skies or Shadows use it, then play
+    legally, and the group's reading is the brute-force posterior of the code."""
+    options = {"pre_play_doom": 0, "pre_play_shadows": True, "rescue": False}
+    checked = 0
+    for x, y in itertools.combinations_with_replacement(range(1, 8), 2):
+        s = arrange(**kwargs, hand=[x, y])
+        t, actions = _group_phase(s, ConventionPolicy(**options))
+        if ACTIONS[actions[0]].kind != "power":
+            continue
+        assert ACTIONS[actions[0]].power in ("sparrows", "skies", "shadows")
+        assert ACTIONS[actions[1]].kind == "play"
+        got = ConventionPolicy(**options).posterior(make_view(t, t.decider))
+        expected = _brute_force(kwargs, actions, None, options)
+        expected = expected * np.array([t.lines[0] >> v & 1 for v in range(7)])
+        np.testing.assert_allclose(got, expected / expected.sum(), atol=1e-9)
+        checked += 1
+    assert checked >= 1
+
+
+def test_pre_play_lines_run_from_their_doom_on():
+    s = arrange(**RESCUE_TABLE, hand=[3, 7])
+    view = make_view(s, s.decider)
+    plain = ConventionPolicy(pre_play=False).convention(view)
+    assert not any(plain.before)
+    assert ConventionPolicy(pre_play_doom=view.doom + 1).convention(view) == plain
+    assert any(ConventionPolicy().convention(view).before)
+
+
+def test_pre_play_lines_go_only_to_hands_whose_every_other_line_fades():
+    """The default (``pre_play_forced``): a hand with a line that fades nothing at a doom
+    cost gets no line with a power before the play."""
+    s = arrange(**RESCUE_TABLE, hand=[3, 7])
+    start = make_view(s, s.decider).turn_start
+    plain = ConventionPolicy(pre_play=False).convention(make_view(s, s.decider))
+    code = ConventionPolicy().convention(make_view(s, s.decider))
+    checked = 0
+    for hand, before in zip(code.hands, code.before, strict=True):
+        if before:
+            for action in hand_plays(start, hand):
+                value, target = ACTIONS[action].value, ACTIONS[action].slot
+                kept = hand[1] if hand[0] == value else hand[0]
+                out = play_outcome(start, value, target, kept)
+                assert fade_doom(start, fading_after(start, out))[0] > 0, hand
+            checked += 1
+    assert checked >= 1 and plain.hands == code.hands
