@@ -35,7 +35,14 @@ from shipwreck_env.config import DIFFICULTIES, GameConfig
 from shipwreck_env.policy import Team
 from shipwreck_env.view import AgentView
 
-__all__ = ["MixedTable", "crossplay", "crossplay_markdown", "method_markdown", "method_summary"]
+__all__ = [
+    "MixedTable",
+    "crossplay",
+    "crossplay_markdown",
+    "method_markdown",
+    "method_summary",
+    "team_labels",
+]
 
 
 class MixedTable(Team):
@@ -155,14 +162,33 @@ def crossplay(
     }
 
 
+def _short(spec: str) -> str:
+    kind, sep, path = spec.partition(":")
+    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return f"{kind}:{stem}" if sep and "/" in path and stem else spec
+
+
+def team_labels(teams: Sequence[str]) -> dict[str, str]:
+    """Short names for the tables and the heatmap: a team read from a file is named by
+    its kind and the file's stem (``fast:results/models/fast_selfplay.pth`` ->
+    ``fast:fast_selfplay``, each side of a ``PLAY+GROUP`` team on its own); every team
+    keeps its full spec if two would share a name."""
+    labels = {spec: "+".join(_short(part) for part in spec.split("+")) for spec in teams}
+    if len(set(labels.values())) < len(labels):
+        return {spec: spec for spec in teams}
+    return labels
+
+
 def _shown(rate: dict) -> str:
     low, high = rate["ci95"]
     return f"{rate['win_rate']:.3f} [{low:.3f}, {high:.3f}]"
 
 
 def crossplay_markdown(report: dict) -> str:
-    """The matrix and the per-team summary as Markdown tables."""
+    """The matrix and the per-team summary as Markdown tables (teams by their
+    :func:`team_labels`, with the full spec of each shortened one listed under them)."""
     teams = report["teams"]
+    label = team_labels(teams)
     cfg = report["config"]
     lines = [
         f"{cfg['num_players']} players, {cfg['difficulty']}, card sets "
@@ -170,16 +196,22 @@ def crossplay_markdown(report: dict) -> str:
         f"cell, seed {report['seed']}. Row: the newcomer (one seat, turning with the game); "
         "column: the hosts (every other seat). Win rate [95% interval].",
         "",
-        "| newcomer \\ hosts | " + " | ".join(teams) + " |",
+        "| newcomer \\ hosts | " + " | ".join(label[t] for t in teams) + " |",
         "|---|" + "---|" * len(teams),
     ]
     lines += [
-        f"| {a} | " + " | ".join(_shown(report["cells"][a][b]) for b in teams) + " |" for a in teams
+        f"| {label[a]} | " + " | ".join(_shown(report["cells"][a][b]) for b in teams) + " |"
+        for a in teams
     ]
     lines += ["", "| team | self-play | cross-play | gap |", "|---|---|---|---:|"]
     for a in teams:
         s = report["summary"][a]
-        lines.append(f"| {a} | {_shown(s['self'])} | {_shown(s['cross'])} | {s['gap']:+.3f} |")
+        lines.append(
+            f"| {label[a]} | {_shown(s['self'])} | {_shown(s['cross'])} | {s['gap']:+.3f} |"
+        )
+    files = [f"`{label[t]}` = `{t}`" for t in teams if label[t] != t]
+    if files:
+        lines += ["", "Teams read from files: " + "; ".join(files) + "."]
     return "\n".join(lines)
 
 

@@ -344,12 +344,15 @@ def _heatmap(report: dict, path: object) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from shipwreck_agents.crossplay import team_labels
+
     teams = report["teams"]
+    labels = [team_labels(teams)[t] for t in teams]
     rates = [[report["cells"][a][b]["win_rate"] for b in teams] for a in teams]
     fig, ax = plt.subplots(figsize=(1.6 * len(teams) + 2.5, 1.2 * len(teams) + 1.5))
     image = ax.imshow(rates, vmin=0.0, vmax=1.0, cmap="viridis")
-    ax.set_xticks(range(len(teams)), teams, rotation=30, ha="right")
-    ax.set_yticks(range(len(teams)), teams)
+    ax.set_xticks(range(len(teams)), labels, rotation=30, ha="right")
+    ax.set_yticks(range(len(teams)), labels)
     ax.set_xlabel("hosts (every other seat)")
     ax.set_ylabel("newcomer (one seat)")
     for i, row in enumerate(rates):

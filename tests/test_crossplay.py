@@ -17,6 +17,7 @@ from shipwreck_agents.crossplay import (
     crossplay_markdown,
     method_markdown,
     method_summary,
+    team_labels,
 )
 from shipwreck_agents.evaluate import evaluate
 from shipwreck_agents.simple import RandomPolicy
@@ -120,3 +121,31 @@ def test_a_method_with_a_team_not_in_the_report_is_refused() -> None:
     report = _report({(a, b): 1 for a in "ab" for b in "ab"}, 10)
     with pytest.raises(ValueError, match=r"method 'm' names \['a', 'c'\]; allowed: two or more"):
         method_summary(report, {"m": ["a", "c"]})
+
+
+def test_teams_from_files_are_shown_by_kind_and_stem_with_their_specs_listed() -> None:
+    teams = ["literal", "fast:results/models/a.pth", "ppo:x/p.pth+ppo:x/q.pth"]
+    assert team_labels(teams) == dict(zip(teams, ["literal", "fast:a", "ppo:p+ppo:q"], strict=True))
+    report = {
+        "teams": teams,
+        "config": GameConfig(num_players=3).to_dict(),
+        "games": 1,
+        "seed": 0,
+        "cells": {a: {b: {"win_rate": 0.0, "ci95": [0.0, 1.0]} for b in teams} for a in teams},
+        "summary": {
+            t: {
+                "self": {"win_rate": 0.0, "ci95": [0.0, 1.0]},
+                "cross": {"win_rate": 0.0, "ci95": [0.0, 1.0]},
+                "gap": 0.0,
+            }
+            for t in teams
+        },
+    }
+    text = crossplay_markdown(report)
+    assert "| newcomer \\ hosts | literal | fast:a | ppo:p+ppo:q |" in text
+    assert "`fast:a` = `fast:results/models/a.pth`" in text
+
+
+def test_labels_that_would_collide_fall_back_to_the_full_specs() -> None:
+    teams = ["fast:a/x.pth", "fast:b/x.pth"]
+    assert team_labels(teams) == {t: t for t in teams}
