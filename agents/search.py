@@ -11,8 +11,7 @@ choice by ``margin``; otherwise it plays the blueprint's choice.
    fates in other seats' hands and the order of the face-down deck. The active seat's kept
    fate is drawn from the blueprint's policy-conditioned belief (the posterior it writes
    into the group's observation; the number line where it has none); the fate held by
-   every other seat from its number line times the copies the observer cannot see (times
-   the team's memory of the fate it kept on its last turn, for ``policy_carry``); the
+   every other seat from its number line times the copies the observer cannot see; the
    deck below its top card is shuffled. Each world is the public start of the turn
    (``view.turn_start``) with those hands, replayed through the turn's public actions with
    the reference engine; a world that does not reproduce every public event is dropped.
@@ -132,12 +131,7 @@ def _hidden_deck(view: AgentView, rng: np.random.Generator) -> list[int]:
     return [start.deck_top, *rest[: start.deck_size - 1]]
 
 
-def _world(
-    view: AgentView,
-    kept_belief: np.ndarray,
-    rng: np.random.Generator,
-    held_weights: dict[int, np.ndarray] | None = None,
-) -> State | None:
+def _world(view: AgentView, kept_belief: np.ndarray, rng: np.random.Generator) -> State | None:
     """One world at the turn start, or None if the draw was impossible."""
     start, seat = view.turn_start, view.active_seat
     pool = np.array(_start_pool(view), np.float64)
@@ -166,11 +160,7 @@ def _world(
         value = revealed.get(other)
         if value is None:
             bits = np.array([_bit(start.lines[other], v) for v in _VALUES], np.float64)
-            weights = pool.clip(min=0) * bits
-            memory = (held_weights or {}).get(other)
-            if memory is not None and (weights * memory).sum() > 0:
-                weights = weights * memory  # the team's carried posterior of that fate
-            value = _draw(weights, rng)
+            value = _draw(pool.clip(min=0) * bits, rng)
         if value is None or pool[value - 1] <= 0:
             return None
         pool[value - 1] -= 1
@@ -227,7 +217,6 @@ def sample_worlds(
     rng: np.random.Generator,
     count: int,
     tries: int = 8,
-    held_weights: dict[int, np.ndarray] | None = None,
 ) -> list[State]:
     """Up to ``count`` worlds consistent with everything ``view`` shows (fewer if
     ``count * tries`` draws did not give them).
@@ -239,14 +228,10 @@ def sample_worlds(
         rng: the only source of randomness.
         count: worlds wanted.
         tries: draws allowed per world wanted.
-        held_weights: per other seat, float[7] weights of the fate it holds beyond its
-            number line and the unseen copies (kind ``policy_carry``: the memory of the
-            fate it kept on its last turn, :func:`carry_weights`); ignored for a draw
-            they would make impossible.
     """
     worlds: list[State] = []
     for _ in range(count * tries):
-        world = _world(view, kept_belief, rng, held_weights)
+        world = _world(view, kept_belief, rng)
         if world is not None:
             worlds.append(world)
             if len(worlds) == count:
@@ -593,9 +578,7 @@ class SearchTeamPolicy(FastTeamPolicy):
             return blueprint
         start = time.perf_counter()
         kept_belief = self._kept_belief(view)
-        worlds = sample_worlds(
-            view, kept_belief, rng, self.samples, held_weights=self._held_weights(view, carried)
-        )
+        worlds = sample_worlds(view, kept_belief, rng, self.samples)
         self.stats.worlds.append(len(worlds))
         if not worlds:
             return blueprint
@@ -642,21 +625,6 @@ class SearchTeamPolicy(FastTeamPolicy):
         legal = torch.from_numpy(np.asarray(mask, bool)[None])
         logits = self.model.logits(torch.from_numpy(obs), legal)
         return float(torch.softmax(logits, -1)[0, action])
-
-    @staticmethod
-    def _held_weights(
-        view: AgentView, carried: dict[int, tuple[int, np.ndarray]]
-    ) -> dict[int, np.ndarray]:
-        """Per seat that kept a fate since its last turn began: the team's memory of it
-        (empty for a belief kind without memory). With exchangeable draws, that memory
-        times the copies unseen now and the number line is the team's posterior on
-        the fate the seat holds (``agents/policy_belief.py``)."""
-        oldest = view.turn - view.config.num_seats  # kept on a turn after this one
-        return {
-            seat: weights
-            for seat, (turn, weights) in carried.items()
-            if seat != view.active_seat and turn > oldest
-        }
 
     def _kept_belief(self, view: AgentView) -> np.ndarray:
         """float[7] over the active seat's kept fate: the blueprint's policy-conditioned

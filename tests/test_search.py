@@ -317,24 +317,3 @@ def test_a_changed_first_play_leaves_the_memory_the_blueprint_keeps_for_that_pla
             np.testing.assert_array_equal(searcher._memory[seat][1], weights)
         compared += view.turn >= view.config.num_seats  # a seat with memory to carry
     assert compared >= 3, compared
-
-
-def test_held_fates_are_drawn_with_the_teams_memory_of_them(kind_decisions):
-    """The fate another seat holds is drawn from the weights given for that seat: with
-    all the weight on one value, every world holds it (here the real one, so the worlds
-    stay possible); the carry blueprint hands its memory of seats that kept a fate."""
-    forced = remembered = 0
-    for policy, s, view, _, _ in kind_decisions:
-        held = policy._held_weights(view, policy._memory)
-        assert (policy.belief_kind == "policy") <= (not held)
-        remembered += len(held)
-        for seat, hand in enumerate(s.hands):
-            if seat == view.active_seat or seat in view.my_seats or len(hand) != 1:
-                continue
-            weights = {seat: np.eye(7)[hand[0] - 1]}
-            rng = np.random.default_rng(forced)
-            worlds = sample_worlds(view, policy._kept_belief(view), rng, 4, held_weights=weights)
-            assert worlds and all(w.hands[seat] == hand for w in worlds)
-            forced += 1
-    assert forced >= 3, forced
-    assert (policy.belief_kind == "policy_carry") == (remembered > 0), remembered
