@@ -317,3 +317,27 @@ def test_a_changed_first_play_leaves_the_memory_the_blueprint_keeps_for_that_pla
             np.testing.assert_array_equal(searcher._memory[seat][1], weights)
         compared += view.turn >= view.config.num_seats  # a seat with memory to carry
     assert compared >= 3, compared
+
+
+def test_a_literal_blueprints_rollouts_keep_the_engines_block_and_unknown_kinds_are_refused():
+    from shipwreck_agents.search import RolloutBelief
+    from shipwreck_env.vector import VectorGame
+
+    vg = VectorGame(8, 2, belief=True, autoreset=False, num_players=3, difficulty="hard")
+    model = SearchTeamPolicy(MODEL).model
+    literal, policy = RolloutBelief(vg, "literal"), RolloutBelief(vg, "policy")
+    differs = 0
+    for _ in range(40):
+        obs, mask = vg.observe().copy(), np.array(vg.legal_mask())
+        ours, theirs = obs.copy(), obs.copy()
+        literal.fill(ours)
+        policy.fill(theirs)
+        assert np.array_equal(ours, obs)
+        differs += int((theirs != obs).any(1).sum())
+        actions = model.greedy(torch.from_numpy(theirs), torch.from_numpy(mask)).numpy()
+        literal.record(ours, mask, actions, model)
+        policy.record(theirs, mask, actions, model)
+        vg.step(actions)
+    assert differs > 0 and (literal.turn == -1).all()
+    with pytest.raises(ValueError, match=r"'bayes' is not known; allowed: \['literal', 'policy'"):
+        RolloutBelief(vg, "bayes")
