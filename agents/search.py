@@ -19,14 +19,17 @@ choice by ``margin``; otherwise it plays the blueprint's choice.
 2. **Rollouts on the batched engine** (:func:`rollout_values`). Every (action, world) pair
    is one game of a :class:`~shipwreck_env.vector.VectorGame` built with ``from_states``;
    the first step plays the action, then the blueprint plays every seat to the end of the
-   game, its group reading the policy-conditioned belief recomputed for every play of the
-   rollout (:class:`RolloutBelief`). All actions of one world share one random stream
+   game, its group reading the blueprint's own belief kind recomputed for every play of
+   the rollout (:class:`RolloutBelief`): the first-play belief (``policy``), or with each
+   seat's memory of the fate it kept (``policy_carry``), starting from the memory the
+   real game's blueprint holds at the decision. All actions of one world share one random stream
    (common random numbers), so their difference is the action's.
 3. **Choice.** The value of an action is the share of its rollouts won.
 
 The team's belief stays policy-conditioned on the blueprint: when the search plays
 another first play than the blueprint would, the group's memory is the blueprint's
-likelihood of the play actually made, as in the rollouts. The rollouts run on the batched
+likelihood of the play actually made (and, with carried memory, the memory of the fate
+that play keeps, from the seat's memory before it), as in the rollouts. The rollouts run on the batched
 engine, which covers every card set; a set it did not cover would be refused when the
 policy is built, and by ``VectorGame`` itself at the first rollout, naming the sets covered.
 """
@@ -40,8 +43,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from shipwreck_agents.fast_team import FastTeamPolicy
-from shipwreck_agents.policy_belief import PLAY_VALUE, likelihood
+from shipwreck_agents.fast_team import POLICY_KINDS, FastTeamPolicy
+from shipwreck_agents.policy_belief import PLAY_VALUE, carry_weights, likelihood
 from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES
 from shipwreck_env.engine import legal_actions, step_inplace
 from shipwreck_env.scenario import ForcedDraws, hypothetical_turn_start
@@ -52,6 +55,7 @@ from shipwreck_env.vector.tables import COVERED_SETS
 from shipwreck_env.view import AgentView
 
 __all__ = [
+    "BELIEF_KINDS",
     "DEFAULT_PHASES",
     "SEARCH_PHASES",
     "RolloutBelief",
@@ -63,6 +67,9 @@ __all__ = [
     "sample_worlds",
     "shared_search_policy",
 ]
+
+BELIEF_KINDS = ("literal", *POLICY_KINDS)
+"""The ``belief_kind`` values a searched blueprint may have (``.meta.json``)."""
 
 _NUM_PLAYS = int((PLAY_VALUE > 0).sum())  # the play actions come first in the table
 _VALUES = np.arange(1, 8)
@@ -248,24 +255,72 @@ class _PlayRows:
 
 
 class RolloutBelief:
-    """The policy-conditioned belief of the rollout games (one network, every seat):
-    the likelihood of each turn's first play under the blueprint, written into the
-    group's observations while that turn's kept fate is the one in question."""
+    """The belief of the rollout games, of the blueprint's own kind (one network, every
+    seat), as :class:`~shipwreck_agents.fast_team.FastTeamPolicy` computes it on the
+    reference engine and ``training/common/belief.py`` on the batched one.
 
-    def __init__(self, vg: VectorGame) -> None:
-        self.vg = vg
+    ``policy``: the likelihood of each turn's first play under the blueprint, written
+    into the group's observations while that turn's kept fate is the one in question;
+    as the reference team, none when an action (a power) came before the play that turn
+    (the trainer's ``PolicyBelief`` computes one there: the blueprint at play time does
+    not, and the rollouts follow the blueprint at play time).
+    ``policy_carry``: the same, with each seat's memory of the fate it kept
+    (:func:`~shipwreck_agents.policy_belief.carry_weights`) weighing the carried fate of
+    that seat's next turn (``turn`` plus the number of seats). ``literal``: nothing is
+    written (the engine's own block). :meth:`load` starts the games from the real game's
+    belief at the decision searched.
+
+    Args:
+        vg: the rollout games.
+        kind: the blueprint's ``belief_kind``.
+
+    Raises:
+        ValueError: an unknown kind, naming the kinds allowed.
+    """
+
+    def __init__(self, vg: VectorGame, kind: str = "policy") -> None:
+        if kind not in BELIEF_KINDS:
+            raise ValueError(f"belief kind {kind!r} is not known; allowed: {list(BELIEF_KINDS)}")
+        self.vg, self.kind = vg, kind
         self.likelihood = np.zeros((vg.num_games, 7))
         self.turn = np.full(vg.num_games, -1, np.int64)
         self.offset = vg.layout.offsets["belief"]
+        seats = vg.arrays.hand_len.shape[1]  # the seats take their turns in this order
+        self.memory = np.ones((vg.num_games, seats, 7))
+        self.memory_turn = np.full((vg.num_games, seats), -1, np.int64)
+
+    def load(
+        self,
+        games: np.ndarray | slice,
+        current: tuple[np.ndarray, int] | None,
+        carried: dict[int, tuple[int, np.ndarray]] | None = None,
+    ) -> None:
+        """Start ``games`` from a real game's belief: ``current`` is (likelihood
+        float[7], turn) of the first play already made this turn (None: none);
+        ``carried`` maps a seat to (turn, memory float[7]) of the fate it last kept
+        (kind ``policy_carry``; ``FastTeamPolicy``'s memory)."""
+        self.turn[games] = -1
+        self.memory[games] = 1.0
+        self.memory_turn[games] = -1
+        if current is not None:
+            self.likelihood[games] = current[0]
+            self.turn[games] = current[1]
+        for seat, (turn, weights) in (carried or {}).items():
+            self.memory[games, seat] = weights
+            self.memory_turn[games, seat] = turn
 
     def record(self, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray, model) -> None:
-        """Before a step: keep the likelihood of each first play about to be made."""
+        """Before a step: keep the likelihood of each first play about to be made (and,
+        with carried memory, the memory of the fate it keeps)."""
+        if self.kind not in POLICY_KINDS:
+            return
         a = self.vg.arrays
-        active = a.active.astype(np.int64) % self.vg.config.num_players
+        active_seat = a.active.astype(np.int64)
         first = (
             (a.phase == Phase.PLAY)
-            & (a.decider.astype(np.int64) == active)
+            & (a.decider.astype(np.int64) == active_seat % self.vg.config.num_players)
             & (a.plays_len == 0)
+            & (a.turn_actions_len == 0)  # a power before the play: the team keeps none
             & (PLAY_VALUE[actions] > 0)
             & ~a.over.astype(bool)
         )
@@ -279,13 +334,24 @@ class RolloutBelief:
             play_legal(_PlayRows(a, games[rows], x, y), np.arange(len(rows)), out)
             return out
 
+        turn, seat, carry = a.turn[games].astype(np.int64), active_seat[games], None
+        if self.kind == "policy_carry":
+            last = self.memory_turn[games, seat] == turn - self.memory.shape[1]
+            carry = np.where(last[:, None], self.memory[games, seat], 1.0)
         self.likelihood[games] = likelihood(
-            obs[games], self.vg.layout, actions[games], model, masks_of
+            obs[games], self.vg.layout, actions[games], model, masks_of, carry
         )
-        self.turn[games] = a.turn[games]
+        self.turn[games] = turn
+        if carry is not None:
+            self.memory[games, seat] = carry_weights(
+                obs[games], self.vg.layout, actions[games], self.likelihood[games]
+            )
+            self.memory_turn[games, seat] = turn
 
     def fill(self, obs: np.ndarray) -> None:
         """Write the posterior into every group decision of a turn with one play."""
+        if self.kind not in POLICY_KINDS:
+            return
         a = self.vg.arrays
         rows = np.arange(self.vg.num_games)
         seat = a.active.astype(np.int64)
@@ -313,6 +379,9 @@ def rollout_values(
     seed: int,
     memory: tuple[np.ndarray, int] | None = None,
     max_steps: int = 2000,
+    *,
+    kind: str = "policy",
+    carried: dict[int, tuple[int, np.ndarray]] | None = None,
 ) -> np.ndarray:
     """float[len(actions)]: the share of rollouts won after each action, over ``worlds``.
 
@@ -324,16 +393,17 @@ def rollout_values(
         memory: (likelihood float[7], turn) of the turn's first play already made, for
             the group's belief at this decision (None: no policy belief this turn).
         max_steps: a guard on the rollout length (decisions).
+        kind: the blueprint's ``belief_kind`` (:class:`RolloutBelief`).
+        carried: kind ``policy_carry``: per seat, (turn, memory float[7]) of the fate it
+            last kept, as the real game's blueprint holds them before this decision.
     """
     K, L = len(worlds), len(actions)
     vg = VectorGame.from_states(
         [w for _ in range(L) for w in worlds], seed, belief=True, autoreset=False
     )
     vg.arrays.key[:] = np.tile(vg.arrays.key[:K], L)  # common random numbers per world
-    belief = RolloutBelief(vg)
-    if memory is not None:
-        belief.likelihood[:] = memory[0]
-        belief.turn[:] = memory[1]
+    belief = RolloutBelief(vg, kind)
+    belief.load(slice(None), memory, carried)
     won = np.zeros(K * L)
     first = np.repeat(np.asarray(actions, np.int64), K)
     for step in range(max_steps):
@@ -473,6 +543,11 @@ class SearchTeamPolicy(FastTeamPolicy):
                 f"search:{path}: the team plays card sets {missing} that the batched engine "
                 f"does not cover; allowed: {list(COVERED_SETS)}"
             )
+        if self.belief_kind not in BELIEF_KINDS:
+            raise ValueError(
+                f"search:{path}: belief_kind {self.belief_kind!r} has no rollout belief; "
+                f"allowed: {list(BELIEF_KINDS)}"
+            )
         self.samples, self.margin, self.uncertain = samples, margin, uncertain
         self.phases = parse_phases("+".join(phases))
         self.name = f"search:{Path(path).stem}"
@@ -490,6 +565,9 @@ class SearchTeamPolicy(FastTeamPolicy):
         rng: np.random.Generator,
         state=None,
     ) -> int:
+        # the team's belief before the blueprint's play rewrites it (this turn's likelihood
+        # and its seat's memory): put back if the search makes another first decision
+        carried, before = dict(self._memory), (self._likelihood, self._turn)
         blueprint = super().act(observation, mask, view, rng)
         self.stats.decisions += 1
         legal = np.flatnonzero(np.asarray(mask, bool))
@@ -505,14 +583,23 @@ class SearchTeamPolicy(FastTeamPolicy):
         if not worlds:
             return blueprint
         memory = (self._likelihood, self._turn) if self._turn == view.turn else None
-        values = rollout_values(worlds, legal, self.model, int(rng.integers(2**31)), memory)
+        values = rollout_values(
+            worlds,
+            legal,
+            self.model,
+            int(rng.integers(2**31)),
+            memory,
+            kind=self.belief_kind,
+            carried=carried,
+        )
         best = int(legal[int(np.argmax(values))])
         self.stats.searched += 1
         self.stats.seconds += time.perf_counter() - start
         if values.max() < values[np.searchsorted(legal, blueprint)] + self.margin:
             return blueprint
         self.stats.changed += 1
-        if first_play:  # the group reads the play made, through the blueprint
+        if first_play:  # the group reads the play made (if a play), through the blueprint
+            self._memory, (self._likelihood, self._turn) = carried, before
             obs = np.asarray(observation, np.float32)
             self.remember_play(obs, np.asarray(mask, bool), view, best)
         return best

@@ -74,6 +74,19 @@ def markdown(report: dict) -> str:
         f"phases {o.get('phases', '+'.join(DEFAULT_PHASES))}. "
         f"3 players, base, leader; seed {report['seed']}; the same deals for both teams.",
         "",
+    ]
+    if "belief_kind" in report:
+        lines += [f"Blueprint: `{report['model']}`, belief kind `{report['belief_kind']}`.", ""]
+    wanted = report.get("games_requested")
+    played = [r["games"] for r in report["results"].values()]
+    if wanted is not None and played and min(played) < wanted:
+        lines += [
+            f"**Partial**: {min(played)} of the {wanted} games asked for per difficulty had "
+            "been played when this file was last written (the run rewrites it every 10 "
+            "games).",
+            "",
+        ]
+    lines += [
         "| difficulty | games | blueprint | search | difference [95%] | search only / "
         "blueprint only won | ms/game blueprint | ms/game search | searched decisions/game "
         "| changed/game | ms/searched decision |",
@@ -129,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "command": command,
         "model": args.model,
+        "belief_kind": search.belief_kind,
         "seed": args.seed,
         "options": {
             "samples": args.samples,
@@ -137,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             "phases": "+".join(args.phases),
         },
         "load_start": os.getloadavg()[0],
+        "games_requested": args.games,
         "results": {},
     }
     rows: dict[str, list[dict]] = {}

@@ -26,16 +26,21 @@ from shipwreck_env.config import GameConfig  # noqa: E402
 from shipwreck_env.engine import new_game, step_inplace  # noqa: E402
 from shipwreck_env.observation import ObservationLayout, encode  # noqa: E402
 from shipwreck_env.policy import decide, observation_layouts  # noqa: E402
+from shipwreck_env.state import Phase  # noqa: E402
 from shipwreck_env.view import make_view  # noqa: E402
 
 MODEL = str(Path(__file__).resolve().parents[1] / "results/models/fast_selfplay.pth")
+CARRY = str(
+    Path(__file__).resolve().parents[1] / "results/models/fast_selfplay_imitation_carry.pth"
+)
+MODELS = {"policy": MODEL, "policy_carry": CARRY}
 LAYOUT = ObservationLayout(3, belief=True)
 
 
-def _searched_decisions(games: int, seed: int):
+def _searched_decisions(games: int, seed: int, model: str = MODEL):
     """(policy before the decision, state, view, observation, mask) at every decision the
     search considers, along games the blueprint plays (the copies search every decision)."""
-    policy = SearchTeamPolicy(MODEL, samples=4, uncertain=1e-9)  # never searches here
+    policy = SearchTeamPolicy(model, samples=4, uncertain=1e-9)  # never searches here
     layouts = observation_layouts(GameConfig(num_players=3))
     out = []
     for game in range(games):
@@ -66,6 +71,12 @@ def one_torch_thread():
 @pytest.fixture(scope="module")
 def decisions():
     return _searched_decisions(games=2, seed=3)
+
+
+@pytest.fixture(scope="module", params=["policy", "policy_carry"])
+def kind_decisions(request):
+    """The searched decisions of a blueprint of each policy belief kind."""
+    return _searched_decisions(games=2, seed=3, model=MODELS[request.param])
 
 
 def test_parse_search_spec_reads_its_options_and_refuses_unknown_ones():
@@ -183,10 +194,11 @@ def _twins(s, rng):
     return out
 
 
-def test_the_search_decides_the_same_in_games_that_differ_only_in_hidden_facts(decisions):
-    """Leak test: the policy is even handed the real state, and must not read it."""
+def test_the_search_decides_the_same_in_games_that_differ_only_in_hidden_facts(kind_decisions):
+    """Leak test: the policy is even handed the real state, and must not read it (for a
+    blueprint of each belief kind: the carried memory is the team's own, public)."""
     checked = 0
-    for k, (policy, s, view, obs, mask) in enumerate(decisions[:5]):
+    for k, (policy, s, view, obs, mask) in enumerate(kind_decisions[:5]):
         base = copy.deepcopy(policy)
         action = base.act(obs, mask, view, np.random.default_rng(k), s)
         for t in _twins(s, np.random.default_rng(k)):
@@ -199,31 +211,133 @@ def test_the_search_decides_the_same_in_games_that_differ_only_in_hidden_facts(d
     assert checked >= 6, checked
 
 
-def test_the_rollout_belief_is_the_trainers_policy_conditioned_belief():
-    """Differential: along games on the batched engine, the block the rollouts write into
-    the group's observations equals the one the trainer writes
-    (``shipwreck_training.common.belief.PolicyBelief``)."""
-    from shipwreck_agents.search import RolloutBelief
-    from shipwreck_training.common.belief import PolicyBelief
-    from shipwreck_training.common.config import GameSettings
-    from shipwreck_training.common.games import Games
+def _reference_blocks(policies, vg, obs, mask, actions, rng):
+    """Per game of ``vg``: the belief block :class:`FastTeamPolicy` writes at this
+    decision on the reference engine (None where it writes none), after which it
+    records the turn's first play ``actions[g]`` when there is one (its own memory)."""
+    out = []
+    for g, state in enumerate(vg.to_states()):
+        if state.over:
+            out.append(None)
+            continue
+        view = make_view(state, state.decider)
+        reference_obs = encode(state, state.decider, LAYOUT)
+        assert np.array_equal(reference_obs, obs[g])  # the two engines show the same
+        policy = policies[g]
+        if view.decider != view.active_player:
+            policy.act(reference_obs, mask[g], view, rng)
+            out.append(policy.last_belief)
+        else:
+            policy.remember_play(reference_obs, mask[g].astype(bool), view, int(actions[g]))
+            out.append(None)
+    return out
 
-    policy = SearchTeamPolicy(MODEL)
-    games = Games(GameSettings(belief="policy", difficulties=("hard",)), 64, seed=3)
-    ours, theirs = RolloutBelief(games.parts[0]), PolicyBelief(games)
-    written = 0
-    for _ in range(60):
-        obs, mask = games.observe(), games.legal_mask()
-        ours_obs, theirs_obs = obs.copy(), obs.copy()
-        ours.fill(ours_obs)
-        theirs.fill(theirs_obs, games)
-        assert np.array_equal(ours_obs, theirs_obs)
-        written += int((ours_obs != obs).any(1).sum())
-        actions = policy.model.greedy(torch.from_numpy(ours_obs), torch.from_numpy(mask)).numpy()
-        ours.record(ours_obs, mask, actions, policy.model)
-        theirs.record(games, theirs_obs, mask, actions, policy.model)
-        _, _, _, info = games.step(actions)
-        ended = np.flatnonzero(info["_final"])
-        theirs.restart(ended)
-        ours.turn[ended] = -1
-    assert written > 50, written
+
+@pytest.mark.parametrize("kind", ["policy", "policy_carry"])
+def test_the_rollout_belief_is_the_reference_teams_belief_along_random_games(kind):
+    """Differential: along random trajectories on the batched engine, the block
+    :class:`RolloutBelief` writes into every observation equals the one the reference
+    team (:class:`FastTeamPolicy` on the reference engine's state of the same game)
+    writes, for both policy belief kinds; halfway through, the rollout belief is started
+    again from each reference team's memory (:meth:`RolloutBelief.load`, as a search
+    does at its decision) and must go on agreeing."""
+    from shipwreck_agents.fast_team import FastTeamPolicy
+    from shipwreck_agents.search import RolloutBelief
+    from shipwreck_env.vector import VectorGame
+
+    vg = VectorGame(24, 4, belief=True, autoreset=False, num_players=3, difficulty="doomed")
+    policies = [FastTeamPolicy(MODELS[kind]) for _ in range(vg.num_games)]
+    assert policies[0].belief_kind == kind
+    belief = RolloutBelief(vg, kind)
+    rng = np.random.default_rng(4)
+    written = carried = 0
+    for step in range(400):
+        if vg.arrays.over.all():
+            break
+        if step == 60:  # hand over from each reference team's memory
+            belief = RolloutBelief(vg, kind)
+            for g, policy in enumerate(policies):
+                current = (policy._likelihood, policy._turn) if policy._turn >= 0 else None
+                belief.load(np.array([g]), current, policy._memory)
+        obs, mask = vg.observe().copy(), np.array(vg.legal_mask())
+        ours = obs.copy()
+        belief.fill(ours)
+        # the blueprint's choice mostly (games last long enough to carry), else at random
+        greedy = policies[0].model.greedy(torch.from_numpy(ours), torch.from_numpy(mask))
+        actions = np.array(
+            [
+                rng.choice(np.flatnonzero(m)) if m.any() and rng.random() < 0.3 else a
+                for m, a in zip(mask, greedy.numpy(), strict=True)
+            ]
+        )
+        reference = _reference_blocks(policies, vg, obs, mask, actions, rng)
+        for g, block in enumerate(reference):
+            got = ours[g, belief.offset : belief.offset + 7]
+            if block is None:
+                assert np.array_equal(got, obs[g, belief.offset : belief.offset + 7]), g
+            else:
+                # equal up to float rounding: one network call per game against one per batch
+                np.testing.assert_allclose(got, block, rtol=1e-4, atol=1e-6, err_msg=str(g))
+                written += 1
+        a = vg.arrays
+        seat = a.active.astype(np.int64)
+        first = (a.phase == Phase.PLAY) & (a.plays_len == 0) & ~a.over.astype(bool)
+        last = belief.memory_turn[np.arange(vg.num_games), seat] == a.turn - 3
+        carried += int((first & last & (mask[:, : belief.memory.shape[2]].any(1))).sum())
+        belief.record(ours, mask, actions, policies[0].model)
+        vg.step(actions)
+    assert written > 80, written
+    assert (carried > 20) == (kind == "policy_carry"), carried  # next turns read memory
+
+
+def test_a_changed_first_play_leaves_the_memory_the_blueprint_keeps_for_that_play():
+    """When the search makes another first decision of the turn, the team's belief is
+    the blueprint's for the action taken: the likelihood of the play made (none if it
+    was a power) and, for carried memory, the memory that play keeps, computed from the
+    seat's memory before the decision (not from what the blueprint's own choice had
+    just written)."""
+    compared = 0
+    for k, (policy, _, view, obs, mask) in enumerate(
+        _searched_decisions(games=3, seed=5, model=CARRY)
+    ):
+        if SearchTeamPolicy._phase(view) != "play":
+            continue
+        searcher = copy.deepcopy(policy)
+        searcher.margin = -1.0  # always play the rollouts' best, even the blueprint's own
+        action = searcher.act(obs, mask, view, np.random.default_rng(k))
+        if not searcher.stats.changed:
+            continue
+        reference = copy.deepcopy(policy)
+        reference.remember_play(np.asarray(obs, np.float32), mask.astype(bool), view, action)
+        assert searcher._turn == reference._turn  # not this turn if it made no play
+        np.testing.assert_array_equal(searcher._likelihood, reference._likelihood)
+        assert searcher._memory.keys() == reference._memory.keys()
+        for seat, (turn, weights) in reference._memory.items():
+            assert searcher._memory[seat][0] == turn
+            np.testing.assert_array_equal(searcher._memory[seat][1], weights)
+        compared += view.turn >= view.config.num_seats  # a seat with memory to carry
+    assert compared >= 3, compared
+
+
+def test_a_literal_blueprints_rollouts_keep_the_engines_block_and_unknown_kinds_are_refused():
+    from shipwreck_agents.search import RolloutBelief
+    from shipwreck_env.vector import VectorGame
+
+    vg = VectorGame(8, 2, belief=True, autoreset=False, num_players=3, difficulty="hard")
+    model = SearchTeamPolicy(MODEL).model
+    literal, policy = RolloutBelief(vg, "literal"), RolloutBelief(vg, "policy")
+    differs = 0
+    for _ in range(40):
+        obs, mask = vg.observe().copy(), np.array(vg.legal_mask())
+        ours, theirs = obs.copy(), obs.copy()
+        literal.fill(ours)
+        policy.fill(theirs)
+        assert np.array_equal(ours, obs)
+        differs += int((theirs != obs).any(1).sum())
+        actions = model.greedy(torch.from_numpy(theirs), torch.from_numpy(mask)).numpy()
+        literal.record(ours, mask, actions, model)
+        policy.record(theirs, mask, actions, model)
+        vg.step(actions)
+    assert differs > 0 and (literal.turn == -1).all()
+    with pytest.raises(ValueError, match=r"'bayes' is not known; allowed: \['literal', 'policy'"):
+        RolloutBelief(vg, "bayes")

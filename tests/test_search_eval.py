@@ -62,6 +62,11 @@ def test_the_report_names_its_command_settings_and_phases():
     assert "`python scripts/search_eval.py --games 5`" in text
     assert "32 worlds" in text and "phases play+steal" in text and "seed 9" in text
     assert "| hard | 5 | 0.400 " in text and "| 2 / 1 |" in text
+    assert "Partial" not in text and "Blueprint:" not in text
+    kind = {**report, "model": "m.pth", "belief_kind": "policy_carry"}
+    assert "Blueprint: `m.pth`, belief kind `policy_carry`." in search_eval.markdown(kind)
+    assert "**Partial**: 5 of the 8 games" in search_eval.markdown({**report, "games_requested": 8})
+    assert "Partial" not in search_eval.markdown({**report, "games_requested": 5})
 
 
 def test_an_unknown_phase_is_refused_on_the_command_line(capsys):
