@@ -39,17 +39,12 @@ def _play(part: str, steps: int = 60) -> None:
         group = BatchedBayes(games, game.config.num_players, game.config.num_seats)
     for _ in range(steps):
         mask = game.legal_mask()
-        u = rng.random(mask.shape)
-        u[~mask] = -1.0
-        actions = u.argmax(axis=1)
+        actions = game.random_legal(mask, rng)
         if part == "engine":
             game.observe()
         else:
             a = game.arrays
-            deciders = a.decider.astype(np.int64)
-            live = deciders >= 0
-            mine = deciders == a.active.astype(np.int64) % game.config.num_players
-            players, others = np.flatnonzero(live & mine), np.flatnonzero(live & ~mine)
+            players, others = game.roles()
             if len(players):
                 actions[players] = heuristic_actions(a, players, mask)
             if len(others):

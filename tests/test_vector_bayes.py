@@ -23,21 +23,6 @@ from shipwreck_env.vector import VectorGame
 from shipwreck_env.vector.convert import to_states
 
 
-def _split(game: VectorGame) -> tuple[np.ndarray, np.ndarray]:
-    """(games whose decider is the active player, games waiting for the group)."""
-    a = game.arrays
-    deciders = a.decider.astype(np.int64)
-    live = deciders >= 0
-    mine = deciders == a.active.astype(np.int64) % game.config.num_players
-    return np.flatnonzero(live & mine), np.flatnonzero(live & ~mine)
-
-
-def _random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    u = rng.random(mask.shape)
-    u[~mask] = -1.0
-    return u.argmax(axis=1)
-
-
 def _situations(s, group: BayesGroup, action: int) -> list[str]:
     """What a compared group decision exercised (for the coverage checks)."""
     out = [PHASES[s.phase], ACTIONS[action].kind]
@@ -68,8 +53,8 @@ def compare_games(
     seen: Counter = Counter()
     for _ in range(steps):
         mask = game.legal_mask()
-        actions = _random_legal(mask, rng)
-        players, group = _split(game)
+        actions = VectorGame.random_legal(mask, rng)
+        players, group = game.roles()
         if len(players):
             model = heuristic_actions(game.arrays, players, mask)
             keep = rng.random(len(players)) >= explore
@@ -134,8 +119,8 @@ def _hide_differently(game: VectorGame, which: np.ndarray, rng: np.random.Genera
 def _heuristic_step(game: VectorGame, rng: np.random.Generator) -> tuple:
     """(legal mask, actions: random, the heuristic's for active players, group games)."""
     mask = game.legal_mask()
-    actions = _random_legal(mask, rng)
-    mine, which = _split(game)
+    actions = VectorGame.random_legal(mask, rng)
+    mine, which = game.roles()
     actions[mine] = heuristic_actions(game.arrays, mine, mask)
     return mask, actions, which
 

@@ -19,20 +19,6 @@ from shipwreck_env.vector import VectorGame
 from shipwreck_env.vector.convert import to_states
 
 
-def _active_deciders(game: VectorGame) -> np.ndarray:
-    """Games whose decision is the active player's (the heuristic's)."""
-    a = game.arrays
-    players = game.config.num_players
-    deciders = a.decider.astype(np.int64)
-    return np.flatnonzero((deciders >= 0) & (deciders == a.active.astype(np.int64) % players))
-
-
-def _random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    u = rng.random(mask.shape)
-    u[~mask] = -1.0
-    return u.argmax(axis=1)
-
-
 def _situations(s, action: int) -> list[str]:
     """What a compared decision exercised (for the tests' coverage checks)."""
     spec = ACTIONS[action]
@@ -65,8 +51,8 @@ def compare_games(
     seen: Counter = Counter()
     for _ in range(steps):
         mask = game.legal_mask()
-        actions = _random_legal(mask, rng)
-        which = _active_deciders(game)
+        actions = VectorGame.random_legal(mask, rng)
+        which = game.roles()[0]
         if len(which):
             fast = heuristic_actions(game.arrays, which, mask)
             for k, s in enumerate(to_states(game.arrays, which.tolist())):
@@ -155,14 +141,14 @@ def test_batched_heuristic_reads_nothing_its_player_cannot_see():
         twin = VectorGame(64, 21, num_players=players, card_sets=card_sets)
         for _ in range(150):
             mask = game.legal_mask()
-            which = _active_deciders(game)
+            which = game.roles()[0]
             for name in game.arrays.fields():
                 getattr(twin.arrays, name)[...] = getattr(game.arrays, name)
             changed = _hide_differently(twin, which, rng)
             fast = heuristic_actions(game.arrays, which, mask)
             assert np.array_equal(fast, heuristic_actions(twin.arrays, which, mask))
             checked += changed
-            actions = _random_legal(mask, rng)
+            actions = VectorGame.random_legal(mask, rng)
             actions[which] = fast
             game.step(actions)
     assert checked > 2000  # the twins did differ
@@ -171,7 +157,7 @@ def test_batched_heuristic_reads_nothing_its_player_cannot_see():
 def test_a_group_decision_is_refused_with_the_games_named():
     game = VectorGame(8, 3, num_players=3)
     game.step(heuristic_actions(game.arrays, np.arange(8), game.legal_mask()))
-    group = np.setdiff1d(np.arange(8), _active_deciders(game))
+    group = np.setdiff1d(np.arange(8), game.roles()[0])
     assert len(group)
     with pytest.raises(ValueError, match=r"games \[.*\] wait for a group decision"):
         heuristic_actions(game.arrays, group, game.legal_mask())

@@ -136,6 +136,23 @@ class VectorGame:
         """int[N]: the player deciding now in each game (-1 for a finished game)."""
         return self.arrays.decider.astype(np.int64)
 
+    def roles(self) -> tuple[np.ndarray, np.ndarray]:
+        """(games whose decider is the active player, games where a group member
+        decides): the split a team acts on when one policy plays and another guesses.
+        Finished games are in neither."""
+        deciders = self.decider
+        live = deciders >= 0
+        mine = deciders == self.arrays.active.astype(np.int64) % self.config.num_players
+        return np.flatnonzero(live & mine), np.flatnonzero(live & ~mine)
+
+    @staticmethod
+    def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """int[N]: one legal action per row of ``mask`` drawn uniformly by ``rng`` (a
+        row with no legal action gets 0: a finished game, which ignores it)."""
+        u = rng.random(mask.shape)
+        u[~mask] = -1.0
+        return u.argmax(axis=1)
+
     def legal_mask(self) -> np.ndarray:
         """bool[N, 259]: the legal actions of each game's decider (a read-only view)."""
         if self._mask is None:

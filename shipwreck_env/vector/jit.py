@@ -97,30 +97,30 @@ def _sources_stamp() -> str:
 _STAMP = _sources_stamp()
 
 
-class _StampedLocator:
-    """numba keeps a cached function while its own source file is unchanged, so a
-    changed rule in another module would leave stale machine code in the cache; for
-    the batched rules the stamp is the hash of every module they are compiled from."""
+def _install_locators(stamp: str, owns) -> None:
+    """Put numba cache locators first that stamp the cached code of every file
+    ``owns(path)`` accepts with ``stamp`` (in ``NUMBA_CACHE_DIR`` when it is set, else in
+    ``__pycache__`` beside the source); other files fall through to numba's own."""
 
-    def get_source_stamp(self) -> str:
-        return _STAMP
+    class Stamped:
+        def get_source_stamp(self) -> str:
+            return stamp
 
-    @classmethod
-    def from_function(cls, py_func, py_file):
-        if os.path.dirname(os.path.abspath(py_file)) != _HERE:
-            return None  # not ours: numba's own locators decide
-        return super().from_function(py_func, py_file)
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if not owns(os.path.abspath(py_file)):
+                return None  # not ours: the other locators decide
+            return super().from_function(py_func, py_file)
 
-
-class _StampedUserLocator(_StampedLocator, caching.UserProvidedCacheLocator):
-    """In ``NUMBA_CACHE_DIR`` when it is set."""
-
-
-class _StampedInTreeLocator(_StampedLocator, caching.InTreeCacheLocator):
-    """In ``__pycache__`` beside the source."""
+    user = type("StampedUserLocator", (Stamped, caching.UserProvidedCacheLocator), {})
+    in_tree = type("StampedInTreeLocator", (Stamped, caching.InTreeCacheLocator), {})
+    caching.CacheImpl._locator_classes[:0] = [user, in_tree]
 
 
-caching.CacheImpl._locator_classes[:0] = [_StampedUserLocator, _StampedInTreeLocator]
+# numba keeps a cached function while its own source file is unchanged, so a changed
+# rule in another module would leave stale machine code in the cache; for the batched
+# rules the stamp is the hash of every module they are compiled from.
+_install_locators(_STAMP, lambda path: os.path.dirname(path) == _HERE)
 
 
 def stamp_cache(owner: str, depends: tuple[str, ...] = ()) -> None:
@@ -134,21 +134,7 @@ def stamp_cache(owner: str, depends: tuple[str, ...] = ()) -> None:
     for path in (owner, *sorted(os.path.abspath(p) for p in depends)):
         with open(path, "rb") as fh:
             digest.update(path.encode() + b"\0" + fh.read())
-    stamp = digest.hexdigest()
-
-    class Stamped:
-        def get_source_stamp(self) -> str:
-            return stamp
-
-        @classmethod
-        def from_function(cls, py_func, py_file):
-            if os.path.abspath(py_file) != owner:
-                return None  # not this file's: the other locators decide
-            return super().from_function(py_func, py_file)
-
-    user = type("StampedUserLocator", (Stamped, caching.UserProvidedCacheLocator), {})
-    in_tree = type("StampedInTreeLocator", (Stamped, caching.InTreeCacheLocator), {})
-    caching.CacheImpl._locator_classes[:0] = [user, in_tree]
+    _install_locators(digest.hexdigest(), lambda path: path == owner)
 
 
 def njit(function):
