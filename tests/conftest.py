@@ -1,4 +1,5 @@
-"""Settings a test may change for its process and the next tests must not inherit."""
+"""Settings a test may change for its process and the next tests must not inherit, and
+the order the suite runs in."""
 
 from __future__ import annotations
 
@@ -9,6 +10,13 @@ from collections.abc import Iterator
 import pytest
 
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Long tests (marked ``slow``) first, the rest in file order after them: the two
+    workers hand out tests in this order, and a minutes-long test reached last would run
+    alone while the other worker sits idle."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.fixture(autouse=True)
