@@ -3,16 +3,20 @@
 ``FastTeamPolicy(path)`` plays the exported network (``model.pth`` of a run, or a
 shipped ``results/models/*.pth``) greedily in both roles. A network trained with the
 policy-conditioned belief (``"belief_kind": "policy"`` in its ``.meta.json``) needs, at
-each group decision, the likelihood of the turn's first play under its own play policy
+each group decision, the likelihood of the turn's first play under its own play policy:
 this object records it when it makes that play
-(:func:`shipwreck_agents.policy_belief.likelihood`, the legal plays of every hypothetical hand
-from the public turn start, ``shipwreck_env.public_record.hand_plays``), and writes the
-posterior into the group's
-observation. So one object must take both roles: :func:`shared_policy` returns one
-instance per file and process, and the registry spec ``fast:PATH`` uses it (a team
-``fast:X`` + ``fast:X`` is then one object, as the evaluator plays one game at a time
-per process). Turns where it did not make the play (a partner in a Gymnasium env, or a
-power before the play) keep the literal block.
+(:func:`shipwreck_agents.policy_belief.likelihood`), and writes the posterior into the
+group's observation. The legal plays of every hypothetical hand are the engine's play
+rule (``shipwreck_env.plays.play_legal``) on the table as it is at the play
+(:func:`table_at_play`): a power used before the play (Sparrows' new card, in the base
+set) is part of it, as on the batched engine in ``training/common/belief.py`` and in the
+search's rollouts (``RolloutBelief`` in ``agents/search.py``), so the three compute the
+same block on every turn (the choice of the power itself is not multiplied into the
+likelihood, on any side). Since the player records what the group reads, one object
+must take both roles: :func:`shared_policy` returns one instance per file and process,
+and the registry spec ``fast:PATH`` uses it (a team ``fast:X`` + ``fast:X`` is then one
+object, as the evaluator plays one game at a time per process). Turns where it did not make the play (a partner in a Gymnasium env)
+keep the literal block.
 
 A network of kind ``policy_carry`` also keeps, per seat, the memory of the fate it kept
 (:func:`shipwreck_agents.policy_belief.carry_weights`) and passes it to the likelihood of
@@ -25,6 +29,7 @@ before every game.
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import torch
@@ -34,17 +39,34 @@ from shipwreck_agents.base import Policy
 from shipwreck_agents.policy_belief import carry_weights, likelihood
 from shipwreck_agents.trained import GameCheck, read_meta
 from shipwreck_env.actions import ACTIONS
+from shipwreck_env.cards import CARD_INDEX
 from shipwreck_env.observation import ObservationLayout
-from shipwreck_env.public_record import hand_plays
+from shipwreck_env.plays import play_legal
 from shipwreck_env.view import AgentView
 
-__all__ = ["POLICY_KINDS", "FastTeamPolicy", "shared_policy"]
+__all__ = ["POLICY_KINDS", "FastTeamPolicy", "shared_policy", "table_at_play"]
 
 POLICY_KINDS = ("policy", "policy_carry")
 """Belief kinds whose group reads the posterior under the team's own play policy."""
 
 _NUM_PLAYS = sum(a.kind == "play" for a in ACTIONS)
 _SHARED: dict[str, FastTeamPolicy] = {}
+
+
+def table_at_play(view: AgentView) -> SimpleNamespace:
+    """The public fields the engine's play rule (``shipwreck_env.plays.play_legal``)
+    reads, as they are at the active player's play decision ``view`` (after any power
+    used before the play: Sparrows' new card, Skies' moved fate, Shadows' flag), with
+    the active seat as seat 0: set ``hands[0]`` to a hypothetical hand and ask the rule.
+    Public only (the hand it holds is the caller's hypothesis)."""
+    return SimpleNamespace(
+        slots=[CARD_INDEX[c] if c is not None else -1 for c in view.slots],
+        table=[list(fates) for fates in view.table],
+        shadows=view.shadows,
+        feast_done=view.feast_done,
+        active=0,
+        hands=[[0, 0]],
+    )
 
 
 def shared_policy(path: str) -> FastTeamPolicy:
@@ -114,17 +136,18 @@ class FastTeamPolicy(Policy):
         """If ``action`` is the turn's first play, made by this team's player: keep its
         likelihood under the play network for the group's belief (a search that plays
         another action than the greedy one calls this with the action it plays)."""
-        first_play = view.phase == "play" and not view.turn_actions
+        first_play = view.phase == "play" and not view.plays
         if self.belief_kind not in POLICY_KINDS or not first_play or ACTIONS[action].kind != "play":
             return
-        start = view.turn_start
+        table = table_at_play(view)
         obs, legal = obs[None], legal[None]
 
         def masks_of(rows: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
             out = np.repeat(legal, len(x), axis=0)
             out[:, :_NUM_PLAYS] = False
             for i, hand in enumerate(zip(x.tolist(), y.tolist(), strict=True)):
-                out[i, hand_plays(start, hand)] = True
+                table.hands[0] = hand
+                out[i, play_legal(table)] = True
             return out
 
         layout = self._layout(view)

@@ -6,8 +6,9 @@ hand the active seat might hold: the active player's observation depends on its 
 only through its own fields (its hand, its carried fate, the copies it cannot see),
 so each hypothetical observation is the real one with those fields rewritten
 (:func:`hypothetical_observations`); the legal plays of each hand come from the caller
-(the batched engine in ``training/common/belief.py``, the public turn start in
-``agents/fast_team.py``). :func:`likelihood` gives, per kept value ``k``,
+(the batched engine in ``training/common/belief.py``, the reference engine's rule on
+the public table at the play in ``agents/fast_team.py``; after a power used before the
+play, such as Sparrows, both judge the hands on the changed table). :func:`likelihood` gives, per kept value ``k``,
 ``Σ_{hands h holding v and k} prior(h) · π(a | o(h), m(h))`` in one network call; the
 posterior is that times the seat's number line now, normalised. See
 ``docs/fast_trainer.md`` for the prior. Pure functions of observation vectors and a
