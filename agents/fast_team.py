@@ -36,7 +36,12 @@ import torch
 
 from shipwreck_agents.actor_critic import load_sb3
 from shipwreck_agents.base import Policy
-from shipwreck_agents.policy_belief import carry_weights, likelihood
+from shipwreck_agents.policy_belief import (
+    carry_weights,
+    hand_likelihood,
+    kept_is_carried,
+    kept_probabilities,
+)
 from shipwreck_agents.trained import GameCheck, read_meta
 from shipwreck_env.actions import ACTIONS
 from shipwreck_env.cards import CARD_INDEX
@@ -44,13 +49,16 @@ from shipwreck_env.observation import ObservationLayout
 from shipwreck_env.plays import play_legal
 from shipwreck_env.view import AgentView
 
-__all__ = ["POLICY_KINDS", "FastTeamPolicy", "shared_policy", "table_at_play"]
+__all__ = ["POLICY_KINDS", "FastTeamPolicy", "after_play_masks", "shared_policy", "table_at_play"]
 
 POLICY_KINDS = ("policy", "policy_carry")
 """Belief kinds whose group reads the posterior under the team's own play policy."""
 
 _NUM_PLAYS = sum(a.kind == "play" for a in ACTIONS)
 _SHARED: dict[str, FastTeamPolicy] = {}
+_SINNERS = np.array(
+    [(a.index, a.slot, a.value) for a in ACTIONS if a.kind == "power" and a.power == "sinners"]
+).reshape(-1, 3)
 
 
 def table_at_play(view: AgentView) -> SimpleNamespace:
@@ -69,6 +77,21 @@ def table_at_play(view: AgentView) -> SimpleNamespace:
     )
 
 
+def after_play_masks(legal: np.ndarray, view: AgentView) -> np.ndarray:
+    """bool[14, actions]: the active player's legal ``AFTER_PLAY`` actions ``legal`` had
+    it kept the value ``h % 7 + 1`` (hands of ``policy_belief.hand_likelihood``): only
+    Sinners depends on it (a visible fate below the kept one, Shadows adding 1)."""
+    masks = np.repeat(legal[None], 14, axis=0)
+    masks[:, _SINNERS[:, 0]] = False
+    if view.power_used or "sinners" not in view.faded_powers:
+        return masks
+    kept_eff = np.arange(14) % 7 + 1 + int(view.shadows)
+    for index, slot, value in _SINNERS:
+        if value in view.table[slot]:
+            masks[:, index] = value < kept_eff
+    return masks
+
+
 def shared_policy(path: str) -> FastTeamPolicy:
     """The one :class:`FastTeamPolicy` of ``path`` in this process."""
     key = str(Path(path).resolve())
@@ -82,12 +105,16 @@ class FastTeamPolicy(Policy):
 
     Args:
         path: an SB3 ``.pth`` written by ``shipwreck_training.fast`` (its ``.meta.json`` beside it).
+        after_play: also multiply into the likelihood the player's own ``AFTER_PLAY``
+            choice (Shells, Sinners or pass) under each hand, before the group reads it
+            (an experiment: the trainer does not, so the default is off).
     """
 
     needs_observation = True
     belief = True
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, after_play: bool = False) -> None:
+        self.after_play = after_play
         self.model = load_sb3(path)  # ValueError naming a missing file
         self.meta = read_meta(path)
         self.belief_kind = self.meta.get("belief_kind", "literal")
@@ -102,6 +129,7 @@ class FastTeamPolicy(Policy):
         self._likelihood: np.ndarray | None = None
         self._turn = -1
         self._memory: dict[int, tuple[int, np.ndarray]] = {}  # seat -> (turn, weights)
+        self._play: tuple | None = None  # (obs, action, per-hand terms, kept carried)
 
     def act(
         self,
@@ -128,6 +156,8 @@ class FastTeamPolicy(Policy):
             return self._greedy(obs, legal)
         action = self._greedy(obs, legal)
         self.remember_play(obs[0], legal[0], view, action)
+        if self.after_play and view.phase == "after_play":
+            self._remember_after_play(obs, legal, view, action)
         return action
 
     def remember_play(
@@ -157,10 +187,31 @@ class FastTeamPolicy(Policy):
             kept_on, weights = self._memory.get(seat, (None, np.ones(7)))
             last = kept_on == view.turn - view.config.num_seats
             carry = (weights if last else np.ones(7))[None]
-        self._likelihood = likelihood(obs, layout, actions, self.model, masks_of, carry)[0]
+        hands = hand_likelihood(obs, layout, actions, self.model, masks_of, carry)[0]
+        self._likelihood = hands.reshape(2, 7).sum(0)
         self._turn = view.turn
+        self._play = (obs, actions, hands, kept_is_carried(obs, layout, actions)[0])
         if carry is not None:
             memory = carry_weights(obs, layout, actions, self._likelihood[None])[0]
+            self._memory[seat] = (view.turn, memory)
+
+    def _remember_after_play(
+        self, obs: np.ndarray, legal: np.ndarray, view: AgentView, action: int
+    ) -> None:
+        """Multiply the probability of the after-play choice ``action`` under each hand
+        into this turn's likelihood (and the seat's memory)."""
+        seat = view.active_seat
+        if self._turn != view.turn or len(view.plays) != 1 or view.holding[seat] != 1:
+            return
+        play_obs, play_action, hands, carried = self._play
+        masks = after_play_masks(legal[0], view)
+        layout = self._layout(view)
+        factor = kept_probabilities(obs, layout, carried, masks, action, self.model)
+        hands = hands * factor
+        self._play = (play_obs, play_action, hands, carried)
+        self._likelihood = hands.reshape(2, 7).sum(0)
+        if self.belief_kind == "policy_carry":
+            memory = carry_weights(play_obs, layout, play_action, self._likelihood[None])[0]
             self._memory[seat] = (view.turn, memory)
 
     def _layout(self, view: AgentView) -> ObservationLayout:

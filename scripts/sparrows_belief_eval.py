@@ -14,6 +14,10 @@ differs from the one read are counted (on turns with Sparrows before the play, a
 later turns through a seat's carried memory). Prints one JSON line per difficulty: win
 rates of both, the deals won by one only with the exact two-sided sign test, group
 decisions per game and those touched, seconds and the load average.
+
+``--change after_play`` measures an experiment the same way: the team with
+``FastTeamPolicy(after_play=True)`` (its own after-play choice, Shells, Sinners or pass,
+multiplied into the likelihood under each hand) against the team as it plays now.
 """
 
 from __future__ import annotations
@@ -107,12 +111,26 @@ def _sparrows(view) -> bool:
     )
 
 
+def _pair(model: str, change: str) -> tuple[FastTeamPolicy, FastTeamPolicy]:
+    """(the team with the change, the team without it)."""
+    if change == "sparrows":
+        return FastTeamPolicy(model), TurnStartTeam(model)
+    return FastTeamPolicy(model, after_play=True), FastTeamPolicy(model)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("model")
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--difficulty", default="normal,hard,doomed")
+    parser.add_argument(
+        "--change",
+        choices=("sparrows", "after_play"),
+        default="sparrows",
+        help="sparrows: the team now against TurnStartTeam; after_play: the team with "
+        "after_play=True (its after-play choice multiplied in) against the team now",
+    )
     args = parser.parse_args()
     import torch
 
@@ -120,9 +138,9 @@ def main() -> None:
     for difficulty in args.difficulty.split(","):
         start = time.time()
         config = GameConfig(num_players=3, difficulty=difficulty)
-        shadow = Shadowed(FastTeamPolicy(args.model), TurnStartTeam(args.model))
+        shadow = Shadowed(*_pair(args.model, args.change))
         new_team = Team(shadow, shadow)
-        old = TurnStartTeam(args.model)
+        old = _pair(args.model, args.change)[1]
         old_team = Team(old, old)
         new_won, old_won = [], []
         for i in range(args.games):
@@ -133,6 +151,7 @@ def main() -> None:
         print(
             json.dumps(
                 {
+                    "change": args.change,
                     "difficulty": difficulty,
                     "games": args.games,
                     "seed": args.seed,

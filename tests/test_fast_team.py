@@ -239,3 +239,45 @@ def test_the_carried_belief_reads_only_public_facts_and_the_network(tmp_path):
             own += t.hands[seat] != s.hands[seat]
             checked += 1
     assert checked >= 20 and own >= 5, (checked, own)
+
+
+def test_after_play_inputs_of_each_kept_fate_equal_the_reference_encoding(tmp_path):
+    """The hypothetical after-play inputs (``after_play=True``, an experiment): for every
+    kept value and whether it is the carried fate, the observation and the legal mask the
+    player would have are the reference engine's for that state; Sinners is reached."""
+    from shipwreck_agents.fast_team import after_play_masks
+    from shipwreck_agents.policy_belief import kept_observations
+
+    layout = ObservationLayout(3, belief=True)
+    rng = np.random.default_rng(11)
+    checked = sinners = 0
+    for game in range(300):
+        s = new_game(GameConfig(num_players=3, difficulty="normal"), np.random.default_rng(game))
+        while not s.over and checked < 200:
+            view = make_view(s, s.decider)
+            if view.phase == "after_play" and view.decider == view.active_player:
+                obs = encode(s, s.decider, layout)[None]
+                legal = np.zeros(NUM_ACTIONS, bool)
+                legal[list(view.legal)] = True
+                masks = after_play_masks(legal, view)
+                for carried in (False, True):
+                    if carried and not view.carried_into_turn:
+                        continue
+                    rows = kept_observations(obs, layout, np.full(14, carried))
+                    for h in range(7):
+                        t = copy.deepcopy(s)
+                        t.hands[t.active] = [h + 1]
+                        t.old_fate = h + 1 if carried else 0
+                        t.played_old = view.carried_into_turn and not carried
+                        t.kept_eff = h + 1 + (1 if t.shadows else 0)
+                        np.testing.assert_array_equal(rows[h], encode(t, t.decider, layout))
+                        assert sorted(np.flatnonzero(masks[h])) == sorted(
+                            make_view(t, t.decider).legal
+                        )
+                        sinners += any(
+                            ACTIONS[a].power == "sinners" for a in np.flatnonzero(masks[h])
+                        )
+                        checked += 1
+            legal = list(view.legal)
+            step_inplace(s, legal[rng.integers(len(legal))], rng)
+    assert checked >= 100 and sinners >= 20, (checked, sinners)
