@@ -38,9 +38,9 @@ from shipwreck_agents.actor_critic import load_sb3
 from shipwreck_agents.base import Policy
 from shipwreck_agents.policy_belief import (
     carry_weights,
-    hand_likelihood,
     kept_is_carried,
     kept_probabilities,
+    likelihood,
 )
 from shipwreck_agents.trained import GameCheck, read_meta
 from shipwreck_env.actions import ACTIONS
@@ -79,7 +79,7 @@ def table_at_play(view: AgentView) -> SimpleNamespace:
 
 def after_play_masks(legal: np.ndarray, view: AgentView) -> np.ndarray:
     """bool[14, actions]: the active player's legal ``AFTER_PLAY`` actions ``legal`` had
-    it kept the value ``h % 7 + 1`` (hands of ``policy_belief.hand_likelihood``): only
+    it kept the value ``h % 7 + 1`` (hands of ``policy_belief.likelihood(per_hand=True)``): only
     Sinners depends on it (a visible fate below the kept one, Shadows adding 1)."""
     masks = np.repeat(legal[None], 14, axis=0)
     masks[:, _SINNERS[:, 0]] = False
@@ -187,7 +187,7 @@ class FastTeamPolicy(Policy):
             kept_on, weights = self._memory.get(seat, (None, np.ones(7)))
             last = kept_on == view.turn - view.config.num_seats
             carry = (weights if last else np.ones(7))[None]
-        hands = hand_likelihood(obs, layout, actions, self.model, masks_of, carry)[0]
+        hands = likelihood(obs, layout, actions, self.model, masks_of, carry, per_hand=True)[0]
         self._likelihood = hands.reshape(2, 7).sum(0)
         self._turn = view.turn
         self._play = (obs, actions, hands, kept_is_carried(obs, layout, actions)[0])

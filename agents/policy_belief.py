@@ -35,7 +35,6 @@ __all__ = [
     "PLAY_VALUE",
     "carry_weights",
     "chosen_probabilities",
-    "hand_likelihood",
     "hypothetical_observations",
     "kept_is_carried",
     "kept_observations",
@@ -184,26 +183,8 @@ def chosen_probabilities(
     return picked.squeeze(-1).double().numpy()
 
 
-@torch.no_grad()
-def likelihood(
-    obs: np.ndarray,
-    layout,
-    actions: np.ndarray,
-    model,
-    masks_of,
-    carry: np.ndarray | None = None,
-) -> np.ndarray:
-    """float64[n, 7]: ``Σ prior(h) π(a | h)`` over the hands keeping each value, for
-    players deciding their turn's first play ``actions`` with observations ``obs``.
-    ``masks_of(rows, x, y)`` gives the legal masks of player ``rows[i]`` with the hand
-    ``(x[i], y[i])`` (from the batched engine, or from the reference rules).
-    ``carry`` (float[n, 7], :func:`carry_weights` of the seat's last turn, or ``None``)
-    weighs the carried fate of the prior."""
-    return hand_likelihood(obs, layout, actions, model, masks_of, carry).reshape(-1, 2, 7).sum(1)
-
-
 def kept_is_carried(obs: np.ndarray, layout, actions: np.ndarray) -> np.ndarray:
-    """bool[n, 14]: per hand of :func:`hand_likelihood`, whether the fate kept after the
+    """bool[n, 14]: per hand of :func:`likelihood` (``per_hand``), whether the fate kept after the
     play ``actions`` is the one the player carried into the turn (of two equal fates the
     drawn one is played)."""
     _, carried, _, _ = _fields(layout)
@@ -215,7 +196,7 @@ def kept_is_carried(obs: np.ndarray, layout, actions: np.ndarray) -> np.ndarray:
 
 def kept_observations(obs: np.ndarray, layout, carried: np.ndarray) -> np.ndarray:
     """float32[14, size]: the observation ``obs[0]`` of a player after its play, had it
-    kept the fate of each hand of :func:`hand_likelihood` (see :func:`kept_probabilities`)."""
+    kept the fate of each hand of :func:`likelihood` (``per_hand``) (see :func:`kept_probabilities`)."""
     own, carried_field, unseen, _ = _fields(layout)
     rows = np.repeat(obs, _HYPOTHESES, axis=0)
     new = np.zeros((_HYPOTHESES, 7), np.float32)
@@ -232,7 +213,7 @@ def kept_probabilities(
 ) -> np.ndarray:
     """float64[14]: ``π(action | o(h), masks[h])`` for a player deciding after its play
     (observation ``obs[0]``) if it had kept the fate of hand ``h`` of
-    :func:`hand_likelihood` (value ``h % 7 + 1``; ``carried[h]``: the kept fate is the one
+    :func:`likelihood` (``per_hand``) (value ``h % 7 + 1``; ``carried[h]``: the kept fate is the one
     it carried into the turn, which its observation marks): only its own fields change
     (its hand, its carried fate, the copies it cannot see)."""
     rows = kept_observations(obs, layout, carried)
@@ -241,16 +222,24 @@ def kept_probabilities(
 
 
 @torch.no_grad()
-def hand_likelihood(
+def likelihood(
     obs: np.ndarray,
     layout,
     actions: np.ndarray,
     model,
     masks_of,
     carry: np.ndarray | None = None,
+    per_hand: bool = False,
 ) -> np.ndarray:
-    """float64[n, 14]: the terms of :func:`likelihood` per ordered hand: ``h < 7`` is
-    the hand (v, h + 1), ``h >= 7`` the hand (h - 6, v) (``v`` the fate played, the first
+    """float64[n, 7]: ``Σ prior(h) π(a | h)`` over the hands keeping each value, for
+    players deciding their turn's first play ``actions`` with observations ``obs``.
+    ``masks_of(rows, x, y)`` gives the legal masks of player ``rows[i]`` with the hand
+    ``(x[i], y[i])`` (from the batched engine, or from the reference rules).
+    ``carry`` (float[n, 7], :func:`carry_weights` of the seat's last turn, or ``None``)
+    weighs the carried fate of the prior.
+
+    ``per_hand``: float64[n, 14] instead, the terms per ordered hand: ``h < 7`` is the
+    hand (v, h + 1), ``h >= 7`` the hand (h - 6, v) (``v`` the fate played, the first
     fate the carried one if the player carried one); the kept value is ``h % 7 + 1``."""
     n = len(obs)
     v = np.repeat(PLAY_VALUE[actions], _HYPOTHESES)
@@ -270,4 +259,4 @@ def hand_likelihood(
         weight[live] *= chosen_probabilities(
             model, obs, layout, rep[live], x[live], y[live], mask_h[allowed], act[live]
         )
-    return weight.reshape(n, _HYPOTHESES)
+    return weight.reshape(n, _HYPOTHESES) if per_hand else weight.reshape(n, 2, 7).sum(1)
