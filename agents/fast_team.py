@@ -3,16 +3,20 @@
 ``FastTeamPolicy(path)`` plays the exported network (``model.pth`` of a run, or a
 shipped ``results/models/*.pth``) greedily in both roles. A network trained with the
 policy-conditioned belief (``"belief_kind": "policy"`` in its ``.meta.json``) needs, at
-each group decision, the likelihood of the turn's first play under its own play policy
+each group decision, the likelihood of the turn's first play under its own play policy:
 this object records it when it makes that play
-(:func:`shipwreck_agents.policy_belief.likelihood`, the legal plays of every hypothetical hand
-from the public turn start, ``shipwreck_env.public_record.hand_plays``), and writes the
-posterior into the group's
-observation. So one object must take both roles: :func:`shared_policy` returns one
-instance per file and process, and the registry spec ``fast:PATH`` uses it (a team
-``fast:X`` + ``fast:X`` is then one object, as the evaluator plays one game at a time
-per process). Turns where it did not make the play (a partner in a Gymnasium env, or a
-power before the play) keep the literal block.
+(:func:`shipwreck_agents.policy_belief.likelihood`), and writes the posterior into the
+group's observation. The legal plays of every hypothetical hand are the engine's play
+rule (``shipwreck_env.plays.play_legal``) on the table as it is at the play
+(:func:`table_at_play`): a power used before the play (Sparrows' new card, in the base
+set) is part of it, as on the batched engine in ``training/common/belief.py`` and in the
+search's rollouts (``RolloutBelief`` in ``agents/search.py``), so the three compute the
+same block on every turn (the choice of the power itself is not multiplied into the
+likelihood, on any side). Since the player records what the group reads, one object
+must take both roles: :func:`shared_policy` returns one instance per file and process,
+and the registry spec ``fast:PATH`` uses it (a team ``fast:X`` + ``fast:X`` is then one
+object, as the evaluator plays one game at a time per process). Turns where it did not make the play (a partner in a Gymnasium env)
+keep the literal block.
 
 A network of kind ``policy_carry`` also keeps, per seat, the memory of the fate it kept
 (:func:`shipwreck_agents.policy_belief.carry_weights`) and passes it to the likelihood of
@@ -25,26 +29,67 @@ before every game.
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import torch
 
 from shipwreck_agents.actor_critic import load_sb3
 from shipwreck_agents.base import Policy
-from shipwreck_agents.policy_belief import carry_weights, likelihood
+from shipwreck_agents.policy_belief import (
+    carry_weights,
+    kept_is_carried,
+    kept_probabilities,
+    likelihood,
+)
 from shipwreck_agents.trained import GameCheck, read_meta
 from shipwreck_env.actions import ACTIONS
+from shipwreck_env.cards import CARD_INDEX
 from shipwreck_env.observation import ObservationLayout
-from shipwreck_env.public_record import hand_plays
+from shipwreck_env.plays import play_legal
 from shipwreck_env.view import AgentView
 
-__all__ = ["POLICY_KINDS", "FastTeamPolicy", "shared_policy"]
+__all__ = ["POLICY_KINDS", "FastTeamPolicy", "after_play_masks", "shared_policy", "table_at_play"]
 
 POLICY_KINDS = ("policy", "policy_carry")
 """Belief kinds whose group reads the posterior under the team's own play policy."""
 
 _NUM_PLAYS = sum(a.kind == "play" for a in ACTIONS)
 _SHARED: dict[str, FastTeamPolicy] = {}
+_SINNERS = np.array(
+    [(a.index, a.slot, a.value) for a in ACTIONS if a.kind == "power" and a.power == "sinners"]
+).reshape(-1, 3)
+
+
+def table_at_play(view: AgentView) -> SimpleNamespace:
+    """The public fields the engine's play rule (``shipwreck_env.plays.play_legal``)
+    reads, as they are at the active player's play decision ``view`` (after any power
+    used before the play: Sparrows' new card, Skies' moved fate, Shadows' flag), with
+    the active seat as seat 0: set ``hands[0]`` to a hypothetical hand and ask the rule.
+    Public only (the hand it holds is the caller's hypothesis)."""
+    return SimpleNamespace(
+        slots=[CARD_INDEX[c] if c is not None else -1 for c in view.slots],
+        table=[list(fates) for fates in view.table],
+        shadows=view.shadows,
+        feast_done=view.feast_done,
+        active=0,
+        hands=[[0, 0]],
+    )
+
+
+def after_play_masks(legal: np.ndarray, view: AgentView) -> np.ndarray:
+    """bool[14, actions]: the active player's legal ``AFTER_PLAY`` actions ``legal`` had
+    it kept the value ``h % 7 + 1`` (hands of ``policy_belief.likelihood(per_hand=True)``): only
+    Sinners depends on it (a visible fate below the kept one, Shadows adding 1)."""
+    masks = np.repeat(legal[None], 14, axis=0)
+    masks[:, _SINNERS[:, 0]] = False
+    if view.power_used or "sinners" not in view.faded_powers:
+        return masks
+    kept_eff = np.arange(14) % 7 + 1 + int(view.shadows)
+    for index, slot, value in _SINNERS:
+        if value in view.table[slot]:
+            masks[:, index] = value < kept_eff
+    return masks
 
 
 def shared_policy(path: str) -> FastTeamPolicy:
@@ -60,12 +105,16 @@ class FastTeamPolicy(Policy):
 
     Args:
         path: an SB3 ``.pth`` written by ``shipwreck_training.fast`` (its ``.meta.json`` beside it).
+        after_play: also multiply into the likelihood the player's own ``AFTER_PLAY``
+            choice (Shells, Sinners or pass) under each hand, before the group reads it
+            (an experiment: the trainer does not, so the default is off).
     """
 
     needs_observation = True
     belief = True
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, after_play: bool = False) -> None:
+        self.after_play = after_play
         self.model = load_sb3(path)  # ValueError naming a missing file
         self.meta = read_meta(path)
         self.belief_kind = self.meta.get("belief_kind", "literal")
@@ -80,6 +129,7 @@ class FastTeamPolicy(Policy):
         self._likelihood: np.ndarray | None = None
         self._turn = -1
         self._memory: dict[int, tuple[int, np.ndarray]] = {}  # seat -> (turn, weights)
+        self._play: tuple | None = None  # (obs, action, per-hand terms, kept carried)
 
     def act(
         self,
@@ -106,6 +156,8 @@ class FastTeamPolicy(Policy):
             return self._greedy(obs, legal)
         action = self._greedy(obs, legal)
         self.remember_play(obs[0], legal[0], view, action)
+        if self.after_play and view.phase == "after_play":
+            self._remember_after_play(obs, legal, view, action)
         return action
 
     def remember_play(
@@ -114,17 +166,18 @@ class FastTeamPolicy(Policy):
         """If ``action`` is the turn's first play, made by this team's player: keep its
         likelihood under the play network for the group's belief (a search that plays
         another action than the greedy one calls this with the action it plays)."""
-        first_play = view.phase == "play" and not view.turn_actions
+        first_play = view.phase == "play" and not view.plays
         if self.belief_kind not in POLICY_KINDS or not first_play or ACTIONS[action].kind != "play":
             return
-        start = view.turn_start
+        table = table_at_play(view)
         obs, legal = obs[None], legal[None]
 
         def masks_of(rows: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
             out = np.repeat(legal, len(x), axis=0)
             out[:, :_NUM_PLAYS] = False
             for i, hand in enumerate(zip(x.tolist(), y.tolist(), strict=True)):
-                out[i, hand_plays(start, hand)] = True
+                table.hands[0] = hand
+                out[i, play_legal(table)] = True
             return out
 
         layout = self._layout(view)
@@ -134,10 +187,31 @@ class FastTeamPolicy(Policy):
             kept_on, weights = self._memory.get(seat, (None, np.ones(7)))
             last = kept_on == view.turn - view.config.num_seats
             carry = (weights if last else np.ones(7))[None]
-        self._likelihood = likelihood(obs, layout, actions, self.model, masks_of, carry)[0]
+        hands = likelihood(obs, layout, actions, self.model, masks_of, carry, per_hand=True)[0]
+        self._likelihood = hands.reshape(2, 7).sum(0)
         self._turn = view.turn
+        self._play = (obs, actions, hands, kept_is_carried(obs, layout, actions)[0])
         if carry is not None:
             memory = carry_weights(obs, layout, actions, self._likelihood[None])[0]
+            self._memory[seat] = (view.turn, memory)
+
+    def _remember_after_play(
+        self, obs: np.ndarray, legal: np.ndarray, view: AgentView, action: int
+    ) -> None:
+        """Multiply the probability of the after-play choice ``action`` under each hand
+        into this turn's likelihood (and the seat's memory)."""
+        seat = view.active_seat
+        if self._turn != view.turn or len(view.plays) != 1 or view.holding[seat] != 1:
+            return
+        play_obs, play_action, hands, carried = self._play
+        masks = after_play_masks(legal[0], view)
+        layout = self._layout(view)
+        factor = kept_probabilities(obs, layout, carried, masks, action, self.model)
+        hands = hands * factor
+        self._play = (play_obs, play_action, hands, carried)
+        self._likelihood = hands.reshape(2, 7).sum(0)
+        if self.belief_kind == "policy_carry":
+            memory = carry_weights(play_obs, layout, play_action, self._likelihood[None])[0]
             self._memory[seat] = (view.turn, memory)
 
     def _layout(self, view: AgentView) -> ObservationLayout:

@@ -6,8 +6,9 @@ hand the active seat might hold: the active player's observation depends on its 
 only through its own fields (its hand, its carried fate, the copies it cannot see),
 so each hypothetical observation is the real one with those fields rewritten
 (:func:`hypothetical_observations`); the legal plays of each hand come from the caller
-(the batched engine in ``training/common/belief.py``, the public turn start in
-``agents/fast_team.py``). :func:`likelihood` gives, per kept value ``k``,
+(the batched engine in ``training/common/belief.py``, the reference engine's rule on
+the public table at the play in ``agents/fast_team.py``; after a power used before the
+play, such as Sparrows, both judge the hands on the changed table). :func:`likelihood` gives, per kept value ``k``,
 ``Σ_{hands h holding v and k} prior(h) · π(a | o(h), m(h))`` in one network call; the
 posterior is that times the seat's number line now, normalised. See
 ``docs/fast_trainer.md`` for the prior. Pure functions of observation vectors and a
@@ -35,6 +36,9 @@ __all__ = [
     "carry_weights",
     "chosen_probabilities",
     "hypothetical_observations",
+    "kept_is_carried",
+    "kept_observations",
+    "kept_probabilities",
     "likelihood",
     "prior_weights",
 ]
@@ -179,6 +183,44 @@ def chosen_probabilities(
     return picked.squeeze(-1).double().numpy()
 
 
+def kept_is_carried(obs: np.ndarray, layout, actions: np.ndarray) -> np.ndarray:
+    """bool[n, 14]: per hand of :func:`likelihood` (``per_hand``), whether the fate kept after the
+    play ``actions`` is the one the player carried into the turn (of two equal fates the
+    drawn one is played)."""
+    _, carried, _, _ = _fields(layout)
+    had = obs[:, carried].any(1)[:, None]
+    v = PLAY_VALUE[actions][:, None]
+    second = np.arange(_HYPOTHESES)[None] >= 7
+    return had & (second | (np.concatenate([_VALUES, _VALUES])[None] == v))
+
+
+def kept_observations(obs: np.ndarray, layout, carried: np.ndarray) -> np.ndarray:
+    """float32[14, size]: the observation ``obs[0]`` of a player after its play, had it
+    kept the fate of each hand of :func:`likelihood` (``per_hand``) (see :func:`kept_probabilities`)."""
+    own, carried_field, unseen, _ = _fields(layout)
+    rows = np.repeat(obs, _HYPOTHESES, axis=0)
+    new = np.zeros((_HYPOTHESES, 7), np.float32)
+    new[np.arange(_HYPOTHESES), np.arange(_HYPOTHESES) % 7] = 1
+    rows[:, unseen] = obs[:, unseen] + obs[:, own] - new
+    rows[:, own] = new
+    rows[:, carried_field] = new * carried[:, None]
+    return rows
+
+
+@torch.no_grad()
+def kept_probabilities(
+    obs: np.ndarray, layout, carried: np.ndarray, masks: np.ndarray, action: int, model
+) -> np.ndarray:
+    """float64[14]: ``π(action | o(h), masks[h])`` for a player deciding after its play
+    (observation ``obs[0]``) if it had kept the fate of hand ``h`` of
+    :func:`likelihood` (``per_hand``) (value ``h % 7 + 1``; ``carried[h]``: the kept fate is the one
+    it carried into the turn, which its observation marks): only its own fields change
+    (its hand, its carried fate, the copies it cannot see)."""
+    rows = kept_observations(obs, layout, carried)
+    logits = model.logits(torch.from_numpy(rows), torch.from_numpy(masks))
+    return torch.softmax(logits, -1)[:, action].double().numpy()
+
+
 @torch.no_grad()
 def likelihood(
     obs: np.ndarray,
@@ -187,13 +229,18 @@ def likelihood(
     model,
     masks_of,
     carry: np.ndarray | None = None,
+    per_hand: bool = False,
 ) -> np.ndarray:
     """float64[n, 7]: ``Σ prior(h) π(a | h)`` over the hands keeping each value, for
     players deciding their turn's first play ``actions`` with observations ``obs``.
     ``masks_of(rows, x, y)`` gives the legal masks of player ``rows[i]`` with the hand
     ``(x[i], y[i])`` (from the batched engine, or from the reference rules).
     ``carry`` (float[n, 7], :func:`carry_weights` of the seat's last turn, or ``None``)
-    weighs the carried fate of the prior."""
+    weighs the carried fate of the prior.
+
+    ``per_hand``: float64[n, 14] instead, the terms per ordered hand: ``h < 7`` is the
+    hand (v, h + 1), ``h >= 7`` the hand (h - 6, v) (``v`` the fate played, the first
+    fate the carried one if the player carried one); the kept value is ``h % 7 + 1``."""
     n = len(obs)
     v = np.repeat(PLAY_VALUE[actions], _HYPOTHESES)
     k = np.tile(np.concatenate([_VALUES, _VALUES]), n)
@@ -212,4 +259,4 @@ def likelihood(
         weight[live] *= chosen_probabilities(
             model, obs, layout, rep[live], x[live], y[live], mask_h[allowed], act[live]
         )
-    return weight.reshape(n, 2, 7).sum(1)
+    return weight.reshape(n, _HYPOTHESES) if per_hand else weight.reshape(n, 2, 7).sum(1)

@@ -261,9 +261,9 @@ class RolloutBelief:
 
     ``policy``: the likelihood of each turn's first play under the blueprint, written
     into the group's observations while that turn's kept fate is the one in question;
-    as the reference team, none when an action (a power) came before the play that turn
-    (the trainer's ``PolicyBelief`` computes one there: the blueprint at play time does
-    not, and the rollouts follow the blueprint at play time).
+    the legal plays of each hypothetical hand are those of the table at the play (after
+    a power used before it, such as Sparrows), as the reference team and the trainer's
+    ``PolicyBelief`` compute them.
     ``policy_carry``: the same, with each seat's memory of the fate it kept
     (:func:`~shipwreck_agents.policy_belief.carry_weights`) weighing the carried fate of
     that seat's next turn (``turn`` plus the number of seats). ``literal``: nothing is
@@ -320,7 +320,6 @@ class RolloutBelief:
             (a.phase == Phase.PLAY)
             & (a.decider.astype(np.int64) == active_seat % self.vg.config.num_players)
             & (a.plays_len == 0)
-            & (a.turn_actions_len == 0)  # a power before the play: the team keeps none
             & (PLAY_VALUE[actions] > 0)
             & ~a.over.astype(bool)
         )

@@ -11,7 +11,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("torchrl")
 
-from test_belief import BruteMemory, _brute_force  # noqa: E402
+from test_belief import BruteMemory, _brute_force, _carrying  # noqa: E402
 
 from shipwreck_agents.actor_critic import ActorCritic, export_sb3  # noqa: E402
 from shipwreck_agents.fast_team import FastTeamPolicy, shared_policy  # noqa: E402
@@ -20,6 +20,9 @@ from shipwreck_env.config import GameConfig  # noqa: E402
 from shipwreck_env.engine import new_game, step_inplace  # noqa: E402
 from shipwreck_env.observation import ObservationLayout, encode  # noqa: E402
 from shipwreck_env.view import make_view  # noqa: E402
+from shipwreck_training.common.belief import PolicyBelief  # noqa: E402
+from shipwreck_training.common.config import GameSettings  # noqa: E402
+from shipwreck_training.common.games import Games  # noqa: E402
 
 
 def _exported(tmp_path, belief_kind: str, sharpen: float = 1.0) -> str:
@@ -64,7 +67,7 @@ def _decisions(policy, difficulty: str, games: int, layout, rng, keep_fates: boo
             view = make_view(s, s.decider)
             mask = np.zeros(NUM_ACTIONS, np.int8)
             mask[list(view.legal)] = 1
-            may_play = view.phase == "play" and not view.turn_actions
+            may_play = view.phase == "play" and not view.plays
             before = copy.deepcopy(s), copy.deepcopy(policy) if may_play else None
             action = policy.act(encode(s, s.decider, layout), mask, view, rng)
             yield game, *before, view, action
@@ -72,7 +75,68 @@ def _decisions(policy, difficulty: str, games: int, layout, rng, keep_fates: boo
 
 
 def _first_play(view, action: int) -> bool:
-    return view.phase == "play" and not view.turn_actions and ACTIONS[action].kind == "play"
+    return view.phase == "play" and not view.plays and ACTIONS[action].kind == "play"
+
+
+SPARROWS = np.array([a.kind == "power" and a.power == "sparrows" for a in ACTIONS])
+"""Per action number: True for a use of Sparrows (cycle the card on a slot)."""
+
+
+def with_sparrows(mask: np.ndarray, actions: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``actions``, except that every active player who may use Sparrows uses it (on a
+    random slot): random play alone rarely reaches a turn with Sparrows before the play."""
+    sparrows = mask & SPARROWS
+    forced = (rng.random(mask.shape) * sparrows).argmax(1)
+    return np.where(sparrows.any(1), forced, actions)
+
+
+def sparrows_before_play(view) -> bool:
+    """Sparrows was used this turn (before the play: it is legal at no other time)."""
+    return any(SPARROWS[a] for a in view.turn_actions)
+
+
+@pytest.mark.parametrize("kind", ["policy", "policy_carry"])
+def test_the_trainers_belief_is_the_reference_teams_on_turns_with_sparrows(tmp_path, kind):
+    """Differential: along the same games, the block the trainer's batched
+    ``PolicyBelief`` writes into every group observation equals the block
+    :class:`FastTeamPolicy` writes on the reference engine's state of that game (the
+    literal block where it writes none), for both policy belief kinds; every active
+    player who may use Sparrows does, so many blocks follow a turn whose table changed
+    before the play (the hypothetical hands are judged on the table at the play)."""
+    path = _exported(tmp_path, kind, sharpen=3.0)
+    games = Games(GameSettings(difficulties=("normal",)), 12, 7)
+    part, offset = games.parts[0], games.layout.offsets["belief"]
+    policies = [FastTeamPolicy(path) for _ in range(games.num_games)]
+    belief = PolicyBelief(games, carry=kind == "policy_carry")
+    rng = np.random.default_rng(7)
+    compared = after_sparrows = 0
+    for _ in range(300):
+        obs, mask = games.observe(), games.legal_mask()
+        ours = obs.copy()
+        belief.fill(ours, games)
+        actions = with_sparrows(mask, _carrying(mask, rng), rng)
+        for game, state in enumerate(part.to_states()):
+            view = make_view(state, state.decider)
+            reference_obs = encode(state, state.decider, games.layout)
+            assert np.array_equal(reference_obs, obs[game])  # the two engines show the same
+            policy = policies[game]
+            if view.decider == view.active_player:
+                policy.remember_play(reference_obs, mask[game], view, int(actions[game]))
+                continue
+            policy.act(reference_obs, mask[game], view, rng)
+            got = ours[game, offset : offset + 7]
+            if policy.last_belief is None:
+                assert np.array_equal(got, obs[game, offset : offset + 7]), game
+                continue
+            np.testing.assert_allclose(got, policy.last_belief, rtol=1e-4, atol=1e-6)
+            compared += 1
+            after_sparrows += sparrows_before_play(view)
+        belief.record(games, obs, mask, actions, policies[0].model)
+        ended = np.flatnonzero(games.step(actions)[3]["_final"])
+        belief.restart(ended)
+        for game in ended:
+            policies[game].reset()
+    assert compared > 100 and after_sparrows >= 10, (compared, after_sparrows)
 
 
 @pytest.mark.parametrize("kind", ["policy", "policy_carry"])
@@ -175,3 +239,45 @@ def test_the_carried_belief_reads_only_public_facts_and_the_network(tmp_path):
             own += t.hands[seat] != s.hands[seat]
             checked += 1
     assert checked >= 20 and own >= 5, (checked, own)
+
+
+def test_after_play_inputs_of_each_kept_fate_equal_the_reference_encoding(tmp_path):
+    """The hypothetical after-play inputs (``after_play=True``, an experiment): for every
+    kept value and whether it is the carried fate, the observation and the legal mask the
+    player would have are the reference engine's for that state; Sinners is reached."""
+    from shipwreck_agents.fast_team import after_play_masks
+    from shipwreck_agents.policy_belief import kept_observations
+
+    layout = ObservationLayout(3, belief=True)
+    rng = np.random.default_rng(11)
+    checked = sinners = 0
+    for game in range(300):
+        s = new_game(GameConfig(num_players=3, difficulty="normal"), np.random.default_rng(game))
+        while not s.over and checked < 200:
+            view = make_view(s, s.decider)
+            if view.phase == "after_play" and view.decider == view.active_player:
+                obs = encode(s, s.decider, layout)[None]
+                legal = np.zeros(NUM_ACTIONS, bool)
+                legal[list(view.legal)] = True
+                masks = after_play_masks(legal, view)
+                for carried in (False, True):
+                    if carried and not view.carried_into_turn:
+                        continue
+                    rows = kept_observations(obs, layout, np.full(14, carried))
+                    for h in range(7):
+                        t = copy.deepcopy(s)
+                        t.hands[t.active] = [h + 1]
+                        t.old_fate = h + 1 if carried else 0
+                        t.played_old = view.carried_into_turn and not carried
+                        t.kept_eff = h + 1 + (1 if t.shadows else 0)
+                        np.testing.assert_array_equal(rows[h], encode(t, t.decider, layout))
+                        assert sorted(np.flatnonzero(masks[h])) == sorted(
+                            make_view(t, t.decider).legal
+                        )
+                        sinners += any(
+                            ACTIONS[a].power == "sinners" for a in np.flatnonzero(masks[h])
+                        )
+                        checked += 1
+            legal = list(view.legal)
+            step_inplace(s, legal[rng.integers(len(legal))], rng)
+    assert checked >= 100 and sinners >= 20, (checked, sinners)

@@ -10,6 +10,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from test_fast_team import sparrows_before_play, with_sparrows  # noqa: E402
 from test_leaks import swapped, twin  # noqa: E402
 
 from shipwreck_agents.registry import make_policy  # noqa: E402
@@ -212,13 +213,14 @@ def test_the_search_decides_the_same_in_games_that_differ_only_in_hidden_facts(k
 
 
 def _reference_blocks(policies, vg, obs, mask, actions, rng):
-    """Per game of ``vg``: the belief block :class:`FastTeamPolicy` writes at this
-    decision on the reference engine (None where it writes none), after which it
-    records the turn's first play ``actions[g]`` when there is one (its own memory)."""
+    """Per game of ``vg``: (the belief block :class:`FastTeamPolicy` writes at this
+    decision on the reference engine (None where it writes none), whether Sparrows was
+    used this turn), after which it records the turn's first play ``actions[g]`` when
+    there is one (its own memory)."""
     out = []
     for g, state in enumerate(vg.to_states()):
         if state.over:
-            out.append(None)
+            out.append((None, False))
             continue
         view = make_view(state, state.decider)
         reference_obs = encode(state, state.decider, LAYOUT)
@@ -226,10 +228,10 @@ def _reference_blocks(policies, vg, obs, mask, actions, rng):
         policy = policies[g]
         if view.decider != view.active_player:
             policy.act(reference_obs, mask[g], view, rng)
-            out.append(policy.last_belief)
+            out.append((policy.last_belief, sparrows_before_play(view)))
         else:
             policy.remember_play(reference_obs, mask[g].astype(bool), view, int(actions[g]))
-            out.append(None)
+            out.append((None, False))
     return out
 
 
@@ -240,17 +242,18 @@ def test_the_rollout_belief_is_the_reference_teams_belief_along_random_games(kin
     team (:class:`FastTeamPolicy` on the reference engine's state of the same game)
     writes, for both policy belief kinds; halfway through, the rollout belief is started
     again from each reference team's memory (:meth:`RolloutBelief.load`, as a search
-    does at its decision) and must go on agreeing."""
+    does at its decision) and must go on agreeing. Every active player who may use
+    Sparrows does, so some blocks follow a table changed before the play."""
     from shipwreck_agents.fast_team import FastTeamPolicy
     from shipwreck_agents.search import RolloutBelief
     from shipwreck_env.vector import VectorGame
 
-    vg = VectorGame(24, 4, belief=True, autoreset=False, num_players=3, difficulty="doomed")
+    vg = VectorGame(32, 4, belief=True, autoreset=False, num_players=3, difficulty="normal")
     policies = [FastTeamPolicy(MODELS[kind]) for _ in range(vg.num_games)]
     assert policies[0].belief_kind == kind
     belief = RolloutBelief(vg, kind)
     rng = np.random.default_rng(4)
-    written = carried = 0
+    written = carried = after_sparrows = 0
     for step in range(400):
         if vg.arrays.over.all():
             break
@@ -270,8 +273,9 @@ def test_the_rollout_belief_is_the_reference_teams_belief_along_random_games(kin
                 for m, a in zip(mask, greedy.numpy(), strict=True)
             ]
         )
+        actions = with_sparrows(mask, actions, rng)
         reference = _reference_blocks(policies, vg, obs, mask, actions, rng)
-        for g, block in enumerate(reference):
+        for g, (block, sparrows) in enumerate(reference):
             got = ours[g, belief.offset : belief.offset + 7]
             if block is None:
                 assert np.array_equal(got, obs[g, belief.offset : belief.offset + 7]), g
@@ -279,14 +283,16 @@ def test_the_rollout_belief_is_the_reference_teams_belief_along_random_games(kin
                 # equal up to float rounding: one network call per game against one per batch
                 np.testing.assert_allclose(got, block, rtol=1e-4, atol=1e-6, err_msg=str(g))
                 written += 1
+                after_sparrows += sparrows
         a = vg.arrays
         seat = a.active.astype(np.int64)
         first = (a.phase == Phase.PLAY) & (a.plays_len == 0) & ~a.over.astype(bool)
-        last = belief.memory_turn[np.arange(vg.num_games), seat] == a.turn - 3
+        kept_on = belief.memory_turn[np.arange(vg.num_games), seat]
+        last = (kept_on >= 0) & (kept_on == a.turn - 3)  # -1: no memory kept
         carried += int((first & last & (mask[:, : belief.memory.shape[2]].any(1))).sum())
         belief.record(ours, mask, actions, policies[0].model)
         vg.step(actions)
-    assert written > 80, written
+    assert written > 80 and after_sparrows >= 5, (written, after_sparrows)
     assert (carried > 20) == (kind == "policy_carry"), carried  # next turns read memory
 
 

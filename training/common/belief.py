@@ -6,7 +6,13 @@ hand the active seat might hold, because the active player's observation depends
 hand only through its own fields (its hand, its carried fate, the copies it cannot
 see) and its legal mask only through the plays: each hypothetical input is the real one
 with those fields rewritten and the plays recomputed by the batched engine's rule
-(``play_legal``), all hands of all games in one network call.
+(``play_legal``), all hands of all games in one network call. The rule reads the table
+as it is at the play: when the active player used a power before it (Sparrows' new card
+in the base set; Skies or Shadows in others), the hypothetical hands are judged on the
+changed table, exactly as the reference-engine team (``FastTeamPolicy`` in
+``agents/fast_team.py``) and the search's rollouts (``RolloutBelief`` in
+``agents/search.py``) judge them; the choice of the power itself is not multiplied into
+the likelihood (on any side).
 The engine-free part (hypothetical observations, prior, likelihood) is
 ``agents/policy_belief.py``, shared with the reference-engine team ``agents/fast_team.py``;
 this module adds the batched engine's legal plays and the per-game memory of a run.
@@ -18,8 +24,10 @@ The posterior over the kept fate ``k`` is then::
 else (first draw, second draw); ``prior(h) = pool[x] · (pool[y] - [x = y])``, times the
 seat's number line at the turn start on ``x`` when ``x`` was carried, with ``pool`` the
 copies of each value no one sees publicly (3 minus the exiled, the table and the copies
-known to be in the bag); ``line_now`` is the seat's number line at the group's decision
-(every public fact of the turn: card condition, The Chalice, The Fall, power answers).
+known to be in the bag; the line and the pool are read off the observation at the
+play, and a power before the play changes neither); ``line_now`` is the seat's number
+line at the group's decision (every public fact of the turn: card condition, The
+Chalice, The Fall, power answers).
 
 With ``carry=True`` (belief kind ``policy_carry``) a carried fate's prior is not the
 number line alone but the group's posterior about it from the turn it was kept: the
@@ -31,8 +39,8 @@ number of seats; any other gap leaves the bare number line), forgotten when the 
 
 The block replaces the literal belief block in the observation of every group decision
 of a turn with exactly one play (The Feast's second play, or The Thief handing the
-active seat a second fate, leave the literal block in place). Base set only, as the
-batched engine. This module must not change any game.
+active seat a second fate, leave the literal block in place). This module must not
+change any game.
 """
 
 from __future__ import annotations

@@ -1,0 +1,70 @@
+"""scripts/search_settings_table.py: search_eval runs compared deal by deal."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+_ROOT = Path(__file__).parents[1]
+
+
+def _script():
+    path = _ROOT / "scripts" / "search_settings_table.py"
+    spec = importlib.util.spec_from_file_location("search_settings_table", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _run(path: Path, search_won: list[bool], samples: int, model: str = "m.pth") -> Path:
+    games = [
+        {
+            "game": i,
+            "blueprint_won": False,
+            "search_won": won,
+            "search_s": 1.0,
+            "searched": 2,
+            "search_seconds": 0.5,
+        }
+        for i, won in enumerate(search_won)
+    ]
+    run = {
+        "command": f"python scripts/search_eval.py --samples {samples}",
+        "model": model,
+        "seed": 7,
+        "options": {"samples": samples, "uncertain": 0.99, "phases": "play+group"},
+        "load_start": 4.0,
+        "load_end": 4.5,
+        "games": {"hard": games},
+    }
+    path.write_text(json.dumps(run))
+    return path
+
+
+def test_the_sign_test_is_exact():
+    script = _script()
+    assert script.sign_test(0, 0) == 1.0
+    assert script.sign_test(5, 0) == pytest.approx(2 / 32)
+    assert script.sign_test(1, 6) == pytest.approx(2 * 8 / 128)
+
+
+def test_runs_are_compared_on_the_deals_they_share(tmp_path):
+    script = _script()
+    base = _run(tmp_path / "base.json", [True, False, True, False], 32)
+    other = _run(tmp_path / "other.json", [True, True, False], 64)  # stopped after 3 deals
+    rows = script.rows(json.loads(base.read_text()), json.loads(other.read_text()), "hard")
+    assert rows["games"] == 3 and (rows["only"], rows["base_only"]) == (1, 1)
+    assert rows["search"] == pytest.approx(2 / 3) and rows["ms_searched"] == pytest.approx(250)
+    text = script.table([base, other])
+    assert "| hard | `other` | samples 64" in text and "1 / 1 (1.00)" in text
+
+
+def test_runs_of_another_model_are_refused(tmp_path):
+    script = _script()
+    base = _run(tmp_path / "base.json", [True], 32)
+    other = _run(tmp_path / "other.json", [True], 32, model="n.pth")
+    with pytest.raises(ValueError, match=r"model 'n\.pth'"):
+        script.table([base, other])
