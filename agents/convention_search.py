@@ -248,6 +248,7 @@ class _Outcomes:
     __slots__ = (
         "ahead",
         "cost",
+        "fast",
         "memo",
         "pass_",
         "questions",
@@ -290,6 +291,7 @@ class _Outcomes:
         self.cost = cost
         self.spent = spent  # the player used a faded power: it costs, and no group power
         self.tie = tie  # a price per unit of mass on the table this line leaves
+        self.fast = self.ahead is None and not spent and not tie  # group() is best()
         self.solo: list[float] | None = None
         # group() and payoffs() are pure functions of the mass; the search asks for the
         # same masses again and again (every sweep re-reads the unchanged observations)
@@ -340,17 +342,17 @@ class _Outcomes:
     def group(self, m: list[float]) -> float:
         """Value of the group's best reply to mass ``m`` (by kept value), with the
         look-ahead if there is one (the reply itself is chosen by this turn alone)."""
-        if self.ahead is None and not self.spent:
-            if self.tie:
-                return self.best(m)[0] - self.tie * sum(m)
+        if self.fast:
             return self.best(m)[0]
         key = (None, *m)
         hit = self.memo.get(key)
         if hit is None:
             if self.ahead is not None:
                 hit = sum(w * v for w, v in zip(m, self.payoffs(m), strict=True))
-            else:
+            elif self.spent:
                 hit = self._plain(m) - (self.cost + self.tie) * sum(m)
+            else:
+                hit = self.best(m)[0] - self.tie * sum(m)
             self.memo[key] = hit
         return hit  # type: ignore[return-value]
 
@@ -520,7 +522,8 @@ def compute_convention(
             improved by best responses and ascent; the code of highest summed value is
             kept (the first one on ties).
     """
-    key = (config, start.raw, seat, carried, likelihood, sweeps, restarts, *sorted(options.items()))
+    # the keywords in the caller's order: another order is only a cache miss
+    key = (config, start.raw, seat, carried, likelihood, sweeps, restarts, *options.items())
     hit = _CACHE.get(key)
     if hit is not None:
         return hit
