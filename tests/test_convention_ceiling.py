@@ -14,6 +14,7 @@ from shipwreck_env.config import GameConfig
 from shipwreck_env.state import Phase
 
 ROOT = Path(__file__).resolve().parent.parent
+pytest.importorskip("scipy")  # the bound's integer program (scipy.optimize.milp)
 
 
 @pytest.fixture(scope="module")
