@@ -155,6 +155,11 @@ class ConventionPolicy(BayesGroup):
             before the play.
         pre_play_forced: only hands whose every other line fades a card at a doom cost
             get lines with a power before the play (fewer lines: a cheaper search).
+        tie_ahead: above 0, each line's value loses this much times the chance that the
+            table it leaves forces the next seat: a small value breaks near-ties this
+            turn leaves, toward tables where the next seat's hands can play without a
+            fade (docs/convention-losses.md, "where is the ceiling"). The group's reply
+            does not change. Ignored when ``lookahead`` is on.
     """
 
     name = "convention"
@@ -178,6 +183,7 @@ class ConventionPolicy(BayesGroup):
         pre_play_doom: int = 4,
         pre_play_shadows: bool = False,
         pre_play_forced: bool = True,
+        tie_ahead: float = 0.0,
     ) -> None:
         super().__init__(model=HeuristicPlayer(), info_value=info_value, power_cost=power_cost)
         self.accuracy = accuracy
@@ -194,6 +200,7 @@ class ConventionPolicy(BayesGroup):
         self.pre_play = pre_play
         self.pre_play_doom = pre_play_doom
         self.pre_play_forced = pre_play_forced
+        self.tie_ahead = tie_ahead
         self.coded_before = CODED_BEFORE + (("shadows",) if pre_play_shadows else ())
         self._rescues: dict[tuple[int, int], int] = {}  # the play after a rescuing power
         self._carry: dict[tuple[int, int, int], tuple[float, ...]] = {}
@@ -219,12 +226,12 @@ class ConventionPolicy(BayesGroup):
             view.active_seat,
             carried,
             like,
-            self.info_value,
-            self.accuracy,
-            self.fail_doom,
-            self.power_cost,
-            self.plan,
-            self.player_powers,
+            info_value=self.info_value,
+            accuracy=self.accuracy,
+            fail_doom=self.fail_doom,
+            power_cost=self.power_cost,
+            plan=self.plan,
+            player_powers=self.player_powers,
             second_play=second,
             lookahead=self.lookahead,
             read_ahead=self.read_ahead,
@@ -232,6 +239,7 @@ class ConventionPolicy(BayesGroup):
             pre_play=self._pre_play(start),
             shadows="shadows" in self.coded_before,
             forced_only=self.pre_play_forced,
+            tie_ahead=self.tie_ahead,
         )
 
     def _pre_play(self, start: TurnStart) -> bool:

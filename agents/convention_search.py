@@ -248,6 +248,7 @@ class _Outcomes:
     __slots__ = (
         "ahead",
         "cost",
+        "fast",
         "memo",
         "pass_",
         "questions",
@@ -255,6 +256,7 @@ class _Outcomes:
         "solo",
         "sorrows",
         "spent",
+        "tie",
         "wrong",
     )
 
@@ -270,6 +272,7 @@ class _Outcomes:
         cost: float,
         spent: bool = False,
         ahead: tuple[float, float] = (0.0, 0.0),
+        tie: float = 0.0,
     ) -> None:
         # the group's reply is chosen by this turn alone, as the group plays
         self.pass_ = race_win(score, doom + fades, *race) + info
@@ -287,6 +290,8 @@ class _Outcomes:
         self.sorrows = ("sorrows",) in questions
         self.cost = cost
         self.spent = spent  # the player used a faded power: it costs, and no group power
+        self.tie = tie  # a price per unit of mass on the table this line leaves
+        self.fast = self.ahead is None and not spent and not tie  # group() is best()
         self.solo: list[float] | None = None
         # group() and payoffs() are pure functions of the mass; the search asks for the
         # same masses again and again (every sweep re-reads the unchanged observations)
@@ -337,15 +342,17 @@ class _Outcomes:
     def group(self, m: list[float]) -> float:
         """Value of the group's best reply to mass ``m`` (by kept value), with the
         look-ahead if there is one (the reply itself is chosen by this turn alone)."""
-        if self.ahead is None and not self.spent:
+        if self.fast:
             return self.best(m)[0]
         key = (None, *m)
         hit = self.memo.get(key)
         if hit is None:
             if self.ahead is not None:
                 hit = sum(w * v for w, v in zip(m, self.payoffs(m), strict=True))
+            elif self.spent:
+                hit = self._plain(m) - (self.cost + self.tie) * sum(m)
             else:
-                hit = self._plain(m) - self.cost * sum(m)
+                hit = self.best(m)[0] - self.tie * sum(m)
             self.memo[key] = hit
         return hit  # type: ignore[return-value]
 
@@ -387,7 +394,10 @@ class _Outcomes:
         key = (now, *m)
         hit = self.memo.get(key)
         if hit is None:
-            hit = self.memo[key] = self._payoffs(m, now)
+            hit = self._payoffs(m, now)
+            if self.tie and not now:
+                hit = [v - self.tie for v in hit]
+            self.memo[key] = hit
         return hit  # type: ignore[return-value]
 
     def _payoffs(self, m: list[float], now: bool) -> list[float]:
@@ -497,102 +507,30 @@ def compute_convention(
     seat: int,
     carried: bool,
     likelihood: tuple[float, ...] | None,
-    info_value: float = 0.01,
-    accuracy: float = 0.95,
-    fail_doom: int = 2,
-    power_cost: float = 0.005,
-    plan: bool = True,
-    player_powers: bool = True,
     sweeps: int = 20,
-    second_play: bool = False,
-    lookahead: float = 0.0,
-    read_ahead: float = 0.0,
     restarts: int = 0,
-    pre_play: bool = False,
-    shadows: bool = False,
-    forced_only: bool = False,
+    **options,
 ) -> Convention:
-    """The convention of a turn from its public inputs (see the module docstring).
+    """The convention of a turn from its public inputs (see the module docstring): the
+    search over the lines of :func:`code_problem` (the same first arguments; ``options``
+    are its keywords).
 
     Args:
-        config: the game's rules.
-        start: the public table after the active ``seat`` drew.
-        carried: the seat began its turn holding a fate.
-        likelihood: what the seat's last convention said about the carried fate (by value),
-            ``None`` for nothing.
-        info_value: bonus of a pass (the carried fate's information is kept for later).
-        accuracy, fail_doom: the value of the race (see :func:`race_win`).
-        power_cost: what spending a faded power costs (win-chance units).
-        plan: plan the group's question powers and Sorrows into the code.
-        player_powers: let lines of play use Shells and Sinners after the play.
         sweeps: at most this many rounds of best responses, then of coordinate ascent.
-        second_play: the code of The Feast's second play on the table :func:`after_feast`
-            gives (not on The Feast, no Shells); ``carried`` is then the fate the first
-            play kept and ``likelihood`` what the first play's code said of it.
-        lookahead: the chance that the group reads a forced next turn right; above 0,
-            each line's race value counts the chance that the table it leaves forces the
-            next seat (:mod:`shipwreck_agents.convention_ahead`); 0 looks no further
-            than this turn.
         restarts: after the first search, this many more from random codes (drawn by
             a generator with a fixed seed, so every teammate draws the same ones), each
             improved by best responses and ascent; the code of highest summed value is
             kept (the first one on ties).
-        pre_play: lines may also start with Sparrows or Skies (the tables of
-            :func:`pre_play_tables`), then play on the table the power left.
-        shadows: with ``pre_play``, lines may also start with Shadows.
-        forced_only: with ``pre_play``, only hands whose every line without a power
-            before the play fades a card at a doom cost get such lines.
     """
-    key = (
-        config,
-        start.raw,
-        seat,
-        carried,
-        likelihood,
-        info_value,
-        accuracy,
-        fail_doom,
-        power_cost,
-        plan,
-        player_powers,
-        sweeps,
-        second_play,
-        lookahead,
-        read_ahead,
-        restarts,
-        pre_play,
-        shadows,
-        forced_only,
-    )
+    # the keywords in the caller's order: another order is only a cache miss
+    key = (config, start.raw, seat, carried, likelihood, sweeps, restarts, *options.items())
     hit = _CACHE.get(key)
     if hit is not None:
         return hit
-    weighted = public_hands(start, seat, carried, likelihood, onlooker_pool(start))
-    total = sum(w for _, w in weighted) or 1.0
-    hands = [h for h, _ in weighted]
-    lines = _Lines(
-        start, info_value, (accuracy, fail_doom), power_cost, plan, player_powers, second_play
+    hands, weights, lines, outcomes, _ = code_problem(
+        config, start, seat, carried, likelihood, **options
     )
-    if lookahead > 0:
-        lines.look_ahead((seat + 1) % len(start.holding), lookahead, read_ahead)
-    options = [lines.options(hand, carried) for hand in hands]
-    outcomes = lines.outcomes
-    if pre_play and not second_play:
-        needy = [
-            i
-            for i, opts in enumerate(options)
-            if not forced_only or all(lines.fade_doom[o] > 0 for _, o, _ in opts)
-        ]
-        for power, table in pre_play_tables(start, shadows) if needy else ():
-            after = _Lines(
-                table, info_value, (accuracy, fail_doom), power_cost, plan, False, before=power
-            )
-            more = [after.options(hands[i], carried) for i in needy]
-            shift = len(outcomes)
-            outcomes = outcomes + after.outcomes
-            for i, extra in zip(needy, more, strict=True):
-                options[i].extend((line, o + shift, kept) for line, o, kept in extra)
-    search = _Search([w / total for _, w in weighted], options, outcomes)
+    search = _Search(weights, lines, outcomes)
     search.greedy()
     search.best_responses(sweeps)
     search.ascend(sweeps)
@@ -614,6 +552,87 @@ def compute_convention(
         _CACHE.clear()
     _CACHE[key] = convention
     return convention
+
+
+def code_problem(
+    config,
+    start: TurnStart,
+    seat: int,
+    carried: bool,
+    likelihood: tuple[float, ...] | None,
+    info_value: float = 0.01,
+    accuracy: float = 0.95,
+    fail_doom: int = 2,
+    power_cost: float = 0.005,
+    plan: bool = True,
+    player_powers: bool = True,
+    second_play: bool = False,
+    lookahead: float = 0.0,
+    read_ahead: float = 0.0,
+    pre_play: bool = False,
+    shadows: bool = False,
+    forced_only: bool = False,
+    tie_ahead: float = 0.0,
+) -> tuple[list[tuple[int, int]], list[float], list[list[Option]], list[_Outcomes], list[bool]]:
+    """What :func:`compute_convention` searches over, before any search: the hands, their
+    normalised prior weights, each hand's lines (``Option``), the observations' race
+    values, and which hands are *forced* (every line without a power before the play
+    fades a card at a doom cost). :func:`compute_convention` chooses the code;
+    ``scripts/convention_ceiling.py`` measures how good a code could be.
+
+    Args:
+        config: the game's rules.
+        start: the public table after the active ``seat`` drew.
+        carried: the seat began its turn holding a fate.
+        likelihood: what the seat's last convention said about the carried fate (by value),
+            ``None`` for nothing.
+        info_value: bonus of a pass (the carried fate's information is kept for later).
+        accuracy, fail_doom: the value of the race (see :func:`race_win`).
+        power_cost: what spending a faded power costs (win-chance units).
+        plan: plan the group's question powers and Sorrows into the code.
+        player_powers: let lines of play use Shells and Sinners after the play.
+        second_play: the code of The Feast's second play on the table :func:`after_feast`
+            gives (not on The Feast, no Shells); ``carried`` is then the fate the first
+            play kept and ``likelihood`` what the first play's code said of it.
+        lookahead: the chance that the group reads a forced next turn right; above 0,
+            each line's race value counts the chance that the table it leaves forces the
+            next seat (:mod:`shipwreck_agents.convention_ahead`); 0 looks no further
+            than this turn.
+        pre_play: lines may also start with Sparrows or Skies (the tables of
+            :func:`pre_play_tables`), then play on the table the power left.
+        shadows: with ``pre_play``, lines may also start with Shadows.
+        forced_only: with ``pre_play``, only hands whose every line without a power
+            before the play fades a card at a doom cost get such lines.
+        tie_ahead: above 0 (and without ``lookahead``), every line's value loses this
+            much times the chance that the table it leaves forces the next seat
+            (:func:`~shipwreck_agents.convention_ahead.forced_turn`): a small value
+            breaks near-ties between lines this turn values alike; the group's reply
+            is unchanged.
+    """
+    weighted = public_hands(start, seat, carried, likelihood, onlooker_pool(start))
+    total = sum(w for _, w in weighted) or 1.0
+    hands = [h for h, _ in weighted]
+    lines = _Lines(
+        start, info_value, (accuracy, fail_doom), power_cost, plan, player_powers, second_play
+    )
+    if lookahead > 0 or tie_ahead > 0:
+        lines.look_ahead((seat + 1) % len(start.holding), lookahead, read_ahead, tie_ahead)
+    options = [lines.options(hand, carried) for hand in hands]
+    outcomes = lines.outcomes
+    forced = [all(lines.fade_doom[o] > 0 for _, o, _ in opts) for opts in options]
+    if pre_play and not second_play:
+        needy = [i for i in range(len(options)) if not forced_only or forced[i]]
+        for power, table in pre_play_tables(start, shadows) if needy else ():
+            after = _Lines(
+                table, info_value, (accuracy, fail_doom), power_cost, plan, False, before=power
+            )
+            more = [after.options(hands[i], carried) for i in needy]
+            shift = len(outcomes)
+            outcomes = outcomes + after.outcomes
+            for i, extra in zip(needy, more, strict=True):
+                options[i].extend((line, o + shift, kept) for line, o, kept in extra)
+    weights = [w / total for _, w in weighted]
+    return hands, weights, options, outcomes, forced
 
 
 Option = tuple[tuple[int, int, int, int], int, int]
@@ -674,13 +693,19 @@ class _Lines:
         self.fades: dict[tuple, tuple[int, bool, float, float]] = {}
         self.shared: dict[tuple, _Outcomes] = {}  # equal race values are one object
         self.next_seat, self.forced_accuracy, self.read_ahead = -1, 0.0, 0.0
+        self.tie = 0.0
 
-    def look_ahead(self, seat: int, forced_accuracy: float, read_ahead: float = 0.0) -> None:
+    def look_ahead(
+        self, seat: int, forced_accuracy: float, read_ahead: float = 0.0, tie: float = 0.0
+    ) -> None:
         """Count in every observation's race value the chance that the table it leaves
         forces ``seat``'s next turn, read right with ``forced_accuracy`` (or, with
         ``read_ahead`` above 0, ``1 - read_ahead`` times the misreads of the simple
-        code of :func:`~shipwreck_agents.convention_ahead.forced_turn` on that table)."""
+        code of :func:`~shipwreck_agents.convention_ahead.forced_turn` on that table);
+        with ``forced_accuracy`` 0, instead take ``tie`` times that chance off the
+        observation's value (a tie-break, see ``compute_convention``'s ``tie_ahead``)."""
         self.next_seat, self.forced_accuracy, self.read_ahead = seat, forced_accuracy, read_ahead
+        self.tie = tie if forced_accuracy <= 0 else 0.0
 
     def _forced_next(
         self, out: PlayOutcome, removed, steal, fading: list[int]
@@ -701,7 +726,7 @@ class _Lines:
         key = (
             left.raw,
             start.exiled,
-            start.lines[seat],
+            start.lines[seat] if carried else 0,  # a fresh seat's hands ignore its line
             carried,
             self.forced_accuracy,
             self.read_ahead,
@@ -798,7 +823,8 @@ class _Lines:
                 questions,
                 self.power_cost,
                 spent=spent,
-                ahead=fades[2:],
+                ahead=fades[2:] if not self.tie else (0.0, 0.0),
+                tie=self.tie * fades[2],
             )
         self.outcomes.append(outcome)
         self.fade_doom.append(fades[0])

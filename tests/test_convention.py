@@ -217,6 +217,8 @@ def test_same_seed_same_game():
             12,
             {"pre_play": True, "pre_play_shadows": True},
         ),
+        # the tie-break reads the public table each line leaves
+        (GameConfig(num_players=3, difficulty="doomed"), 12, {"tie_ahead": 0.001}),
     ],
     ids=[
         "3p-base",
@@ -224,6 +226,7 @@ def test_same_seed_same_game():
         "3p-hard-lookahead",
         "3p-doomed-all-restarts",
         "3p-doomed-all-pre-play",
+        "3p-doomed-tie-ahead",
     ],
 )
 def test_decisions_do_not_depend_on_hidden_fates_of_others(config, games, options):
@@ -671,3 +674,17 @@ def test_pre_play_lines_go_only_to_hands_whose_every_other_line_fades():
                 assert fade_doom(start, fading_after(start, out))[0] > 0, hand
             checked += 1
     assert checked >= 1 and plain.hands == code.hands
+
+
+def test_tie_ahead_takes_its_price_off_the_team_value_not_off_the_groups_reply():
+    """A line's tie-break price (``tie``: per unit of mass) lowers the summed value and
+    every hand's value by the same amount; the group's reply and this turn's values
+    (``now``) stay as without it."""
+    args = (2, 6, 0, False, 0.01, (0.95, 2), [], 0.005)
+    plain = convention_module._Outcomes(*args)
+    priced = convention_module._Outcomes(*args, tie=0.002)
+    for m in ([0.1, 0.0, 0.3, 0.0, 0.0, 0.2, 0.0], [0.0, 0.0, 0.05, 0.0, 0.0, 0.0, 0.0]):
+        assert priced.best(m) == plain.best(m)
+        assert priced.group(m) == pytest.approx(plain.group(m) - 0.002 * sum(m))
+        assert priced.payoffs(m) == pytest.approx([v - 0.002 for v in plain.payoffs(m)])
+        assert priced.payoffs(m, now=True) == plain.payoffs(m, now=True)
