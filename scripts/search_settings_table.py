@@ -62,6 +62,15 @@ def rows(base: dict, run: dict, difficulty: str) -> dict:
     }
 
 
+def _same_blueprint(base: dict, run: dict) -> bool:
+    """Did the blueprint win the same deals in ``run`` as in ``base`` (shared deals)?"""
+    for difficulty, games in run["games"].items():
+        won = {r["game"]: r["blueprint_won"] for r in base["games"].get(difficulty, [])}
+        if any(won.get(r["game"], r["blueprint_won"]) != r["blueprint_won"] for r in games):
+            return False
+    return True
+
+
 def table(paths: list[Path]) -> str:
     """The Markdown table of the runs ``paths`` (the first is the base)."""
     runs = [json.loads(p.read_text()) for p in paths]
@@ -83,7 +92,11 @@ def table(paths: list[Path]) -> str:
             f"- `{p.stem}`: `{run['command']}` (load {run['load_start']:.1f} → "
             f"{run.get('load_end', float('nan')):.1f})"
         )
+    same = all(_same_blueprint(base, run) for run in runs)
     lines += [
+        "",
+        f"The blueprint won {'the same' if same else 'DIFFERENT'} deals in every run "
+        "(on the deals they share).",
         "",
         f"Model `{base['model']}`, seed {base['seed']}; base run `{paths[0].stem}`. "
         "'vs base' compares the search of each run with the base run's search on the same "

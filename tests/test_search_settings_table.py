@@ -60,6 +60,7 @@ def test_runs_are_compared_on_the_deals_they_share(tmp_path):
     assert rows["search"] == pytest.approx(2 / 3) and rows["ms_searched"] == pytest.approx(250)
     text = script.table([base, other])
     assert "| hard | `other` | samples 64" in text and "1 / 1 (1.00)" in text
+    assert "won the same deals" in text
 
 
 def test_runs_of_another_model_are_refused(tmp_path):
