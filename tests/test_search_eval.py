@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ pytest.importorskip("torch")
 _PATH = Path(__file__).resolve().parents[1] / "scripts/search_eval.py"
 _SPEC = importlib.util.spec_from_file_location("search_eval", _PATH)
 search_eval = importlib.util.module_from_spec(_SPEC)
+sys.modules["search_eval"] = search_eval  # the worker processes' function is found by name
 _SPEC.loader.exec_module(search_eval)
 
 
@@ -73,3 +76,29 @@ def test_an_unknown_phase_is_refused_on_the_command_line(capsys):
     with pytest.raises(SystemExit):
         search_eval.main(["--phases", "play+reveal", "--games", "0"])
     assert "not allowed; allowed: play+group+steal+after_play" in capsys.readouterr().err
+
+
+def test_jobs_below_one_is_refused_on_the_command_line(capsys):
+    with pytest.raises(SystemExit):
+        search_eval.main(["--jobs", "0", "--games", "0"])
+    assert "--jobs must be at least 1, got 0" in capsys.readouterr().err
+
+
+def test_worker_processes_give_the_same_games_as_one_process(tmp_path):
+    """Each game's deal and chance stream are its own: splitting the games over two
+    workers must not change a single result (only the times)."""
+    common = [
+        "--model", "results/models/fast_selfplay_imitation_carry.pth",
+        "--difficulty", "doomed", "--games", "4", "--seed", "5", "--samples", "4",
+        "--uncertain", "0.999",
+    ]  # fmt: skip
+    reports = []
+    for jobs in (1, 2):
+        out = tmp_path / f"jobs{jobs}"
+        search_eval.main([*common, "--jobs", str(jobs), "--out", str(out)])
+        reports.append(json.loads(out.with_suffix(".json").read_text()))
+    keys = ("game", "blueprint_won", "search_won", "decisions", "searched", "changed")
+    one, two = ([{k: r[k] for k in keys} for r in rep["games"]["doomed"]] for rep in reports)
+    assert one == two and len(one) == 4
+    assert sum(r["searched"] for r in one) > 0
+    assert "2 worker processes" in search_eval.markdown(reports[1])

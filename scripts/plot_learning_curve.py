@@ -1,0 +1,119 @@
+"""Plot one fast-trainer run's learning curve and tabulate it by step ranges.
+
+    python scripts/plot_learning_curve.py results/fast_imitation_warm_eval.jsonl \
+        --out results/fast_imitation_warm_curve [--bin 10000000]
+
+Reads the run's ``eval.jsonl`` (one line per greedy evaluation on the batched engine:
+``step`` and, per difficulty, ``win_rate`` over the same evaluation deals every time) and
+writes ``OUT.png`` (win rate against learner steps, each evaluation as a faint point and
+the mean of each step range as a line) and ``OUT.md`` (that mean per step range and
+difficulty, with the number of evaluations in it). The evaluations of one run replay the
+same deals, so a range's mean smooths the policy's drift, not the deals' luck: read
+differences between ranges as the run's trend, not as independent samples.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+
+DIFFS = ("normal", "hard", "doomed")
+
+
+def read_evals(path: Path) -> list[dict]:
+    """The evaluation lines of ``path``, in step order (``ValueError`` if it has none)."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if not rows:
+        raise ValueError(f"{path} has no evaluation lines")
+    return sorted(rows, key=lambda r: r["step"])
+
+
+def binned(rows: list[dict], width: int) -> list[dict]:
+    """Mean win rate per difficulty over each ``width``-step range that has evaluations."""
+    if width <= 0:
+        raise ValueError(f"--bin must be a positive number of steps, got {width}")
+    groups: dict[int, list[dict]] = {}
+    for row in rows:
+        groups.setdefault(row["step"] // width, []).append(row)
+    out = []
+    for key in sorted(groups):
+        members = groups[key]
+        means = {
+            d: sum(r["results"][d]["win_rate"] for r in members) / len(members)
+            for d in DIFFS
+            if all(d in r["results"] for r in members)
+        }
+        games = members[0]["results"][DIFFS[0]]["games"]
+        out.append(
+            {"lo": key * width, "hi": (key + 1) * width, "n": len(members), "games": games, **means}
+        )
+    return out
+
+
+def markdown(rows: list[dict], table: list[dict], source: Path, command: str) -> str:
+    """The report: what was read, the command, and the table of step ranges."""
+    last = rows[-1]
+    lines = [
+        f"# Learning curve of `{source}`",
+        "",
+        f"Written by `{command}`.",
+        "",
+        f"{len(rows)} greedy evaluations on the batched engine, {table[0]['games']} games per "
+        f"difficulty each, the same deals every time; last at {last['step'] / 1e6:.1f}M steps.",
+        "Each row is the mean over the evaluations whose step falls in the range.",
+        "",
+        "| steps | evaluations | " + " | ".join(DIFFS) + " |",
+        "|---|---|" + "---|" * len(DIFFS),
+    ]
+    for row in table:
+        cells = " | ".join(f"{row[d]:.3f}" if d in row else "" for d in DIFFS)
+        lines.append(f"| {row['lo'] / 1e6:.0f}M-{row['hi'] / 1e6:.0f}M | {row['n']} | {cells} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(rows: list[dict], table: list[dict], path: Path) -> None:
+    """Win rate against steps: each evaluation faint, each range's mean as a line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for i, d in enumerate(DIFFS):
+        colour = f"C{i}"
+        xs = [r["step"] / 1e6 for r in rows if d in r["results"]]
+        ys = [r["results"][d]["win_rate"] for r in rows if d in r["results"]]
+        ax.scatter(xs, ys, s=6, alpha=0.25, color=colour)
+        mids = [(t["lo"] + t["hi"]) / 2e6 for t in table if d in t]
+        ax.plot(mids, [t[d] for t in table if d in t], color=colour, marker="o", label=d)
+    ax.set_xlabel("learner steps (millions)")
+    ax.set_ylabel("greedy win rate")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry: see the module docstring."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("evals", type=Path, help="a run's eval.jsonl")
+    parser.add_argument("--out", type=Path, required=True, help="path without suffix")
+    parser.add_argument("--bin", type=int, default=10_000_000, help="steps per range")
+    args = parser.parse_args(argv)
+    rows = read_evals(args.evals)
+    table = binned(rows, args.bin)
+    command = shlex.join(["python", "scripts/plot_learning_curve.py", *(argv or sys.argv[1:])])
+    args.out.with_suffix(".md").write_text(markdown(rows, table, args.evals, command))
+    plot(rows, table, args.out.with_suffix(".png"))
+    print(args.out.with_suffix(".md").read_text())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
