@@ -1,0 +1,41 @@
+"""scripts/plot_learning_curve.py: step ranges, their means and the report."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+_PATH = Path(__file__).resolve().parents[1] / "scripts/plot_learning_curve.py"
+_SPEC = importlib.util.spec_from_file_location("plot_learning_curve", _PATH)
+curve = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(curve)
+
+
+def _line(step: int, rate: float) -> dict:
+    return {"step": step, "results": {d: {"games": 200, "win_rate": rate} for d in curve.DIFFS}}
+
+
+def test_ranges_average_the_evaluations_that_fall_in_them():
+    rows = [_line(5, 0.5), _line(12, 0.7), _line(15, 0.9), _line(3, 0.1)]
+    table = curve.binned(sorted(rows, key=lambda r: r["step"]), 10)
+    assert [(t["lo"], t["hi"], t["n"]) for t in table] == [(0, 10, 2), (10, 20, 2)]
+    assert table[0]["hard"] == pytest.approx(0.3) and table[1]["doomed"] == pytest.approx(0.8)
+    with pytest.raises(ValueError, match="got 0"):
+        curve.binned(rows, 0)
+
+
+def test_the_report_and_plot_are_written_from_the_file(tmp_path):
+    source = tmp_path / "eval.jsonl"
+    source.write_text("\n".join(json.dumps(_line(s, s / 40)) for s in (30, 10, 20)) + "\n")
+    assert curve.main([str(source), "--out", str(tmp_path / "c"), "--bin", "15"]) == 0
+    text = (tmp_path / "c.md").read_text()
+    assert "3 greedy evaluations" in text and "last at 0.0M steps" in text
+    assert "| 0M-0M | 1 | 0.250 | 0.250 | 0.250 |" in text  # step 10 alone in [0, 15)
+    assert (tmp_path / "c.png").stat().st_size > 0
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    with pytest.raises(ValueError, match="no evaluation lines"):
+        curve.read_evals(empty)
