@@ -47,6 +47,7 @@ from shipwreck_env.actions import ACTIONS
 from shipwreck_env.cards import CARD_INDEX
 from shipwreck_env.observation import ObservationLayout
 from shipwreck_env.plays import play_legal
+from shipwreck_env.powers import sinners_actions
 from shipwreck_env.view import AgentView
 
 __all__ = ["POLICY_KINDS", "FastTeamPolicy", "after_play_masks", "shared_policy", "table_at_play"]
@@ -56,9 +57,7 @@ POLICY_KINDS = ("policy", "policy_carry")
 
 _NUM_PLAYS = sum(a.kind == "play" for a in ACTIONS)
 _SHARED: dict[str, FastTeamPolicy] = {}
-_SINNERS = np.array(
-    [(a.index, a.slot, a.value) for a in ACTIONS if a.kind == "power" and a.power == "sinners"]
-).reshape(-1, 3)
+_SINNERS = np.array([a.index for a in ACTIONS if a.kind == "power" and a.power == "sinners"])
 
 
 def table_at_play(view: AgentView) -> SimpleNamespace:
@@ -79,16 +78,16 @@ def table_at_play(view: AgentView) -> SimpleNamespace:
 
 def after_play_masks(legal: np.ndarray, view: AgentView) -> np.ndarray:
     """bool[14, actions]: the active player's legal ``AFTER_PLAY`` actions ``legal`` had
-    it kept the value ``h % 7 + 1`` (hands of ``policy_belief.likelihood(per_hand=True)``): only
-    Sinners depends on it (a visible fate below the kept one, Shadows adding 1)."""
+    it kept the value ``h % 7 + 1`` (hands of ``policy_belief.likelihood(per_hand=True)``):
+    only Sinners depends on it, asked of the engine's own rule
+    (:func:`shipwreck_env.powers.sinners_actions`) with the kept value as conditions read
+    it (Shadows adding 1)."""
     masks = np.repeat(legal[None], 14, axis=0)
-    masks[:, _SINNERS[:, 0]] = False
+    masks[:, _SINNERS] = False
     if view.power_used or "sinners" not in view.faded_powers:
         return masks
-    kept_eff = np.arange(14) % 7 + 1 + int(view.shadows)
-    for index, slot, value in _SINNERS:
-        if value in view.table[slot]:
-            masks[:, index] = value < kept_eff
+    for kept in range(1, 8):
+        masks[kept - 1 :: 7, sinners_actions(view.table, kept + int(view.shadows))] = True
     return masks
 
 
