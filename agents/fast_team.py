@@ -7,11 +7,12 @@ each group decision, the likelihood of the turn's first play under its own play 
 this object records it when it makes that play
 (:func:`shipwreck_agents.policy_belief.likelihood`), and writes the posterior into the
 group's observation. The legal plays of every hypothetical hand are the engine's play
-rule (``shipwreck_env.plays.play_legal``) on the table as it is at the play
-(:func:`table_at_play`): a power used before the play (Sparrows' new card, in the base
-set) is part of it, as on the batched engine in ``training/common/belief.py`` and in the
-search's rollouts (``RolloutBelief`` in ``agents/search.py``), so the three compute the
-same block on every turn (the choice of the power itself is not multiplied into the
+rule on the table as it is at the play, asked of the public record
+(:func:`shipwreck_env.public_record.hand_plays_at_play`): a power used before the play
+(Sparrows' new card, in the base set) is part of it, as on the batched engine in
+``training/common/belief.py`` and in the search's rollouts (``RolloutBelief`` in
+``agents/search.py``, which asks :func:`shipwreck_env.public_record.hand_play_masks`),
+so the three compute the same block on every turn (the choice of the power itself is not multiplied into the
 likelihood, on any side). Since the player records what the group reads, one object
 must take both roles: :func:`shared_policy` returns one instance per file and process,
 and the registry spec ``fast:PATH`` uses it (a team ``fast:X`` + ``fast:X`` is then one
@@ -29,7 +30,6 @@ before every game.
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import torch
@@ -44,13 +44,12 @@ from shipwreck_agents.policy_belief import (
 )
 from shipwreck_agents.trained import GameCheck, read_meta
 from shipwreck_env.actions import ACTIONS
-from shipwreck_env.cards import CARD_INDEX
 from shipwreck_env.observation import ObservationLayout
-from shipwreck_env.plays import play_legal
 from shipwreck_env.powers import sinners_actions
+from shipwreck_env.public_record import hand_plays_at_play, rows_at_play
 from shipwreck_env.view import AgentView
 
-__all__ = ["POLICY_KINDS", "FastTeamPolicy", "after_play_masks", "shared_policy", "table_at_play"]
+__all__ = ["POLICY_KINDS", "FastTeamPolicy", "after_play_masks", "shared_policy"]
 
 POLICY_KINDS = ("policy", "policy_carry")
 """Belief kinds whose group reads the posterior under the team's own play policy."""
@@ -58,22 +57,6 @@ POLICY_KINDS = ("policy", "policy_carry")
 _NUM_PLAYS = sum(a.kind == "play" for a in ACTIONS)
 _SHARED: dict[str, FastTeamPolicy] = {}
 _SINNERS = np.array([a.index for a in ACTIONS if a.kind == "power" and a.power == "sinners"])
-
-
-def table_at_play(view: AgentView) -> SimpleNamespace:
-    """The public fields the engine's play rule (``shipwreck_env.plays.play_legal``)
-    reads, as they are at the active player's play decision ``view`` (after any power
-    used before the play: Sparrows' new card, Skies' moved fate, Shadows' flag), with
-    the active seat as seat 0: set ``hands[0]`` to a hypothetical hand and ask the rule.
-    Public only (the hand it holds is the caller's hypothesis)."""
-    return SimpleNamespace(
-        slots=[CARD_INDEX[c] if c is not None else -1 for c in view.slots],
-        table=[list(fates) for fates in view.table],
-        shadows=view.shadows,
-        feast_done=view.feast_done,
-        active=0,
-        hands=[[0, 0]],
-    )
 
 
 def after_play_masks(legal: np.ndarray, view: AgentView) -> np.ndarray:
@@ -168,15 +151,14 @@ class FastTeamPolicy(Policy):
         first_play = view.phase == "play" and not view.plays
         if self.belief_kind not in POLICY_KINDS or not first_play or ACTIONS[action].kind != "play":
             return
-        table = table_at_play(view)
+        table = rows_at_play(view)
         obs, legal = obs[None], legal[None]
 
         def masks_of(rows: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
             out = np.repeat(legal, len(x), axis=0)
             out[:, :_NUM_PLAYS] = False
             for i, hand in enumerate(zip(x.tolist(), y.tolist(), strict=True)):
-                table.hands[0] = hand
-                out[i, play_legal(table)] = True
+                out[i, hand_plays_at_play(view, hand, table)] = True
             return out
 
         layout = self._layout(view)

@@ -6,10 +6,10 @@ hand the active seat might hold, because the active player's observation depends
 hand only through its own fields (its hand, its carried fate, the copies it cannot
 see) and its legal mask only through the plays: each hypothetical input is the real one
 with those fields rewritten and the plays recomputed by the batched engine's rule
-(``play_legal``), all hands of all games in one network call. The rule reads the table
-as it is at the play: when the active player used a power before it (Sparrows' new card
-in the base set; Skies or Shadows in others), the hypothetical hands are judged on the
-changed table, exactly as the reference-engine team (``FastTeamPolicy`` in
+(asked of ``shipwreck_env.public_record.hand_play_masks``), all hands of all games in
+one network call. The rule reads the table as it is at the play: when the active
+player used a power before it (Sparrows' new card in the base set; Skies or Shadows in
+others), the hypothetical hands are judged on the changed table, exactly as the reference-engine team (``FastTeamPolicy`` in
 ``agents/fast_team.py``) and the search's rollouts (``RolloutBelief`` in
 ``agents/search.py``) judge them; the choice of the power itself is not multiplied into
 the likelihood (on any side).
@@ -55,8 +55,8 @@ from shipwreck_agents.policy_belief import (
     prior_weights,
 )
 from shipwreck_env.actions import NUM_ACTIONS
+from shipwreck_env.public_record import hand_play_masks
 from shipwreck_env.state import Phase
-from shipwreck_env.vector.plays import play_legal
 
 __all__ = [
     "PolicyBelief",
@@ -79,35 +79,19 @@ def _bits(lines: np.ndarray) -> np.ndarray:
     return ((lines.astype(np.int64)[:, None] >> (_VALUES - 1)) & 1).astype(np.float64)
 
 
-class _Repeated:
-    """Rows ``index`` of an ``Arrays``, each field copied when first read (the play
-    rules read a handful of the engine's fields; copying all of them costs more)."""
-
-    def __init__(self, arrays, index: np.ndarray) -> None:
-        self._arrays, self._index = arrays, index
-        self.num_games = len(index)
-
-    def __getattr__(self, name: str):
-        value = getattr(self._arrays, name)[self._index]
-        setattr(self, name, value)
-        return value
-
-
 def hypothetical_masks(
     part, games: np.ndarray, mask: np.ndarray, x: np.ndarray, y: np.ndarray
 ) -> np.ndarray:
     """The legal masks of the active players of ``games`` (of the ``VectorGame``
     ``part``; real masks ``mask``) with the hand ``(x[i], y[i])``: the plays recomputed
-    by the engine's ``play_legal``, every other action as it is."""
-    rows = np.arange(len(games))
-    seat = part.arrays.active[games].astype(np.int64)
+    by the engine's rule on the table at the play
+    (:func:`shipwreck_env.public_record.hand_play_masks`), every other action as it is."""
+    a = part.arrays
     mask = mask.copy()
     mask[:, :_NUM_PLAYS] = False
-    view = _Repeated(part.arrays, games)
-    view.hands = view.hands.copy()
-    view.hands[rows, seat, 0] = x
-    view.hands[rows, seat, 1] = y
-    play_legal(view, rows, mask)
+    mask |= hand_play_masks(
+        a.slots[games], a.tcount[games], a.shadows[games], a.feast_done[games], x, y
+    )
     return mask
 
 
