@@ -39,13 +39,13 @@ from shipwreck_agents.base import Policy
 from shipwreck_agents.policy_belief import (
     carry_weights,
     kept_is_carried,
+    kept_masks,
     kept_probabilities,
     likelihood,
 )
 from shipwreck_agents.trained import GameCheck, read_meta
 from shipwreck_env.actions import ACTIONS
 from shipwreck_env.observation import ObservationLayout
-from shipwreck_env.powers import sinners_actions
 from shipwreck_env.public_record import hand_plays_at_play, rows_at_play
 from shipwreck_env.view import AgentView
 
@@ -56,22 +56,14 @@ POLICY_KINDS = ("policy", "policy_carry")
 
 _NUM_PLAYS = sum(a.kind == "play" for a in ACTIONS)
 _SHARED: dict[str, FastTeamPolicy] = {}
-_SINNERS = np.array([a.index for a in ACTIONS if a.kind == "power" and a.power == "sinners"])
 
 
 def after_play_masks(legal: np.ndarray, view: AgentView) -> np.ndarray:
     """bool[14, actions]: the active player's legal ``AFTER_PLAY`` actions ``legal`` had
     it kept the value ``h % 7 + 1`` (hands of ``policy_belief.likelihood(per_hand=True)``):
-    only Sinners depends on it, asked of the engine's own rule
-    (:func:`shipwreck_env.powers.sinners_actions`) with the kept value as conditions read
-    it (Shadows adding 1)."""
-    masks = np.repeat(legal[None], 14, axis=0)
-    masks[:, _SINNERS] = False
-    if view.power_used or "sinners" not in view.faded_powers:
-        return masks
-    for kept in range(1, 8):
-        masks[kept - 1 :: 7, sinners_actions(view.table, kept + int(view.shadows))] = True
-    return masks
+    :func:`shipwreck_agents.policy_belief.kept_masks` on the view's public table."""
+    sinners = not view.power_used and "sinners" in view.faded_powers
+    return kept_masks(legal[None], [view.table], [view.shadows], [sinners])[0]
 
 
 def shared_policy(path: str) -> FastTeamPolicy:
@@ -88,17 +80,19 @@ class FastTeamPolicy(Policy):
     Args:
         path: an SB3 ``.pth`` written by ``shipwreck_training.fast`` (its ``.meta.json`` beside it).
         after_play: also multiply into the likelihood the player's own ``AFTER_PLAY``
-            choice (Shells, Sinners or pass) under each hand, before the group reads it
-            (an experiment: the trainer does not, so the default is off).
+            choice (Shells, Sinners or pass) under each hand, before the group reads it,
+            as the trainer's ``PolicyBelief(after_play=True)`` does (``None``: as the
+            model was trained, its ``.meta.json`` key ``belief_after_play``, default off).
     """
 
     needs_observation = True
     belief = True
 
-    def __init__(self, path: str, after_play: bool = False) -> None:
-        self.after_play = after_play
+    def __init__(self, path: str, after_play: bool | None = None) -> None:
         self.model = load_sb3(path)  # ValueError naming a missing file
         self.meta = read_meta(path)
+        trained = bool(self.meta.get("belief_after_play", False))
+        self.after_play = trained if after_play is None else after_play
         self.belief_kind = self.meta.get("belief_kind", "literal")
         self.name = f"fast:{Path(path).stem}"
         self._check_game = GameCheck(self.meta, self.name)
@@ -138,8 +132,7 @@ class FastTeamPolicy(Policy):
             return self._greedy(obs, legal)
         action = self._greedy(obs, legal)
         self.remember_play(obs[0], legal[0], view, action)
-        if self.after_play and view.phase == "after_play":
-            self._remember_after_play(obs, legal, view, action)
+        self.remember_after_play(obs[0], legal[0], view, action)
         return action
 
     def remember_play(
@@ -176,18 +169,25 @@ class FastTeamPolicy(Policy):
             memory = carry_weights(obs, layout, actions, self._likelihood[None])[0]
             self._memory[seat] = (view.turn, memory)
 
-    def _remember_after_play(
+    def remember_after_play(
         self, obs: np.ndarray, legal: np.ndarray, view: AgentView, action: int
     ) -> None:
-        """Multiply the probability of the after-play choice ``action`` under each hand
-        into this turn's likelihood (and the seat's memory)."""
+        """With ``after_play``, at this team's player's ``AFTER_PLAY`` decision of a turn
+        whose first play it recorded: multiply the probability of its choice ``action``
+        under each hand into this turn's likelihood (and the seat's memory)."""
         seat = view.active_seat
-        if self._turn != view.turn or len(view.plays) != 1 or view.holding[seat] != 1:
+        if not self.after_play or view.phase != "after_play" or self._turn != view.turn:
+            return
+        if view.decider != view.active_player or len(view.plays) != 1:
+            return
+        if view.holding[seat] != 1:
             return
         play_obs, play_action, hands, carried = self._play
-        masks = after_play_masks(legal[0], view)
+        masks = after_play_masks(legal, view)[None]
         layout = self._layout(view)
-        factor = kept_probabilities(obs, layout, carried, masks, action, self.model)
+        factor = kept_probabilities(
+            obs[None], layout, carried[None], masks, np.array([action]), self.model
+        )[0]
         hands = hands * factor
         self._play = (play_obs, play_action, hands, carried)
         self._likelihood = hands.reshape(2, 7).sum(0)
