@@ -12,12 +12,18 @@ rule on the table as it is at the play, asked of the public record
 (Sparrows' new card, in the base set) is part of it, as on the batched engine in
 ``training/common/belief.py`` and in the search's rollouts (``RolloutBelief`` in
 ``agents/search.py``, which asks :func:`shipwreck_env.public_record.hand_play_masks`),
-so the three compute the same block on every turn (the choice of the power itself is not multiplied into the
-likelihood, on any side). Since the player records what the group reads, one object
-must take both roles: :func:`shared_policy` returns one instance per file and process,
-and the registry spec ``fast:PATH`` uses it (a team ``fast:X`` + ``fast:X`` is then one
-object, as the evaluator plays one game at a time per process). Turns where it did not make the play (a partner in a Gymnasium env)
-keep the literal block.
+so the three compute the same block on every turn (the choice of the power itself is
+not multiplied into the likelihood, on any side). Since the player records what the
+group reads, one object must take both roles: :func:`shared_policy` returns one instance
+per file and process, and the registry spec ``fast:PATH`` uses it (a team ``fast:X`` +
+``fast:X`` is then one object, as the evaluator plays one game at a time per process).
+Turns where it did not make the play (a partner in a Gymnasium env) keep the literal
+block.
+
+With ``after_play`` (by default as the model was trained: ``belief_after_play`` in its
+``.meta.json``) the player's own ``AFTER_PLAY`` choice under each hand is multiplied in
+too (:meth:`FastTeamPolicy.remember_after_play`), as the trainer's
+``PolicyBelief(after_play=True)`` does; the search's rollouts do not compute it.
 
 A network of kind ``policy_carry`` also keeps, per seat, the memory of the fate it kept
 (:func:`shipwreck_agents.policy_belief.carry_weights`) and passes it to the likelihood of
