@@ -7,16 +7,23 @@ each group decision, the likelihood of the turn's first play under its own play 
 this object records it when it makes that play
 (:func:`shipwreck_agents.policy_belief.likelihood`), and writes the posterior into the
 group's observation. The legal plays of every hypothetical hand are the engine's play
-rule (``shipwreck_env.plays.play_legal``) on the table as it is at the play
-(:func:`table_at_play`): a power used before the play (Sparrows' new card, in the base
-set) is part of it, as on the batched engine in ``training/common/belief.py`` and in the
-search's rollouts (``RolloutBelief`` in ``agents/search.py``), so the three compute the
-same block on every turn (the choice of the power itself is not multiplied into the
-likelihood, on any side). Since the player records what the group reads, one object
-must take both roles: :func:`shared_policy` returns one instance per file and process,
-and the registry spec ``fast:PATH`` uses it (a team ``fast:X`` + ``fast:X`` is then one
-object, as the evaluator plays one game at a time per process). Turns where it did not make the play (a partner in a Gymnasium env)
-keep the literal block.
+rule on the table as it is at the play, asked of the public record
+(:func:`shipwreck_env.public_record.hand_plays_at_play`): a power used before the play
+(Sparrows' new card, in the base set) is part of it, as on the batched engine in
+``training/common/belief.py`` and in the search's rollouts (``RolloutBelief`` in
+``agents/search.py``, which asks :func:`shipwreck_env.public_record.hand_play_masks`),
+so the three compute the same block on every turn (the choice of the power itself is
+not multiplied into the likelihood, on any side). Since the player records what the
+group reads, one object must take both roles: :func:`shared_policy` returns one instance
+per file and process, and the registry spec ``fast:PATH`` uses it (a team ``fast:X`` +
+``fast:X`` is then one object, as the evaluator plays one game at a time per process).
+Turns where it did not make the play (a partner in a Gymnasium env) keep the literal
+block.
+
+With ``after_play`` (by default as the model was trained: ``belief_after_play`` in its
+``.meta.json``) the player's own ``AFTER_PLAY`` choice under each hand is multiplied in
+too (:meth:`FastTeamPolicy.remember_after_play`), as the trainer's
+``PolicyBelief(after_play=True)`` does; the search's rollouts do not compute it.
 
 A network of kind ``policy_carry`` also keeps, per seat, the memory of the fate it kept
 (:func:`shipwreck_agents.policy_belief.carry_weights`) and passes it to the likelihood of
@@ -29,7 +36,6 @@ before every game.
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import torch
@@ -39,57 +45,31 @@ from shipwreck_agents.base import Policy
 from shipwreck_agents.policy_belief import (
     carry_weights,
     kept_is_carried,
+    kept_masks,
     kept_probabilities,
     likelihood,
 )
 from shipwreck_agents.trained import GameCheck, read_meta
 from shipwreck_env.actions import ACTIONS
-from shipwreck_env.cards import CARD_INDEX
 from shipwreck_env.observation import ObservationLayout
-from shipwreck_env.plays import play_legal
+from shipwreck_env.public_record import hand_plays_at_play, rows_at_play
 from shipwreck_env.view import AgentView
 
-__all__ = ["POLICY_KINDS", "FastTeamPolicy", "after_play_masks", "shared_policy", "table_at_play"]
+__all__ = ["POLICY_KINDS", "FastTeamPolicy", "after_play_masks", "shared_policy"]
 
 POLICY_KINDS = ("policy", "policy_carry")
 """Belief kinds whose group reads the posterior under the team's own play policy."""
 
 _NUM_PLAYS = sum(a.kind == "play" for a in ACTIONS)
 _SHARED: dict[str, FastTeamPolicy] = {}
-_SINNERS = np.array(
-    [(a.index, a.slot, a.value) for a in ACTIONS if a.kind == "power" and a.power == "sinners"]
-).reshape(-1, 3)
-
-
-def table_at_play(view: AgentView) -> SimpleNamespace:
-    """The public fields the engine's play rule (``shipwreck_env.plays.play_legal``)
-    reads, as they are at the active player's play decision ``view`` (after any power
-    used before the play: Sparrows' new card, Skies' moved fate, Shadows' flag), with
-    the active seat as seat 0: set ``hands[0]`` to a hypothetical hand and ask the rule.
-    Public only (the hand it holds is the caller's hypothesis)."""
-    return SimpleNamespace(
-        slots=[CARD_INDEX[c] if c is not None else -1 for c in view.slots],
-        table=[list(fates) for fates in view.table],
-        shadows=view.shadows,
-        feast_done=view.feast_done,
-        active=0,
-        hands=[[0, 0]],
-    )
 
 
 def after_play_masks(legal: np.ndarray, view: AgentView) -> np.ndarray:
     """bool[14, actions]: the active player's legal ``AFTER_PLAY`` actions ``legal`` had
-    it kept the value ``h % 7 + 1`` (hands of ``policy_belief.likelihood(per_hand=True)``): only
-    Sinners depends on it (a visible fate below the kept one, Shadows adding 1)."""
-    masks = np.repeat(legal[None], 14, axis=0)
-    masks[:, _SINNERS[:, 0]] = False
-    if view.power_used or "sinners" not in view.faded_powers:
-        return masks
-    kept_eff = np.arange(14) % 7 + 1 + int(view.shadows)
-    for index, slot, value in _SINNERS:
-        if value in view.table[slot]:
-            masks[:, index] = value < kept_eff
-    return masks
+    it kept the value ``h % 7 + 1`` (hands of ``policy_belief.likelihood(per_hand=True)``):
+    :func:`shipwreck_agents.policy_belief.kept_masks` on the view's public table."""
+    sinners = not view.power_used and "sinners" in view.faded_powers
+    return kept_masks(legal[None], [view.table], [view.shadows], [sinners])[0]
 
 
 def shared_policy(path: str) -> FastTeamPolicy:
@@ -106,17 +86,19 @@ class FastTeamPolicy(Policy):
     Args:
         path: an SB3 ``.pth`` written by ``shipwreck_training.fast`` (its ``.meta.json`` beside it).
         after_play: also multiply into the likelihood the player's own ``AFTER_PLAY``
-            choice (Shells, Sinners or pass) under each hand, before the group reads it
-            (an experiment: the trainer does not, so the default is off).
+            choice (Shells, Sinners or pass) under each hand, before the group reads it,
+            as the trainer's ``PolicyBelief(after_play=True)`` does (``None``: as the
+            model was trained, its ``.meta.json`` key ``belief_after_play``, default off).
     """
 
     needs_observation = True
     belief = True
 
-    def __init__(self, path: str, after_play: bool = False) -> None:
-        self.after_play = after_play
+    def __init__(self, path: str, after_play: bool | None = None) -> None:
         self.model = load_sb3(path)  # ValueError naming a missing file
         self.meta = read_meta(path)
+        trained = bool(self.meta.get("belief_after_play", False))
+        self.after_play = trained if after_play is None else after_play
         self.belief_kind = self.meta.get("belief_kind", "literal")
         self.name = f"fast:{Path(path).stem}"
         self._check_game = GameCheck(self.meta, self.name)
@@ -156,8 +138,7 @@ class FastTeamPolicy(Policy):
             return self._greedy(obs, legal)
         action = self._greedy(obs, legal)
         self.remember_play(obs[0], legal[0], view, action)
-        if self.after_play and view.phase == "after_play":
-            self._remember_after_play(obs, legal, view, action)
+        self.remember_after_play(obs[0], legal[0], view, action)
         return action
 
     def remember_play(
@@ -169,15 +150,14 @@ class FastTeamPolicy(Policy):
         first_play = view.phase == "play" and not view.plays
         if self.belief_kind not in POLICY_KINDS or not first_play or ACTIONS[action].kind != "play":
             return
-        table = table_at_play(view)
+        table = rows_at_play(view)
         obs, legal = obs[None], legal[None]
 
         def masks_of(rows: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
             out = np.repeat(legal, len(x), axis=0)
             out[:, :_NUM_PLAYS] = False
             for i, hand in enumerate(zip(x.tolist(), y.tolist(), strict=True)):
-                table.hands[0] = hand
-                out[i, play_legal(table)] = True
+                out[i, hand_plays_at_play(view, hand, table)] = True
             return out
 
         layout = self._layout(view)
@@ -195,18 +175,25 @@ class FastTeamPolicy(Policy):
             memory = carry_weights(obs, layout, actions, self._likelihood[None])[0]
             self._memory[seat] = (view.turn, memory)
 
-    def _remember_after_play(
+    def remember_after_play(
         self, obs: np.ndarray, legal: np.ndarray, view: AgentView, action: int
     ) -> None:
-        """Multiply the probability of the after-play choice ``action`` under each hand
-        into this turn's likelihood (and the seat's memory)."""
+        """With ``after_play``, at this team's player's ``AFTER_PLAY`` decision of a turn
+        whose first play it recorded: multiply the probability of its choice ``action``
+        under each hand into this turn's likelihood (and the seat's memory)."""
         seat = view.active_seat
-        if self._turn != view.turn or len(view.plays) != 1 or view.holding[seat] != 1:
+        if not self.after_play or view.phase != "after_play" or self._turn != view.turn:
+            return
+        if view.decider != view.active_player or len(view.plays) != 1:
+            return
+        if view.holding[seat] != 1:
             return
         play_obs, play_action, hands, carried = self._play
-        masks = after_play_masks(legal[0], view)
+        masks = after_play_masks(legal, view)[None]
         layout = self._layout(view)
-        factor = kept_probabilities(obs, layout, carried, masks, action, self.model)
+        factor = kept_probabilities(
+            obs[None], layout, carried[None], masks, np.array([action]), self.model
+        )[0]
         hands = hands * factor
         self._play = (play_obs, play_action, hands, carried)
         self._likelihood = hands.reshape(2, 7).sum(0)

@@ -26,10 +26,13 @@ without the kept one, moves the odds of ``k`` by ``pool_now[k] / pool_then[k]``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import torch
 
 from shipwreck_env.actions import ACTIONS
+from shipwreck_env.powers import sinners_actions
 
 __all__ = [
     "PLAY_VALUE",
@@ -37,6 +40,7 @@ __all__ = [
     "chosen_probabilities",
     "hypothetical_observations",
     "kept_is_carried",
+    "kept_masks",
     "kept_observations",
     "kept_probabilities",
     "likelihood",
@@ -46,6 +50,7 @@ __all__ = [
 PLAY_VALUE = np.array([a.value if a.kind == "play" else 0 for a in ACTIONS], np.int64)
 """Per action number: the fate it plays (0: not a play)."""
 _VALUES = np.arange(1, 8)
+_SINNERS = np.array([a.index for a in ACTIONS if a.kind == "power" and a.power == "sinners"])
 _HYPOTHESES = 14  # (v, k) for k = 1..7, then (k, v) for k = 1..7
 
 
@@ -195,30 +200,64 @@ def kept_is_carried(obs: np.ndarray, layout, actions: np.ndarray) -> np.ndarray:
 
 
 def kept_observations(obs: np.ndarray, layout, carried: np.ndarray) -> np.ndarray:
-    """float32[14, size]: the observation ``obs[0]`` of a player after its play, had it
-    kept the fate of each hand of :func:`likelihood` (``per_hand``) (see :func:`kept_probabilities`)."""
+    """float32[n * 14, size]: the observations ``obs`` (float[n, size]) of players after
+    their play, had each kept the fate of each hand of :func:`likelihood` (``per_hand``),
+    rows ``14 * i + h`` (``carried`` bool[n, 14], or bool[14] for one player: see
+    :func:`kept_probabilities`)."""
     own, carried_field, unseen, _ = _fields(layout)
+    n = len(obs)
+    carried = np.asarray(carried, bool).reshape(n * _HYPOTHESES)
     rows = np.repeat(obs, _HYPOTHESES, axis=0)
-    new = np.zeros((_HYPOTHESES, 7), np.float32)
-    new[np.arange(_HYPOTHESES), np.arange(_HYPOTHESES) % 7] = 1
-    rows[:, unseen] = obs[:, unseen] + obs[:, own] - new
+    new = np.zeros((n * _HYPOTHESES, 7), np.float32)
+    new[np.arange(n * _HYPOTHESES), np.arange(n * _HYPOTHESES) % 7] = 1
+    rows[:, unseen] = rows[:, unseen] + rows[:, own] - new
     rows[:, own] = new
     rows[:, carried_field] = new * carried[:, None]
     return rows
 
 
+def kept_masks(
+    legal: np.ndarray,
+    tables: Sequence[Sequence[Sequence[int]]],
+    shadows: np.ndarray,
+    sinners: np.ndarray,
+) -> np.ndarray:
+    """bool[n, 14, actions]: the legal ``AFTER_PLAY`` masks ``legal`` (bool[n, actions])
+    of active players, had each kept the value ``h % 7 + 1`` (hands of :func:`likelihood`,
+    ``per_hand``): only Sinners depends on it, asked of the engine's own rule
+    (:func:`shipwreck_env.powers.sinners_actions`) on the public table ``tables[i]`` (the
+    fates in front of each slot) with the kept value as conditions read it (``shadows[i]``
+    adding 1); ``sinners[i]``: Sinners may be used now (available, no power used yet)."""
+    masks = np.repeat(np.asarray(legal, bool)[:, None], _HYPOTHESES, axis=1)
+    masks[:, :, _SINNERS] = False
+    for i in np.flatnonzero(sinners):
+        for kept in _VALUES:
+            actions = sinners_actions(tables[i], int(kept) + int(shadows[i]))
+            masks[i, kept - 1 :: 7, actions] = True
+    return masks
+
+
 @torch.no_grad()
 def kept_probabilities(
-    obs: np.ndarray, layout, carried: np.ndarray, masks: np.ndarray, action: int, model
+    obs: np.ndarray,
+    layout,
+    carried: np.ndarray,
+    masks: np.ndarray,
+    actions: np.ndarray,
+    model,
 ) -> np.ndarray:
-    """float64[14]: ``π(action | o(h), masks[h])`` for a player deciding after its play
-    (observation ``obs[0]``) if it had kept the fate of hand ``h`` of
-    :func:`likelihood` (``per_hand``) (value ``h % 7 + 1``; ``carried[h]``: the kept fate is the one
-    it carried into the turn, which its observation marks): only its own fields change
-    (its hand, its carried fate, the copies it cannot see)."""
+    """float64[n, 14]: ``π(actions[i] | o(h), masks[i, h])`` for players deciding after
+    their play (observations ``obs``) if each had kept the fate of hand ``h`` of
+    :func:`likelihood` (``per_hand``) (value ``h % 7 + 1``; ``carried[i, h]``: the kept
+    fate is the one it carried into the turn, which its observation marks): only its own
+    fields change (its hand, its carried fate, the copies it cannot see)."""
+    n = len(obs)
     rows = kept_observations(obs, layout, carried)
-    logits = model.logits(torch.from_numpy(rows), torch.from_numpy(masks))
-    return torch.softmax(logits, -1)[:, action].double().numpy()
+    flat = np.asarray(masks, bool).reshape(n * _HYPOTHESES, -1)
+    logits = model.logits(torch.from_numpy(rows), torch.from_numpy(flat))
+    chosen = torch.from_numpy(np.repeat(np.asarray(actions, np.int64), _HYPOTHESES))[:, None]
+    picked = torch.softmax(logits, -1).gather(-1, chosen).squeeze(-1)
+    return picked.double().numpy().reshape(n, _HYPOTHESES)
 
 
 @torch.no_grad()

@@ -47,10 +47,10 @@ from shipwreck_agents.fast_team import POLICY_KINDS, FastTeamPolicy
 from shipwreck_agents.policy_belief import PLAY_VALUE, carry_weights, likelihood
 from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES
 from shipwreck_env.engine import legal_actions, step_inplace
+from shipwreck_env.public_record import hand_play_masks
 from shipwreck_env.scenario import ForcedDraws, hypothetical_turn_start
 from shipwreck_env.state import PHASES, Phase, State
 from shipwreck_env.vector import VectorGame
-from shipwreck_env.vector.plays import play_legal
 from shipwreck_env.vector.tables import COVERED_SETS
 from shipwreck_env.view import AgentView
 
@@ -242,18 +242,6 @@ def sample_worlds(
 # --- rollouts -------------------------------------------------------------------------
 
 
-class _PlayRows:
-    """The fields of some games that the play rule reads, with other hands in them."""
-
-    def __init__(self, arrays, games: np.ndarray, x: np.ndarray, y: np.ndarray) -> None:
-        self.slots, self.tcount = arrays.slots[games], arrays.tcount[games]
-        self.shadows, self.active = arrays.shadows[games], arrays.active[games]
-        self.feast_done = arrays.feast_done[games]
-        self.hands = arrays.hands[games].copy()
-        rows, seat = np.arange(len(games)), self.active.astype(np.int64)
-        self.hands[rows, seat, 0], self.hands[rows, seat, 1] = x, y
-
-
 class RolloutBelief:
     """The belief of the rollout games, of the blueprint's own kind (one network, every
     seat), as :class:`~shipwreck_agents.fast_team.FastTeamPolicy` computes it on the
@@ -262,8 +250,9 @@ class RolloutBelief:
     ``policy``: the likelihood of each turn's first play under the blueprint, written
     into the group's observations while that turn's kept fate is the one in question;
     the legal plays of each hypothetical hand are those of the table at the play (after
-    a power used before it, such as Sparrows), as the reference team and the trainer's
-    ``PolicyBelief`` compute them.
+    a power used before it, such as Sparrows), asked of the public record
+    (:func:`shipwreck_env.public_record.hand_play_masks`), as the reference team and the
+    trainer's ``PolicyBelief`` compute them.
     ``policy_carry``: the same, with each seat's memory of the fate it kept
     (:func:`~shipwreck_agents.policy_belief.carry_weights`) weighing the carried fate of
     that seat's next turn (``turn`` plus the number of seats). ``literal``: nothing is
@@ -328,9 +317,10 @@ class RolloutBelief:
             return
 
         def masks_of(rows: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-            out = mask[games[rows]].copy()
+            g = games[rows]
+            out = mask[g].copy()
             out[:, :_NUM_PLAYS] = False
-            play_legal(_PlayRows(a, games[rows], x, y), np.arange(len(rows)), out)
+            out |= hand_play_masks(a.slots[g], a.tcount[g], a.shadows[g], a.feast_done[g], x, y)
             return out
 
         turn, seat, carry = a.turn[games].astype(np.int64), active_seat[games], None

@@ -36,6 +36,7 @@ __all__ = [
     "scions_among",
     "scions_attached",
     "scions_hours",
+    "sinners_actions",
     "take_power",
 ]
 
@@ -125,13 +126,21 @@ def _skies_legal(s: State) -> list[int]:
     return out
 
 
-def _sinners_legal(s: State) -> list[int]:
+def sinners_actions(table: Sequence[Sequence[int]], kept_eff: int) -> list[int]:
+    """Sinners' legal actions (ascending by slot, then value) on the public ``table``
+    (the fates in front of each slot) for a kept fate worth ``kept_eff`` as conditions
+    read it this turn (Shadows' +1 included): any visible fate below it. The one rule,
+    read by the engine and by agents that ask it of hypothetical kept fates."""
     return [
         _idx("sinners", slot=slot, value=v)
         for slot in range(4)
-        for v in sorted(set(s.table[slot]))
-        if v < s.kept_eff
+        for v in sorted(set(table[slot]))
+        if v < kept_eff
     ]
+
+
+def _sinners_legal(s: State) -> list[int]:
+    return sinners_actions(s.table, s.kept_eff)
 
 
 def _storms_legal(s: State) -> list[int]:

@@ -8,6 +8,9 @@ random generator. This module answers them from the public start of the turn
 * :func:`onlooker_pool` -- copies of each value that someone holding no fate cannot
   place at the start of the turn (the bag plus every hidden hand);
 * :func:`hand_plays` -- the legal first plays of a hypothetical hand;
+  :func:`hand_plays_at_play` -- the same on the table as it stands at the play, after a
+  power used before it (Sparrows' new card, Skies' moved fate, Shadows' +1), and
+  :func:`hand_play_masks` for many hands of many batched games at once;
 * :func:`play_outcome` -- what a first play shows everyone, as a typed
   :class:`PlayOutcome` (the card, the fate, the Hours slide, The Chalice's tell, The
   Fall's announcement) instead of raw event tuples; :func:`turn_outcomes` reads the
@@ -21,37 +24,46 @@ Everything here is a pure function of public data and a hypothesis; it reads no
 ``State.hands`` and must never import ``agents``. It looks up no card itself: what a
 card's text or an attached power does is asked of the engine module that owns it
 (:mod:`~shipwreck_env.arcana`, :mod:`~shipwreck_env.plays`, :mod:`~shipwreck_env.fading`,
-:mod:`~shipwreck_env.powers`). It covers the first play of a turn with no power used
-before it (no Shadows, Skies or Sparrows); later changes within the turn (The Thief,
-Sinners, Scions) are the caller's to apply.
+:mod:`~shipwreck_env.powers`). Apart from :func:`hand_plays_at_play` and
+:func:`hand_play_masks` it covers the first play of a turn with no power used before it
+(no Shadows, Skies or Sparrows); later changes within the turn (The Thief, Sinners,
+Scions) are the caller's to apply.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from shipwreck_env.actions import HOURS_TARGET
+import numpy as np
+
+from shipwreck_env.actions import HOURS_TARGET, NUM_ACTIONS
 from shipwreck_env.arcana import fades_by_text_after, fall_announcement
-from shipwreck_env.cards import FATE_COPIES
+from shipwreck_env.cards import CARD_INDEX, FATE_COPIES
 from shipwreck_env.engine import step_inplace
 from shipwreck_env.fading import fade_cost, fades_by_hours
 from shipwreck_env.number_lines import CARD_CONTEXT
-from shipwreck_env.plays import chalice_tell, first_plays, landing_slot
+from shipwreck_env.plays import FEAST, chalice_tell, first_plays, landing_slot
 from shipwreck_env.powers import sands_among
 from shipwreck_env.rules import KEPT_MASKS
 from shipwreck_env.state import State
-from shipwreck_env.view import TurnStart
+from shipwreck_env.view import AgentView, TurnStart
 
 __all__ = [
     "DrawNeeded",
     "PlayOutcome",
     "fade_doom",
     "fading_after",
+    "hand_play_masks",
     "hand_plays",
+    "hand_plays_at_play",
     "kept_rows",
     "onlooker_pool",
     "play_outcome",
+    "rows_at_play",
     "step_without_draws",
+    "table_rows",
     "turn_outcomes",
 ]
 
@@ -86,9 +98,9 @@ def onlooker_pool(start: TurnStart) -> tuple[int, ...]:
     return tuple(max(0, n) for n in pool)
 
 
-def _visible_key(start: TurnStart) -> tuple[int, int]:
+def _visible_key(slots: Sequence[int], table: Sequence[Sequence[int]]) -> tuple[int, int]:
     mask = total = 0
-    for card, fates in zip(start.slots, start.table, strict=True):
+    for card, fates in zip(slots, table, strict=True):
         if card >= 0:
             for v in fates:
                 mask |= 1 << (v - 1)
@@ -96,19 +108,34 @@ def _visible_key(start: TurnStart) -> tuple[int, int]:
     return mask, total & 3
 
 
-def kept_rows(start: TurnStart) -> list[list[int] | None]:
+def table_rows(
+    slots: Sequence[int],
+    table: Sequence[Sequence[int]],
+    shadows: bool = False,
+    feast_done: bool = False,
+) -> list[list[int] | None]:
     """Per slot: ``row[played - 1]`` = mask of kept values that allow the play there on
-    the turn-start table (``None`` for an empty slot)."""
-    vis_mask, vis_sum4 = _visible_key(start)
+    the public table ``slots`` (card numbers, -1 for none) and ``table`` (the fates in
+    front of each slot), with Shadows used this turn or not and The Feast already played
+    on or not (``None`` for an empty slot, and for The Feast once played on): the rows
+    :func:`shipwreck_env.plays.first_plays` reads, as the engine's play rule builds them."""
+    vis_mask, vis_sum4 = _visible_key(slots, table)
+    lifted = 1 if shadows else 0
     rows: list[list[int] | None] = []
-    for slot, card in enumerate(start.slots):
-        if card < 0:
+    for slot, card in enumerate(slots):
+        if card < 0 or (card == FEAST and feast_done):
             rows.append(None)
             continue
         kind = CARD_CONTEXT[card]
-        key = (0, vis_mask, vis_sum4)[kind] if kind < 3 else max(start.table[slot], default=0)
-        rows.append(KEPT_MASKS[card][0][key])
+        key = (0, vis_mask, vis_sum4)[kind] if kind < 3 else max(table[slot], default=0)
+        rows.append(KEPT_MASKS[card][lifted][key])
     return rows
+
+
+def kept_rows(start: TurnStart) -> list[list[int] | None]:
+    """Per slot: ``row[played - 1]`` = mask of kept values that allow the play there on
+    the turn-start table (``None`` for an empty slot)."""
+    return table_rows(start.slots, start.table)
 
 
 def hand_plays(
@@ -119,6 +146,94 @@ def hand_plays(
     :func:`kept_rows`) saves recomputing the table's rows for many hands."""
     rows = kept_rows(start) if rows is None else rows
     return first_plays(rows, *hand)
+
+
+def rows_at_play(view: AgentView) -> list[list[int] | None]:
+    """:func:`table_rows` of the table as it stands at the play decision ``view`` (any
+    player's view of it): after a power used before the play (Sparrows' new card, Skies'
+    moved fate, Shadows' +1) and after The Feast's first play.
+
+    Raises:
+        ValueError: ``view`` is not in the play phase.
+    """
+    if view.phase != "play":
+        raise ValueError(f"view phase {view.phase!r} has no play to judge; allowed: 'play'")
+    slots = [CARD_INDEX[c] if c is not None else -1 for c in view.slots]
+    return table_rows(slots, view.table, view.shadows, view.feast_done)
+
+
+def hand_plays_at_play(
+    view: AgentView, hand: tuple[int, int], rows: list[list[int] | None] | None = None
+) -> list[int]:
+    """Legal play actions (ascending) of the active seat, were it holding ``hand``, at
+    the play decision ``view``, on the table as it stands then (:func:`rows_at_play`;
+    pass its result as ``rows`` when asking about many hands). Read from public facts
+    only: the real hand never enters.
+
+    Raises:
+        ValueError: ``view`` is not in the play phase.
+    """
+    rows = rows_at_play(view) if rows is None else rows
+    return first_plays(rows, *hand)
+
+
+class _PlayFacts(NamedTuple):
+    """The fields the batched play rule reads, one row per hypothetical hand, the hand
+    in seat 0."""
+
+    slots: np.ndarray
+    tcount: np.ndarray
+    shadows: np.ndarray
+    feast_done: np.ndarray
+    hands: np.ndarray
+    active: np.ndarray
+
+
+def hand_play_masks(
+    slots: np.ndarray,
+    tcount: np.ndarray,
+    shadows: np.ndarray,
+    feast_done: np.ndarray,
+    x: np.ndarray,
+    y: np.ndarray,
+) -> np.ndarray:
+    """bool[n, NUM_ACTIONS]: the legal plays (and nothing else) of the hand
+    ``(x[i], y[i])`` on the public table of row ``i`` as the batched engine keeps it
+    (``slots`` int[n, 4]; ``tcount`` int[n, 4, 7], the copies of each value in front of
+    each slot; this turn's ``shadows`` and ``feast_done`` flags, bool[n]), by the
+    batched engine's own play rule (``shipwreck_env.vector.plays.play_legal``): many
+    hands of many games in one call. Public facts and the hypothesis only.
+
+    Raises:
+        ValueError: the arrays do not have one row per hand, or a fate is not 1..7.
+    """
+    from shipwreck_env.vector.plays import play_legal  # compiled on first use: load lazily
+
+    x, y = np.asarray(x), np.asarray(y)
+    n = len(x)
+    given = {"slots": slots, "tcount": tcount, "shadows": shadows, "feast_done": feast_done}
+    shapes = {"slots": (n, 4), "tcount": (n, 4, 7), "shadows": (n,), "feast_done": (n,)}
+    for name, shape in shapes.items():
+        if np.shape(given[name]) != shape:
+            raise ValueError(f"{name} has shape {np.shape(given[name])}; allowed: {shape}")
+    if y.shape != (n,):
+        raise ValueError(f"y has shape {y.shape}; allowed: {(n,)} (one fate per fate of x)")
+    bad = np.flatnonzero((x < 1) | (x > 7) | (y < 1) | (y > 7))
+    if len(bad):
+        i = int(bad[0])
+        raise ValueError(f"hand {(int(x[i]), int(y[i]))} at row {i}; allowed: fates 1..7")
+    # the kernel is compiled for the engine's own dtypes: keep them (no second compile)
+    facts = _PlayFacts(
+        np.asarray(slots, np.int8),
+        np.asarray(tcount, np.int8),
+        np.asarray(shadows, np.bool_),
+        np.asarray(feast_done, np.bool_),
+        np.stack([x, y], axis=1).astype(np.int8)[:, None, :],
+        np.zeros(n, np.int8),
+    )
+    out = np.zeros((n, NUM_ACTIONS), np.bool_)
+    play_legal(facts, np.arange(n), out)
+    return out
 
 
 def _fates_after(start: TurnStart, slot: int, value: int, landed: int) -> tuple[int, ...]:

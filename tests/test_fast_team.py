@@ -80,6 +80,10 @@ def _first_play(view, action: int) -> bool:
 
 SPARROWS = np.array([a.kind == "power" and a.power == "sparrows" for a in ACTIONS])
 """Per action number: True for a use of Sparrows (cycle the card on a slot)."""
+AFTER_PLAY_POWERS = np.array(
+    [a.kind == "power" and a.power in ("shells", "sinners") for a in ACTIONS]
+)
+"""Per action number: True for a use of Shells or Sinners (after the play)."""
 
 
 def with_sparrows(mask: np.ndarray, actions: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -90,38 +94,61 @@ def with_sparrows(mask: np.ndarray, actions: np.ndarray, rng: np.random.Generato
     return np.where(sparrows.any(1), forced, actions)
 
 
+def with_after_play_powers(
+    mask: np.ndarray, actions: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """``actions``, except that half of the players who may use Shells or Sinners do (a
+    random one of those uses), so that both the powers and the pass are chosen."""
+    powers = mask & AFTER_PLAY_POWERS
+    forced = (rng.random(mask.shape) * powers).argmax(1)
+    return np.where(powers.any(1) & (rng.random(len(mask)) < 0.5), forced, actions)
+
+
 def sparrows_before_play(view) -> bool:
     """Sparrows was used this turn (before the play: it is legal at no other time)."""
     return any(SPARROWS[a] for a in view.turn_actions)
 
 
-@pytest.mark.parametrize("kind", ["policy", "policy_carry"])
-def test_the_trainers_belief_is_the_reference_teams_on_turns_with_sparrows(tmp_path, kind):
+@pytest.mark.parametrize(
+    ("kind", "after_play"),
+    [("policy", False), ("policy_carry", False), ("policy", True), ("policy_carry", True)],
+)
+def test_the_trainers_belief_is_the_reference_teams_on_turns_with_sparrows(
+    tmp_path, kind, after_play
+):
     """Differential: along the same games, the block the trainer's batched
     ``PolicyBelief`` writes into every group observation equals the block
     :class:`FastTeamPolicy` writes on the reference engine's state of that game (the
-    literal block where it writes none), for both policy belief kinds; every active
-    player who may use Sparrows does, so many blocks follow a turn whose table changed
-    before the play (the hypothetical hands are judged on the table at the play)."""
+    literal block where it writes none), for both policy belief kinds, with and without
+    the after-play choice multiplied in; every active player who may use Sparrows does,
+    so many blocks follow a turn whose table changed before the play (the hypothetical
+    hands are judged on the table at the play), and half of those who may use Shells or
+    Sinners after the play do (with ``after_play``, many blocks follow such a choice)."""
     path = _exported(tmp_path, kind, sharpen=3.0)
     games = Games(GameSettings(difficulties=("normal",)), 12, 7)
     part, offset = games.parts[0], games.layout.offsets["belief"]
-    policies = [FastTeamPolicy(path) for _ in range(games.num_games)]
-    belief = PolicyBelief(games, carry=kind == "policy_carry")
+    policies = [FastTeamPolicy(path, after_play=after_play) for _ in range(games.num_games)]
+    belief = PolicyBelief(games, carry=kind == "policy_carry", after_play=after_play)
     rng = np.random.default_rng(7)
-    compared = after_sparrows = 0
+    compared = after_sparrows = after_powers = 0
+    chose_after_play: set[tuple[int, int]] = set()  # (game, turn): a factor was applied
     for _ in range(300):
         obs, mask = games.observe(), games.legal_mask()
         ours = obs.copy()
         belief.fill(ours, games)
-        actions = with_sparrows(mask, _carrying(mask, rng), rng)
+        actions = with_after_play_powers(mask, with_sparrows(mask, _carrying(mask, rng), rng), rng)
         for game, state in enumerate(part.to_states()):
             view = make_view(state, state.decider)
             reference_obs = encode(state, state.decider, games.layout)
             assert np.array_equal(reference_obs, obs[game])  # the two engines show the same
             policy = policies[game]
             if view.decider == view.active_player:
-                policy.remember_play(reference_obs, mask[game], view, int(actions[game]))
+                action = int(actions[game])
+                policy.remember_play(reference_obs, mask[game], view, action)
+                before = policy._likelihood
+                policy.remember_after_play(reference_obs, mask[game], view, action)
+                if policy._likelihood is not before and (mask[game] & AFTER_PLAY_POWERS).any():
+                    chose_after_play.add((game, view.turn))
                 continue
             policy.act(reference_obs, mask[game], view, rng)
             got = ours[game, offset : offset + 7]
@@ -131,12 +158,14 @@ def test_the_trainers_belief_is_the_reference_teams_on_turns_with_sparrows(tmp_p
             np.testing.assert_allclose(got, policy.last_belief, rtol=1e-4, atol=1e-6)
             compared += 1
             after_sparrows += sparrows_before_play(view)
+            after_powers += (game, view.turn) in chose_after_play
         belief.record(games, obs, mask, actions, policies[0].model)
         ended = np.flatnonzero(games.step(actions)[3]["_final"])
         belief.restart(ended)
         for game in ended:
             policies[game].reset()
     assert compared > 100 and after_sparrows >= 10, (compared, after_sparrows)
+    assert after_powers >= 100 if after_play else after_powers == 0, after_powers
 
 
 @pytest.mark.parametrize("kind", ["policy", "policy_carry"])
@@ -281,3 +310,40 @@ def test_after_play_inputs_of_each_kept_fate_equal_the_reference_encoding(tmp_pa
             legal = list(view.legal)
             step_inplace(s, legal[rng.integers(len(legal))], rng)
     assert checked >= 100 and sinners >= 20, (checked, sinners)
+
+
+def test_the_after_play_belief_is_off_by_default_and_a_run_with_it_resumes_exactly(tmp_path):
+    """``belief_after_play`` is a config key, off by default (a default belief keeps
+    exactly the state it kept before the key), refused without the policy belief; a
+    run with it resumes to the same network and belief, and its model tells the team
+    to multiply the after-play choice in too."""
+    from test_fast_ppo import _config
+
+    from shipwreck_training.fast.ppo import Trainer
+    from shipwreck_training.fast.run import train
+
+    default = _config(policy_belief="carry", env={"belief": "policy"})
+    assert default.belief_after_play is False
+    assert set(Trainer(default).belief.state_dict()) == {
+        "likelihood",
+        "turn",
+        "memory",
+        "memory_turn",
+    }
+    with pytest.raises(ValueError, match=r"belief_after_play true is not allowed with env\.belief"):
+        _config(belief_after_play=True)
+    cfg = _config(policy_belief="carry", belief_after_play=True, env={"belief": "policy"})
+    straight = train(cfg, tmp_path / "a")
+    train(cfg, tmp_path / "b", stop_after=256)
+    resumed = train(cfg, tmp_path / "b", resume=True)
+    for p, q in zip(straight.model.parameters(), resumed.model.parameters(), strict=True):
+        assert torch.equal(p, q)
+    state = straight.belief.state_dict()
+    assert "hands" in state and (state["hands"] > 0).any()
+    for key, value in state.items():
+        np.testing.assert_array_equal(value, resumed.belief.state_dict()[key])
+    with pytest.raises(ValueError, match="after-play terms cannot load"):
+        Trainer(default).belief.load_state_dict(state)
+    assert FastTeamPolicy(str(tmp_path / "a" / "model.pth")).after_play is True
+    meta = json.loads((tmp_path / "a" / "model.meta.json").read_text())
+    assert meta["belief_after_play"] is True

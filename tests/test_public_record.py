@@ -14,9 +14,12 @@ from shipwreck_env.public_record import (
     PlayOutcome,
     fade_doom,
     fading_after,
+    hand_play_masks,
     hand_plays,
+    hand_plays_at_play,
     onlooker_pool,
     play_outcome,
+    rows_at_play,
     step_without_draws,
     turn_outcomes,
 )
@@ -163,3 +166,91 @@ def test_step_without_draws_refuses_a_feast_play():
     )
     with pytest.raises(DrawNeeded):
         step_without_draws(s, feast_play)
+
+
+_BEFORE_PLAY = {"sparrows", "skies", "shadows"}
+
+
+def _play_decisions(config: GameConfig, n: int, seed: int) -> list[State]:
+    """States where the active player decides a play (the first, or The Feast's second),
+    reached by random legal play in which a power before the play (Sparrows, Skies,
+    Shadows) is used whenever one is offered; half of them come after such a power or
+    after The Feast's first play (the table changed before the play)."""
+    rng = np.random.default_rng(seed)
+    plain: list[State] = []
+    changed: list[State] = []
+    while len(changed) < n // 2:
+        s = new_game(config, rng)
+        while not s.over and len(changed) < n // 2:
+            legal = legal_actions(s)
+            powers = [a for a in legal if ACTIONS[a].power in _BEFORE_PLAY]
+            if s.phase == Phase.PLAY and not powers:
+                (changed if s.power_used or s.feast_done else plain).append(s.copy())
+            action = powers or legal
+            step_inplace(s, action[int(rng.integers(len(action)))], rng)
+    return plain[: n - len(changed)] + changed
+
+
+def _engine_plays(s: State, hand: tuple[int, int]) -> list[int]:
+    t = s.copy()
+    t.hands[t.active] = list(hand)
+    return sorted(a for a in legal_actions(t) if ACTIONS[a].kind == "play")
+
+
+_HANDS = [(x, y) for x in range(1, 8) for y in range(1, 8)]
+
+
+@pytest.mark.parametrize("card_sets", ["base", "all"])
+def test_hand_plays_at_play_are_the_engines_plays_on_the_table_at_the_play(card_sets):
+    """Every hand of 1..7 at play decisions of random games, many after Sparrows, Skies
+    or Shadows changed the table (or after The Feast's first play): the public record's
+    answer, from an onlooker's view, is the engine's legal plays with that hand."""
+    changed = 0
+    for s in _play_decisions(GameConfig(card_sets=card_sets), 120, seed=6):
+        view = make_view(s, (s.active_player + 1) % s.config.num_players)
+        rows = rows_at_play(view)
+        for hand in _HANDS:
+            assert hand_plays_at_play(view, hand, rows) == _engine_plays(s, hand), hand
+        changed += s.power_used or s.feast_done
+    assert changed == 60, changed
+
+
+@pytest.mark.parametrize("card_sets", ["base", "all"])
+def test_hand_play_masks_are_the_engines_plays_on_the_table_at_the_play(card_sets):
+    """The batched answer for all 49 hands of many tables in one call equals the
+    engine's legal plays with each hand."""
+    states = _play_decisions(GameConfig(card_sets=card_sets), 40, seed=7)
+    tcount = np.zeros((len(states), 4, 7), np.int8)
+    for i, s in enumerate(states):
+        for slot, fates in enumerate(s.table):
+            for v in fates:
+                tcount[i, slot, v - 1] += 1
+    rep = np.repeat(np.arange(len(states)), len(_HANDS))
+    x, y = np.array(_HANDS * len(states)).T
+    masks = hand_play_masks(
+        np.array([s.slots for s in states])[rep],
+        tcount[rep],
+        np.array([s.shadows for s in states])[rep],
+        np.array([s.feast_done for s in states])[rep],
+        x,
+        y,
+    )
+    for row, (i, hand) in enumerate(zip(rep, zip(x, y, strict=True), strict=True)):
+        expected = _engine_plays(states[i], (int(hand[0]), int(hand[1])))
+        assert list(np.flatnonzero(masks[row])) == expected, (i, hand)
+
+
+def test_hand_plays_at_play_refuses_a_view_outside_the_play():
+    s = new_game(GameConfig(), np.random.default_rng(0))
+    while s.phase == Phase.PLAY:
+        step_inplace(s, legal_actions(s)[0], np.random.default_rng(0))
+    view = make_view(s, 0)
+    with pytest.raises(ValueError, match=f"phase {view.phase!r}.*allowed: 'play'"):
+        hand_plays_at_play(view, (1, 2))
+
+
+def test_hand_play_masks_refuse_a_fate_outside_one_to_seven():
+    slots, tcount = np.zeros((1, 4), np.int8), np.zeros((1, 4, 7), np.int8)
+    flags = np.zeros(1, bool)
+    with pytest.raises(ValueError, match=r"hand \(0, 3\) at row 0; allowed: fates 1..7"):
+        hand_play_masks(slots, tcount, flags, flags, np.array([0]), np.array([3]))

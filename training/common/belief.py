@@ -6,10 +6,10 @@ hand the active seat might hold, because the active player's observation depends
 hand only through its own fields (its hand, its carried fate, the copies it cannot
 see) and its legal mask only through the plays: each hypothetical input is the real one
 with those fields rewritten and the plays recomputed by the batched engine's rule
-(``play_legal``), all hands of all games in one network call. The rule reads the table
-as it is at the play: when the active player used a power before it (Sparrows' new card
-in the base set; Skies or Shadows in others), the hypothetical hands are judged on the
-changed table, exactly as the reference-engine team (``FastTeamPolicy`` in
+(asked of ``shipwreck_env.public_record.hand_play_masks``), all hands of all games in
+one network call. The rule reads the table as it is at the play: when the active
+player used a power before it (Sparrows' new card in the base set; Skies or Shadows in
+others), the hypothetical hands are judged on the changed table, exactly as the reference-engine team (``FastTeamPolicy`` in
 ``agents/fast_team.py``) and the search's rollouts (``RolloutBelief`` in
 ``agents/search.py``) judge them; the choice of the power itself is not multiplied into
 the likelihood (on any side).
@@ -37,6 +37,18 @@ unknown now and the number line now (``carry_weights`` in ``agents/policy_belief
 The memory is per game and seat, used on the seat's next turn (``turn`` less the
 number of seats; any other gap leaves the bare number line), forgotten when the game restarts and saved in :meth:`state_dict`.
 
+With ``after_play=True`` (config key ``belief_after_play``, off by default) the active
+player's own ``AFTER_PLAY`` choice (Shells, Sinners or pass), which comes between its
+play and the group's decisions once one of those powers is faded, is multiplied in too:
+per ordered hand ``h`` the term ``prior(h) · π(a | o(h), m(h))`` is kept, and at the
+after-play decision multiplied by ``π(c | o'(h), m'(h))``, the probability of the choice
+``c`` made with the observation ``o'(h)`` the player would have had keeping that hand's
+other fate (whether it is the carried one shows in the observation) and the legal mask
+``m'(h)`` with Sinners judged against that kept value
+(``kept_probabilities`` and ``kept_masks`` in ``agents/policy_belief.py``, as
+``FastTeamPolicy(after_play=True)`` does on the reference engine). The seat's memory
+(``carry``) is then recomputed from the product.
+
 The block replaces the literal belief block in the observation of every group decision
 of a turn with exactly one play (The Feast's second play, or The Thief handing the
 active seat a second fate, leave the literal block in place). This module must not
@@ -51,12 +63,16 @@ from shipwreck_agents.policy_belief import (
     PLAY_VALUE,
     carry_weights,
     hypothetical_observations,
+    kept_is_carried,
+    kept_masks,
+    kept_probabilities,
     likelihood,
     prior_weights,
 )
 from shipwreck_env.actions import NUM_ACTIONS
+from shipwreck_env.cards import POWER_INDEX
+from shipwreck_env.public_record import hand_play_masks
 from shipwreck_env.state import Phase
-from shipwreck_env.vector.plays import play_legal
 
 __all__ = [
     "PolicyBelief",
@@ -72,6 +88,7 @@ __all__ = [
 _PLAY_VALUE = PLAY_VALUE
 _VALUES = np.arange(1, 8)
 _NUM_PLAYS = int((_PLAY_VALUE > 0).sum())  # the play actions come first in the table
+_SINNERS = POWER_INDEX["sinners"]
 
 
 def _bits(lines: np.ndarray) -> np.ndarray:
@@ -79,35 +96,19 @@ def _bits(lines: np.ndarray) -> np.ndarray:
     return ((lines.astype(np.int64)[:, None] >> (_VALUES - 1)) & 1).astype(np.float64)
 
 
-class _Repeated:
-    """Rows ``index`` of an ``Arrays``, each field copied when first read (the play
-    rules read a handful of the engine's fields; copying all of them costs more)."""
-
-    def __init__(self, arrays, index: np.ndarray) -> None:
-        self._arrays, self._index = arrays, index
-        self.num_games = len(index)
-
-    def __getattr__(self, name: str):
-        value = getattr(self._arrays, name)[self._index]
-        setattr(self, name, value)
-        return value
-
-
 def hypothetical_masks(
     part, games: np.ndarray, mask: np.ndarray, x: np.ndarray, y: np.ndarray
 ) -> np.ndarray:
     """The legal masks of the active players of ``games`` (of the ``VectorGame``
     ``part``; real masks ``mask``) with the hand ``(x[i], y[i])``: the plays recomputed
-    by the engine's ``play_legal``, every other action as it is."""
-    rows = np.arange(len(games))
-    seat = part.arrays.active[games].astype(np.int64)
+    by the engine's rule on the table at the play
+    (:func:`shipwreck_env.public_record.hand_play_masks`), every other action as it is."""
+    a = part.arrays
     mask = mask.copy()
     mask[:, :_NUM_PLAYS] = False
-    view = _Repeated(part.arrays, games)
-    view.hands = view.hands.copy()
-    view.hands[rows, seat, 0] = x
-    view.hands[rows, seat, 1] = y
-    play_legal(view, rows, mask)
+    mask |= hand_play_masks(
+        a.slots[games], a.tcount[games], a.shadows[games], a.feast_done[games], x, y
+    )
     return mask
 
 
@@ -130,12 +131,16 @@ def play_likelihood(
     actions: np.ndarray,
     model,
     carry: np.ndarray | None = None,
+    per_hand: bool = False,
 ) -> np.ndarray:
-    """:func:`likelihood` for the games ``games`` of the ``VectorGame`` ``part``."""
+    """:func:`likelihood` for the games ``games`` of the ``VectorGame`` ``part``
+    (``per_hand``: float64[n, 14], the terms per ordered hand)."""
 
     def masks_of(rows: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return hypothetical_masks(part, games[rows], mask[rows], x, y)
 
+    if per_hand:
+        return likelihood(obs, part.layout, actions, model, masks_of, carry, per_hand=True)
     return likelihood(obs, part.layout, actions, model, masks_of, carry)
 
 
@@ -146,17 +151,27 @@ class PolicyBelief:
         games: the run's :class:`~shipwreck_training.common.games.Games`.
         carry: keep each seat's posterior for its next turn (kind ``policy_carry``);
             ``False`` is the first-play belief of kind ``policy``.
+        after_play: also multiply in the active player's ``AFTER_PLAY`` choice (see
+            the module docstring); ``False`` computes exactly what it did before the
+            option existed.
     """
 
-    def __init__(self, games, carry: bool = False) -> None:
-        self.likelihood = np.zeros((games.num_games, 7))
-        self.turn = np.full(games.num_games, -1, np.int64)
+    def __init__(self, games, carry: bool = False, after_play: bool = False) -> None:
+        n = games.num_games
+        self.likelihood = np.zeros((n, 7))
+        self.turn = np.full(n, -1, np.int64)
         self.offset = games.layout.offsets["belief"]
         self.carry = carry
         if carry:  # per game and seat: the weights and the turn they were kept on
             seats = games.field("hand_len").shape[1]
-            self.memory = np.ones((games.num_games, seats, 7))
-            self.memory_turn = np.full((games.num_games, seats), -1, np.int64)
+            self.memory = np.ones((n, seats, 7))
+            self.memory_turn = np.full((n, seats), -1, np.int64)
+        self.after_play = after_play
+        if after_play:  # per game: the turn's terms per ordered hand, and its play
+            self.hands = np.zeros((n, 14))
+            self.carried = np.zeros((n, 14), bool)
+            self.play_action = np.zeros(n, np.int64)
+            self.play_obs = np.zeros((n, games.layout.size), np.float32)
 
     @property
     def kind(self) -> str:
@@ -193,15 +208,57 @@ class PolicyBelief:
                 gap = self.memory.shape[1]  # the seats take their turns in order
                 last = self.memory_turn[rows, seat] == turn[rows] - gap
                 carry = np.where(last[:, None], self.memory[rows, seat], 1.0)
-            self.likelihood[rows] = play_likelihood(
-                games.parts[k], local, obs[rows], mask[rows], actions[rows], model, carry
-            )
+            if self.after_play:
+                hands = play_likelihood(
+                    games.parts[k], local, obs[rows], mask[rows], actions[rows], model, carry, True
+                )
+                self.hands[rows] = hands
+                self.likelihood[rows] = hands.reshape(-1, 2, 7).sum(1)
+                self.carried[rows] = kept_is_carried(obs[rows], games.layout, actions[rows])
+                self.play_action[rows] = actions[rows]
+                self.play_obs[rows] = obs[rows]
+            else:
+                self.likelihood[rows] = play_likelihood(
+                    games.parts[k], local, obs[rows], mask[rows], actions[rows], model, carry
+                )
             self.turn[rows] = turn[rows]
             if self.carry:
                 self.memory[rows, seat] = carry_weights(
                     obs[rows], games.layout, actions[rows], self.likelihood[rows]
                 )
                 self.memory_turn[rows, seat] = turn[rows]
+        if self.after_play:
+            self._record_after_play(games, obs, mask, actions, model)
+
+    def _record_after_play(
+        self, games, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray, model
+    ) -> None:
+        """Multiply the probability of each active player's ``AFTER_PLAY`` choice
+        ``actions`` under each hand into its turn's terms (and its seat's memory)."""
+        active_seat = games.field("active").astype(np.int64)
+        hand_len = games.field("hand_len")[np.arange(games.num_games), active_seat]
+        after = (
+            (games.field("phase") == Phase.AFTER_PLAY)
+            & (games.field("decider").astype(np.int64) == active_seat % games.num_players)
+            & (self.turn == games.field("turn"))
+            & (games.field("plays_len") == 1)
+            & (hand_len == 1)
+            & ~games.field("over")
+        )
+        g = np.flatnonzero(after)
+        if not len(g):
+            return
+        tcount = games.field("tcount")[g]
+        tables = [[(np.flatnonzero(fates) + 1).tolist() for fates in table] for table in tcount]
+        sinners = ~games.field("power_used")[g] & (games.field("fcount")[g, _SINNERS] > 0)
+        masks = kept_masks(mask[g], tables, games.field("shadows")[g], sinners)
+        factor = kept_probabilities(obs[g], games.layout, self.carried[g], masks, actions[g], model)
+        self.hands[g] *= factor
+        self.likelihood[g] = self.hands[g].reshape(-1, 2, 7).sum(1)
+        if self.carry:
+            self.memory[g, active_seat[g]] = carry_weights(
+                self.play_obs[g], games.layout, self.play_action[g], self.likelihood[g]
+            )
 
     def posterior(self, games) -> tuple[np.ndarray, np.ndarray]:
         """(games with a policy belief now, float32[n, 7] posterior)."""
@@ -236,6 +293,9 @@ class PolicyBelief:
         if self.carry:
             state["memory"] = self.memory.copy()
             state["memory_turn"] = self.memory_turn.copy()
+        if self.after_play:
+            for key in _AFTER_PLAY_STATE:
+                state[key] = getattr(self, key).copy()
         return state
 
     def load_state_dict(self, state: dict) -> None:
@@ -246,11 +306,22 @@ class PolicyBelief:
                 f"memory cannot load into a {self.kind!r} belief; allowed: a state of the "
                 "same kind"
             )
+        if self.after_play != ("hands" in state):
+            raise ValueError(
+                f"a belief state {'with' if 'hands' in state else 'without'} after-play "
+                f"terms cannot load into a belief with after_play={self.after_play}; "
+                "allowed: a state written with the same after_play"
+            )
         self.likelihood[...] = state["likelihood"]
         self.turn[...] = state["turn"]
         if self.carry:
             self.memory[...] = state["memory"]
             self.memory_turn[...] = state["memory_turn"]
+        if self.after_play:
+            for key in _AFTER_PLAY_STATE:
+                getattr(self, key)[...] = state[key]
 
+
+_AFTER_PLAY_STATE = ("hands", "carried", "play_action", "play_obs")
 
 assert len(_PLAY_VALUE) == NUM_ACTIONS and (_PLAY_VALUE[:_NUM_PLAYS] > 0).all()

@@ -39,6 +39,7 @@ def evaluate_greedy(
     partner: str = "",
     partner_seed: int | None = None,
     carry: bool = False,
+    after_play: bool = False,
 ) -> dict[str, dict]:
     """Per difficulty: games, wins, win rate with a 95% Wilson interval, mean score and
     doom, and games cut at ``max_turns``.
@@ -55,6 +56,8 @@ def evaluate_greedy(
         partner_seed: the scripted partner's seed (``seed`` if ``None``).
         carry: the policy-conditioned belief keeps each seat's posterior for its next
             turn (kind ``policy_carry``, :class:`PolicyBelief`).
+        after_play: the belief also multiplies in the active player's after-play choice
+            (:class:`PolicyBelief` ``after_play``).
     """
     diffs = tuple(difficulties)
     g = Games(env, games * len(diffs), seed, autoreset=False, difficulties=diffs)
@@ -63,7 +66,7 @@ def evaluate_greedy(
         if regime != "selfplay"
         else None
     )
-    belief = PolicyBelief(g, carry=carry) if env.belief == "policy" else None
+    belief = PolicyBelief(g, carry=carry, after_play=after_play) if env.belief == "policy" else None
     while not g.field("over").all():
         obs, mask = g.observe(), g.legal_mask()
         if belief is not None:

@@ -154,6 +154,12 @@ class FastConfig(RunConfig):
     fate from the posterior of the turn it was kept (kind ``policy_carry``,
     ``training/common/belief.py``). Runs and models from before this key read as
     ``first_play``."""
+    belief_after_play: bool = False
+    """With ``env.belief: policy``: also multiply the active player's own after-play
+    choice (Shells, Sinners or pass) under each hand into the likelihood the group reads
+    (``PolicyBelief(after_play=True)``, ``training/common/belief.py``); the exported
+    model's ``.meta.json`` then says ``belief_after_play: true`` and ``FastTeamPolicy``
+    does the same. Off: training is exactly what it was before this key."""
     ppo: PPOSettings = Field(default_factory=PPOSettings)
     eval: EvalSettings = Field(default_factory=EvalSettings)
     imitation: ImitationSettings = Field(default_factory=ImitationSettings)
@@ -199,6 +205,11 @@ class FastConfig(RunConfig):
             raise ValueError(
                 f"policy_belief {self.policy_belief!r} is not allowed with env.belief "
                 f"{self.env.belief!r}; allowed: 'first_play' (or env.belief 'policy')"
+            )
+        if self.belief_after_play and self.env.belief != "policy":
+            raise ValueError(
+                f"belief_after_play true is not allowed with env.belief {self.env.belief!r}; "
+                "allowed: false (or env.belief 'policy')"
             )
         return self
 

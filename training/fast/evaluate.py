@@ -31,4 +31,5 @@ def evaluate_network(
         partner=cfg.partner,
         partner_seed=cfg.eval.seed,
         carry=cfg.policy_belief == "carry",
+        after_play=cfg.belief_after_play,
     )

@@ -91,7 +91,11 @@ def record_teacher(
     play = ScriptedRole(settings.play, n, cfg.seed + 1)
     group = ScriptedRole(settings.group, n, cfg.seed + 2)
     carry = cfg.policy_belief == "carry"
-    belief = PolicyBelief(games, carry=carry) if belief_model is not None else None
+    belief = (
+        PolicyBelief(games, carry=carry, after_play=cfg.belief_after_play)
+        if belief_model is not None
+        else None
+    )
     parts, rewards, ends = [], [], []
     recorded = 0
     while recorded < settings.steps:

@@ -133,7 +133,11 @@ class Trainer:
                 else None
             )
         self.belief = (
-            PolicyBelief(self.games, carry=cfg.policy_belief == "carry")
+            PolicyBelief(
+                self.games,
+                carry=cfg.policy_belief == "carry",
+                after_play=cfg.belief_after_play,
+            )
             if cfg.env.belief == "policy"
             else None
         )

@@ -74,6 +74,8 @@ def meta(cfg: FastConfig, spec: str) -> dict:
         spec=spec,
     )
     info["belief_kind"] = cfg.belief_kind  # policy_carry is the fast trainer's own
+    if cfg.belief_after_play:  # only when on: the metas of every other run stay as they were
+        info["belief_after_play"] = True
     return info
 
 
