@@ -12,10 +12,25 @@ import pytest
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Under ``-n`` (xdist's ``--dist load``) the workers get their tests one at a time
+    (``--maxschedchunk 1``, unless the command line sets it). xdist's default hands each
+    worker, at the start, a block of an eighth of the collection in order: with the slow
+    tests sorted first (below), the second worker's first block held every long test but
+    the AEC env's (all of test_leaks', test_newcomer's, test_vector_*'s ...), which it
+    then had to run one after the other while the first worker ran the short ones. One
+    at a time, each worker takes the next long test when it is free."""
+    if (
+        getattr(config.option, "dist", "no") == "load"
+        and config.getoption("maxschedchunk", default=0) is None
+    ):
+        config.option.maxschedchunk = 1
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Long tests (marked ``slow``) first, the rest in file order after them: the two
-    workers hand out tests in this order, and a minutes-long test reached last would run
-    alone while the other worker sits idle."""
+    workers take tests in this order (one at a time, :func:`pytest_configure`), and a
+    minutes-long test reached last would run alone while the other worker sits idle."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
