@@ -13,24 +13,27 @@ _THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Under ``-n`` (xdist's ``--dist load``) the workers get their tests one at a time
-    (``--maxschedchunk 1``, unless the command line sets it). xdist's default hands each
-    worker, at the start, a block of an eighth of the collection in order: with the slow
-    tests sorted first (below), the second worker's first block held every long test but
-    the AEC env's (all of test_leaks', test_newcomer's, test_vector_*'s ...), which it
-    then had to run one after the other while the first worker ran the short ones. One
-    at a time, each worker takes the next long test when it is free."""
-    if (
-        getattr(config.option, "dist", "no") == "load"
-        and config.getoption("maxschedchunk", default=0) is None
-    ):
-        config.option.maxschedchunk = 1
+    """Under ``-n`` without an explicit ``--dist``, xdist's ``worksteal`` mode instead of
+    its ``load`` mode (``-n``'s default). ``load`` hands each worker, at the start, a
+    block of an eighth of the collection in order: with the slow tests sorted first
+    (below), the second worker's first block held every long test but the AEC env's (all
+    of test_leaks', test_newcomer's, test_vector_*'s ...), and it ran them one after the
+    other while the first worker ran the short ones. ``worksteal`` splits the collection
+    in two halves and lets an idle worker take the back half of the other's queue, so the
+    long tests end up shared and a module's tests (and its module fixtures) mostly stay
+    on one worker. ``tests/schedule_sim.py`` simulates the choices."""
+    if getattr(config.option, "dist", "no") != "load":
+        return
+    given = [str(arg) for arg in config.invocation_params.args]
+    given += os.environ.get("PYTEST_ADDOPTS", "").split() + list(config.getini("addopts"))
+    if not any(arg == "-d" or arg.startswith("--dist") for arg in given):
+        config.option.dist = "worksteal"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Long tests (marked ``slow``) first, the rest in file order after them: the two
-    workers take tests in this order (one at a time, :func:`pytest_configure`), and a
-    minutes-long test reached last would run alone while the other worker sits idle."""
+    workers take tests in this order (:func:`pytest_configure`), and a minutes-long test
+    reached last would run alone while the other worker sits idle."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 

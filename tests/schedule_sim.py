@@ -7,8 +7,8 @@ chunking share the long tests between the workers, without running the suite.
         .venv/bin/python -m pytest -n 2 -p schedule_sim -q -p no:cacheprovider
     .venv/bin/python tests/schedule_sim.py /tmp/sim.log
 
-``SIM_ORDER=file`` undoes the conftest's slow-first order; ``--maxschedchunk=1000000``
-gives xdist's default chunks back. The model: the four longest tests of the last
+``SIM_ORDER=file`` undoes the conftest's slow-first order; ``--dist load`` (or
+``--dist load --maxschedchunk 1``) replaces the conftest's choice of ``worksteal``. The model: the four longest tests of the last
 session's ``--durations`` list, 90 s for each card-set family, 15 s for every other slow
 test (0.3 s in test_aec_env.py), 0.1 s for the rest; all divided by ``SIM_SCALE``.
 Not collected (not named ``test_*``)."""
