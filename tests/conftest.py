@@ -12,10 +12,28 @@ import pytest
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Under ``-n`` without an explicit ``--dist``, xdist's ``worksteal`` mode instead of
+    its ``load`` mode (``-n``'s default). ``load`` hands each worker, at the start, a
+    block of an eighth of the collection in order: with the slow tests sorted first
+    (below), the second worker's first block held every long test but the AEC env's (all
+    of test_leaks', test_newcomer's, test_vector_*'s ...), and it ran them one after the
+    other while the first worker ran the short ones. ``worksteal`` splits the collection
+    in two halves and lets an idle worker take the back half of the other's queue, so the
+    long tests end up shared and a module's tests (and its module fixtures) mostly stay
+    on one worker. ``tests/schedule_sim.py`` simulates the choices."""
+    if getattr(config.option, "dist", "no") != "load":
+        return
+    given = [str(arg) for arg in config.invocation_params.args]
+    given += os.environ.get("PYTEST_ADDOPTS", "").split() + list(config.getini("addopts"))
+    if not any(arg == "-d" or arg.startswith("--dist") for arg in given):
+        config.option.dist = "worksteal"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Long tests (marked ``slow``) first, the rest in file order after them: the two
-    workers hand out tests in this order, and a minutes-long test reached last would run
-    alone while the other worker sits idle."""
+    workers take tests in this order (:func:`pytest_configure`), and a minutes-long test
+    reached last would run alone while the other worker sits idle."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
