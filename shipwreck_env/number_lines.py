@@ -13,7 +13,7 @@ Functions here read the table but never move fates or change the phase.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from shipwreck_env.cards import CARD_INDEX, FATE_VALUES
 from shipwreck_env.rules import CONTEXT_KIND, KEPT_MASKS
@@ -36,16 +36,46 @@ CARD_CONTEXT: list[int] = [
 2 visible sum mod 4, 3 highest fate on the card)."""
 
 
-def visible_summary(s: State) -> tuple[int, int]:
-    """(bit mask of distinct visible values, sum of visible fates mod 4)."""
+def visible_key(slots: Sequence[int], table: Sequence[Sequence[int]]) -> tuple[int, int]:
+    """(bit mask of distinct visible values, sum of visible fates mod 4) of the public
+    table ``slots`` (card numbers, -1 for none) and ``table`` (the fates per slot)."""
     mask = 0
     total = 0
-    for card, fates in zip(s.slots, s.table, strict=True):
+    for card, fates in zip(slots, table, strict=True):
         if fates and card >= 0:
             for v in fates:
                 mask |= 1 << (v - 1)
             total += sum(fates)
     return mask, total & 3
+
+
+def visible_summary(s: State) -> tuple[int, int]:
+    """(bit mask of distinct visible values, sum of visible fates mod 4)."""
+    return visible_key(s.slots, s.table)
+
+
+def table_rows(
+    slots: Sequence[int],
+    table: Sequence[Sequence[int]],
+    shadows: bool = False,
+    feast_done: bool = False,
+) -> list[list[int] | None]:
+    """Per slot: ``row[played - 1]`` = mask of kept values that allow the play there on
+    the public table ``slots`` (card numbers, -1 for none) and ``table`` (the fates in
+    front of each slot), with Shadows used this turn or not and The Feast already played
+    on or not (``None`` for an empty slot, and for The Feast once played on): the rows
+    :func:`shipwreck_env.plays.first_plays` reads, as the engine's play rule builds them."""
+    vis_mask, vis_sum4 = visible_key(slots, table)
+    lifted = 1 if shadows else 0
+    rows: list[list[int] | None] = []
+    for slot, card in enumerate(slots):
+        if card < 0 or (card == FEAST and feast_done):
+            rows.append(None)
+            continue
+        kind = CARD_CONTEXT[card]
+        key = (0, vis_mask, vis_sum4)[kind] if kind < 3 else max(table[slot], default=0)
+        rows.append(KEPT_MASKS[card][lifted][key])
+    return rows
 
 
 def slot_kept_row(s: State, slot: int, vis_mask: int, vis_sum4: int) -> list[int]:

@@ -32,7 +32,6 @@ Scions) are the caller's to apply.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -40,13 +39,12 @@ import numpy as np
 
 from shipwreck_env.actions import HOURS_TARGET, NUM_ACTIONS
 from shipwreck_env.arcana import fades_by_text_after, fall_announcement
-from shipwreck_env.cards import CARD_INDEX, FATE_COPIES
+from shipwreck_env.cards import FATE_COPIES
 from shipwreck_env.engine import step_inplace
 from shipwreck_env.fading import fade_cost, fades_by_hours
-from shipwreck_env.number_lines import CARD_CONTEXT
-from shipwreck_env.plays import FEAST, chalice_tell, first_plays, landing_slot
+from shipwreck_env.number_lines import table_rows
+from shipwreck_env.plays import chalice_tell, first_plays, landing_slot
 from shipwreck_env.powers import sands_among
-from shipwreck_env.rules import KEPT_MASKS
 from shipwreck_env.state import State
 from shipwreck_env.view import AgentView, TurnStart
 
@@ -98,40 +96,6 @@ def onlooker_pool(start: TurnStart) -> tuple[int, ...]:
     return tuple(max(0, n) for n in pool)
 
 
-def _visible_key(slots: Sequence[int], table: Sequence[Sequence[int]]) -> tuple[int, int]:
-    mask = total = 0
-    for card, fates in zip(slots, table, strict=True):
-        if card >= 0:
-            for v in fates:
-                mask |= 1 << (v - 1)
-            total += sum(fates)
-    return mask, total & 3
-
-
-def table_rows(
-    slots: Sequence[int],
-    table: Sequence[Sequence[int]],
-    shadows: bool = False,
-    feast_done: bool = False,
-) -> list[list[int] | None]:
-    """Per slot: ``row[played - 1]`` = mask of kept values that allow the play there on
-    the public table ``slots`` (card numbers, -1 for none) and ``table`` (the fates in
-    front of each slot), with Shadows used this turn or not and The Feast already played
-    on or not (``None`` for an empty slot, and for The Feast once played on): the rows
-    :func:`shipwreck_env.plays.first_plays` reads, as the engine's play rule builds them."""
-    vis_mask, vis_sum4 = _visible_key(slots, table)
-    lifted = 1 if shadows else 0
-    rows: list[list[int] | None] = []
-    for slot, card in enumerate(slots):
-        if card < 0 or (card == FEAST and feast_done):
-            rows.append(None)
-            continue
-        kind = CARD_CONTEXT[card]
-        key = (0, vis_mask, vis_sum4)[kind] if kind < 3 else max(table[slot], default=0)
-        rows.append(KEPT_MASKS[card][lifted][key])
-    return rows
-
-
 def kept_rows(start: TurnStart) -> list[list[int] | None]:
     """Per slot: ``row[played - 1]`` = mask of kept values that allow the play there on
     the turn-start table (``None`` for an empty slot)."""
@@ -158,8 +122,7 @@ def rows_at_play(view: AgentView) -> list[list[int] | None]:
     """
     if view.phase != "play":
         raise ValueError(f"view phase {view.phase!r} has no play to judge; allowed: 'play'")
-    slots = [CARD_INDEX[c] if c is not None else -1 for c in view.slots]
-    return table_rows(slots, view.table, view.shadows, view.feast_done)
+    return table_rows(view.slot_numbers(), view.table, view.shadows, view.feast_done)
 
 
 def hand_plays_at_play(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shipwreck_env.cards import CARDS
+from shipwreck_env.cards import CARD_INDEX, CARDS
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, slot_hours
 from shipwreck_env.fading import CARD_MOONS
@@ -138,6 +138,11 @@ class AgentView:
     def is_active(self) -> bool:
         """Is it the observer's turn?"""
         return self.active_player == self.player
+
+    def slot_numbers(self) -> tuple[int, ...]:
+        """The cards in the slots as card numbers (the engine's ``State.slots``: -1 for
+        an empty slot), for the engine's public rules that read numbers."""
+        return tuple(CARD_INDEX[c] if c is not None else -1 for c in self.slots)
 
     @property
     def visible(self) -> tuple[int, ...]:
