@@ -53,13 +53,15 @@ def test_models_are_shipped_for_every_training_config():
     configs = Path(__file__).resolve().parent.parent / "configs"
     # configs/rllib/ train RLlib checkpoints (rllib:PATH), not shipped .pth models;
     # configs/fast/ ship a model once trained: so far fast_selfplay, and the imitation-warm
-    # run (docs/fast_trainer.md) at 43.5M steps (also read with the carried belief,
-    # scripts/export_belief_kind.py) and at the 22.0M the search was measured with
+    # run (docs/fast_trainer.md) at 43.5M steps and at its full 150M (each also read with
+    # the carried belief, scripts/export_belief_kind.py) and at the 22.0M the search was
+    # first measured with
     # the trainers' one-budget configs (*budget*.yaml) ship in results/models/budget/,
     # written by scripts/make_training_report.py --evaluate-budget
     names = {p.stem for p in (configs / "sb3").glob("*.yaml") if "budget" not in p.stem}
     names |= {"fast_selfplay", "fast_selfplay_imitation", "fast_selfplay_imitation_22M"}
     names |= {"fast_selfplay_imitation_carry"}
+    names |= {"fast_selfplay_imitation_150M", "fast_selfplay_imitation_150M_carry"}
     names -= {"alternating"}
     names |= {"alternating_play", "alternating_predict"}
     assert {p.stem for p in SHIPPED} == names
