@@ -65,16 +65,15 @@ def table_rows(
     front of each slot), with Shadows used this turn or not and The Feast already played
     on or not (``None`` for an empty slot, and for The Feast once played on): the rows
     :func:`shipwreck_env.plays.first_plays` reads, as the engine's play rule builds them."""
-    vis_mask, vis_sum4 = visible_key(slots, table)
+    keys = (0, *visible_key(slots, table))  # the key each kind of condition reads
     lifted = 1 if shadows else 0
-    rows: list[list[int] | None] = []
+    rows: list[list[int] | None] = [None] * len(slots)
     for slot, card in enumerate(slots):
         if card < 0 or (card == FEAST and feast_done):
-            rows.append(None)
             continue
         kind = CARD_CONTEXT[card]
-        key = (0, vis_mask, vis_sum4)[kind] if kind < 3 else max(table[slot], default=0)
-        rows.append(KEPT_MASKS[card][lifted][key])
+        key = keys[kind] if kind < 3 else max(table[slot], default=0)
+        rows[slot] = KEPT_MASKS[card][lifted][key]
     return rows
 
 

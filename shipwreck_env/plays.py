@@ -16,16 +16,15 @@ from shipwreck_env.actions import ACTIONS, HOURS_TARGET, PASS
 from shipwreck_env.arcana import announce_fall, note_play
 from shipwreck_env.cards import CARD_INDEX
 from shipwreck_env.number_lines import (
-    CARD_CONTEXT,
     constrain_kept,
     hours_kept_mask,
     real_mask,
     record_play,
     slot_kept_row,
+    table_rows,
     visible_summary,
 )
 from shipwreck_env.predictions import enter_reveal
-from shipwreck_env.rules import KEPT_MASKS
 from shipwreck_env.state import Phase, State
 from shipwreck_env.turn_start import draw_fate
 
@@ -80,20 +79,7 @@ def first_plays(rows: Sequence[Sequence[int] | None], a: int, b: int) -> list[in
 
 def play_legal(s: State) -> list[int]:
     a, b = s.hands[s.active]
-    vis_mask, vis_sum4 = visible_summary(s)
-    # slot_kept_row inlined (the hottest loop): the key each card's condition reads
-    keys = (0, vis_mask, vis_sum4)
-    masks_now = 1 if s.shadows else 0
-    slots, table, feast_done = s.slots, s.table, s.feast_done
-    rows: list[list[int] | None] = [None, None, None, None]
-    for slot in range(4):
-        card = slots[slot]
-        if card < 0 or (card == FEAST and feast_done):
-            continue
-        kind = CARD_CONTEXT[card]
-        key = keys[kind] if kind < 3 else max(table[slot], default=0)
-        rows[slot] = KEPT_MASKS[card][masks_now][key]
-    return first_plays(rows, a, b)
+    return first_plays(table_rows(s.slots, s.table, s.shadows, s.feast_done), a, b)
 
 
 def apply_play_phase(s: State, action: int, rng: np.random.Generator) -> None:

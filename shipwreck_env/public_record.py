@@ -61,7 +61,6 @@ __all__ = [
     "play_outcome",
     "rows_at_play",
     "step_without_draws",
-    "table_rows",
     "turn_outcomes",
 ]
 
