@@ -106,8 +106,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="path without suffix")
     parser.add_argument("--bin", type=int, default=10_000_000, help="steps per range")
     args = parser.parse_args(argv)
-    rows = read_evals(args.evals)
-    table = binned(rows, args.bin)
+    try:
+        rows = read_evals(args.evals)
+        table = binned(rows, args.bin)
+    except (OSError, ValueError) as error:  # a missing or empty file, a bad --bin
+        parser.error(str(error))
     command = shlex.join(["python", "scripts/plot_learning_curve.py", *(argv or sys.argv[1:])])
     args.out.with_suffix(".md").write_text(markdown(rows, table, args.evals, command))
     plot(rows, table, args.out.with_suffix(".png"))

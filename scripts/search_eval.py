@@ -174,8 +174,13 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     from shipwreck_agents.fast_team import FastTeamPolicy
 
-    blueprint = FastTeamPolicy(args.model)
-    search = SearchTeamPolicy(args.model, args.samples, args.margin, args.uncertain, args.phases)
+    try:  # a missing or unreadable model, or a setting out of range: one line, exit 2
+        blueprint = FastTeamPolicy(args.model)
+        search = SearchTeamPolicy(
+            args.model, args.samples, args.margin, args.uncertain, args.phases
+        )
+    except ValueError as error:
+        parser.error(str(error))
     teams = {"blueprint": Team(blueprint, blueprint), "search": Team(search, search)}
     command = "python scripts/search_eval.py " + " ".join(
         argv if argv is not None else sys.argv[1:]

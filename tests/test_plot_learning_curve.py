@@ -39,3 +39,20 @@ def test_the_report_and_plot_are_written_from_the_file(tmp_path):
     empty.write_text("\n")
     with pytest.raises(ValueError, match="no evaluation lines"):
         curve.read_evals(empty)
+
+
+def test_bad_input_on_the_command_line_is_one_line_and_exit_2(tmp_path, capsys):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    for argv, said in (
+        ([str(empty), "--out", str(tmp_path / "c")], "has no evaluation lines"),
+        ([str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "c")], "missing.jsonl"),
+    ):
+        with pytest.raises(SystemExit) as stop:
+            curve.main(argv)
+        assert stop.value.code == 2 and said in capsys.readouterr().err
+    source = tmp_path / "eval.jsonl"
+    source.write_text(json.dumps(_line(1, 0.5)) + "\n")
+    with pytest.raises(SystemExit):
+        curve.main([str(source), "--out", str(tmp_path / "c"), "--bin", "0"])
+    assert "--bin must be a positive number of steps, got 0" in capsys.readouterr().err

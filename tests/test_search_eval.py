@@ -102,3 +102,10 @@ def test_worker_processes_give_the_same_games_as_one_process(tmp_path):
     assert one == two and len(one) == 4
     assert sum(r["searched"] for r in one) > 0
     assert "2 worker processes" in search_eval.markdown(reports[1])
+
+
+def test_a_missing_model_is_one_line_on_the_command_line(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        search_eval.main(["--model", str(tmp_path / "none.pth"), "--games", "1"])
+    assert stop.value.code == 2
+    assert "none.pth' does not exist" in capsys.readouterr().err
