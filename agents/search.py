@@ -61,6 +61,7 @@ __all__ = [
     "RolloutBelief",
     "SearchStats",
     "SearchTeamPolicy",
+    "check_search_options",
     "parse_phases",
     "parse_search_spec",
     "rollout_values",
@@ -454,6 +455,26 @@ def parse_phases(text: str) -> tuple[str, ...]:
     return tuple(p for p in SEARCH_PHASES if p in names)
 
 
+_OPTIONS_ALLOWED = "samples=N (an integer >= 1), margin=M (>= 0), uncertain=U (0 < U <= 1)"
+
+
+def check_search_options(samples: int, margin: float, uncertain: float) -> None:
+    """Refuse search settings out of range (the one check, for the constructor and the
+    ``search:`` spec alike).
+
+    Raises:
+        ValueError: naming the bad value and what is allowed.
+    """
+    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
+        raise ValueError(f"search samples={samples!r} is not allowed; allowed: {_OPTIONS_ALLOWED}")
+    if not margin >= 0:  # also refuses NaN
+        raise ValueError(f"search margin={margin!r} is not allowed; allowed: {_OPTIONS_ALLOWED}")
+    if not 0 < uncertain <= 1:
+        raise ValueError(
+            f"search uncertain={uncertain!r} is not allowed; allowed: {_OPTIONS_ALLOWED}"
+        )
+
+
 def parse_search_spec(arg: str) -> tuple[str, dict]:
     """``PATH[,samples=N][,margin=M][,uncertain=U][,phases=P+Q]`` -> (path, options).
 
@@ -476,18 +497,10 @@ def parse_search_spec(arg: str) -> tuple[str, dict]:
             if key == "phases":
                 raise
             raise ValueError(
-                f"search option {part!r} has a bad value; allowed: samples=N (N >= 1), "
-                "margin=M (M >= 0), uncertain=U (0 < U <= 1)"
+                f"search option {part!r} has a bad value; allowed: {_OPTIONS_ALLOWED}"
             ) from error
-    if (
-        options.get("samples", 1) < 1
-        or options.get("margin", 0.0) < 0
-        or not 0 < options.get("uncertain", 1.0) <= 1
-    ):
-        raise ValueError(
-            f"search options {parts!r} are out of range; allowed: samples >= 1, margin >= 0, "
-            "0 < uncertain <= 1"
-        )
+    given = {k: v for k, v in options.items() if k != "phases"}
+    check_search_options(**{"samples": 1, "margin": 0.0, "uncertain": 1.0, **given})  # in range
     return path, options
 
 
@@ -525,6 +538,7 @@ class SearchTeamPolicy(FastTeamPolicy):
         uncertain: float = 0.95,
         phases: tuple[str, ...] = DEFAULT_PHASES,
     ) -> None:
+        check_search_options(samples, margin, uncertain)  # before the model is loaded
         super().__init__(path)
         missing = [s for s in self.meta.get("card_sets", ["base"]) if s not in COVERED_SETS]
         if missing:

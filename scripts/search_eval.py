@@ -174,11 +174,12 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     from shipwreck_agents.fast_team import FastTeamPolicy
 
-    try:  # a missing or unreadable model, or a setting out of range: one line, exit 2
-        blueprint = FastTeamPolicy(args.model)
+    try:  # a setting out of range (checked before any loading), or a missing or unreadable
+        # model: one usage line, exit 2
         search = SearchTeamPolicy(
             args.model, args.samples, args.margin, args.uncertain, args.phases
         )
+        blueprint = FastTeamPolicy(args.model)
     except ValueError as error:
         parser.error(str(error))
     teams = {"blueprint": Team(blueprint, blueprint), "search": Team(search, search)}

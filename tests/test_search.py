@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 
 import numpy as np
@@ -90,8 +91,30 @@ def test_parse_search_spec_reads_its_options_and_refuses_unknown_ones():
         parse_search_spec("a.pth,depth=3")
     with pytest.raises(ValueError, match="bad value"):
         parse_search_spec("a.pth,samples=many")
-    with pytest.raises(ValueError, match="out of range"):
+    with pytest.raises(ValueError, match="samples=0 is not allowed; allowed: samples=N"):
         parse_search_spec("a.pth,samples=0")
+    with pytest.raises(ValueError, match=r"uncertain=1\.5 is not allowed"):
+        parse_search_spec("a.pth,uncertain=1.5")
+
+
+@pytest.mark.parametrize(
+    "setting, shown",
+    [
+        ({"samples": 0}, "samples=0"),
+        ({"samples": 2.5}, "samples=2.5"),
+        ({"margin": -0.1}, "margin=-0.1"),
+        ({"margin": float("nan")}, "margin=nan"),
+        ({"uncertain": 0.0}, "uncertain=0.0"),
+        ({"uncertain": 1.01}, "uncertain=1.01"),
+    ],
+)
+def test_the_constructor_refuses_settings_out_of_range_before_loading(tmp_path, setting, shown):
+    """Built directly (not from a ``search:`` spec) the policy checks its settings too,
+    before it looks for the model."""
+    with pytest.raises(
+        ValueError, match=re.escape(f"search {shown} is not allowed; allowed: samples=N")
+    ):
+        SearchTeamPolicy(str(tmp_path / "none.pth"), **setting)
 
 
 def test_the_phases_searched_are_read_in_a_fixed_order_and_unknown_ones_refused():

@@ -109,3 +109,22 @@ def test_a_missing_model_is_one_line_on_the_command_line(tmp_path, capsys):
         search_eval.main(["--model", str(tmp_path / "none.pth"), "--games", "1"])
     assert stop.value.code == 2
     assert "none.pth' does not exist" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "flag, value",
+    [("--samples", "0"), ("--margin", "-1"), ("--uncertain", "0"), ("--uncertain", "2")],
+)
+def test_a_search_setting_out_of_range_is_one_line_on_the_command_line(
+    tmp_path, capsys, flag, value
+):
+    """Refused before any model is looked for (this one does not exist)."""
+    with pytest.raises(SystemExit) as stop:
+        search_eval.main(["--model", str(tmp_path / "none.pth"), flag, value, "--games", "1"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert (
+        f"{flag[2:]}={float(value) if flag != '--samples' else int(value)!r} is not allowed" in err
+    )
+    assert err.startswith("usage:") and "Traceback" not in err
+    assert ": error: search " in err.splitlines()[-1]
