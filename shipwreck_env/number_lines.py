@@ -24,7 +24,8 @@ __all__ = [
     "hours_kept_mask",
     "real_mask",
     "record_play",
-    "slot_kept_row",
+    "table_rows",
+    "visible_key",
 ]
 
 FEAST = CARD_INDEX["feast"]
@@ -47,11 +48,6 @@ def visible_key(slots: Sequence[int], table: Sequence[Sequence[int]]) -> tuple[i
                 mask |= 1 << (v - 1)
             total += sum(fates)
     return mask, total & 3
-
-
-def visible_summary(s: State) -> tuple[int, int]:
-    """(bit mask of distinct visible values, sum of visible fates mod 4)."""
-    return visible_key(s.slots, s.table)
 
 
 def table_rows(
@@ -77,38 +73,10 @@ def table_rows(
     return rows
 
 
-def slot_kept_row(s: State, slot: int, vis_mask: int, vis_sum4: int) -> list[int]:
-    """For the card on ``slot``: ``row[played - 1]`` = mask of real kept values allowed."""
-    card = s.slots[slot]
-    kind = CARD_CONTEXT[card]
-    if kind == 0:
-        return KEPT_MASKS[card][1 if s.shadows else 0][0]
-    if kind == 1:
-        key = vis_mask
-    elif kind == 2:
-        key = vis_sum4
-    else:
-        key = max(s.table[slot], default=0)
-    return KEPT_MASKS[card][1 if s.shadows else 0][key]
-
-
-def playable_rows(s: State) -> list[list[int]]:
-    """Rows (see :func:`slot_kept_row`) of every card the active player may play on now:
-    occupied slots, without The Feast once it was played on this turn."""
-    vis_mask, vis_sum4 = visible_summary(s)
-    rows = []
-    for slot in range(4):
-        card = s.slots[slot]
-        if card < 0 or (card == FEAST and s.feast_done):
-            continue
-        rows.append(slot_kept_row(s, slot, vis_mask, vis_sum4))
-    return rows
-
-
 def hours_kept_mask(s: State, played: int) -> int:
     """Real kept values ``k`` for which a hand (``played``, ``k``) could go nowhere but
     The Hours on the current table."""
-    rows = playable_rows(s)
+    rows = [r for r in table_rows(s.slots, s.table, s.shadows, s.feast_done) if r is not None]
     mask = 0
     for k in FATE_VALUES:
         blocked = True

@@ -20,9 +20,7 @@ from shipwreck_env.number_lines import (
     hours_kept_mask,
     real_mask,
     record_play,
-    slot_kept_row,
     table_rows,
-    visible_summary,
 )
 from shipwreck_env.predictions import enter_reveal
 from shipwreck_env.state import Phase, State
@@ -94,9 +92,8 @@ def _play(s: State, value: int, target: int, rng: np.random.Generator) -> None:
     hand = s.hands[s.active]
     if target == HOURS_TARGET:
         condition = hours_kept_mask(s, value)
-    else:
-        vis_mask, vis_sum4 = visible_summary(s)
-        condition = slot_kept_row(s, target, vis_mask, vis_sum4)[value - 1]
+    else:  # a legal play: its card has a row
+        condition = table_rows(s.slots, s.table, s.shadows, s.feast_done)[target][value - 1]
     other = hand[1] if hand[0] == value else hand[0]
     # Two equal fates: the one drawn this turn is played, the carried one stays.
     s.played_old = bool(s.old_fate) and value == s.old_fate and other != value
