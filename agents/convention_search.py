@@ -30,6 +30,7 @@ from shipwreck_env.cards import CARD_INDEX, CARDS
 from shipwreck_env.fading import fades_by_hours
 from shipwreck_env.number_lines import CARD_CONTEXT
 from shipwreck_env.plays import CHALICE, HOURS_TARGET, STEAL_ACTION, first_plays
+from shipwreck_env.powers import sinners_actions
 from shipwreck_env.public_record import (
     PlayOutcome,
     fade_doom,
@@ -63,7 +64,6 @@ RESTART_SEED = 20_26
 """The seed of the convention's random restarts: part of the convention, like its rules."""
 PLAYS = {a: (a, spec.value, spec.slot) for a, spec in enumerate(ACTIONS) if spec.kind == "play"}
 """(action, value played, target) of every first-play action."""
-SINNERS = [[power_action("sinners", slot, v) if v else 0 for v in range(8)] for slot in range(4)]
 
 
 @cache
@@ -760,6 +760,16 @@ class _Lines:
         ]
         return found or [None]
 
+    def removals(self, out: PlayOutcome, kept_eff: int) -> list[int]:
+        """The Sinners actions the code may use after ``out`` with a kept fate worth
+        ``kept_eff``: the rule's (:func:`~shipwreck_env.powers.sinners_actions` on the
+        table the play leaves), but never on The Fall, a choice of the convention."""
+        table = [
+            fates + ((out.value,) if out.landed == slot else ())
+            for slot, fates in enumerate(self.start.table)
+        ]
+        return [a for a in sinners_actions(table, kept_eff) if ACTIONS[a].slot != self.fall_slot]
+
     def _after(
         self, out: PlayOutcome, steal: tuple[int, int] | None
     ) -> tuple[tuple[int, ...], ...]:
@@ -878,7 +888,6 @@ class _Lines:
     def options(self, hand: tuple[int, int], carried: bool) -> list[Option]:
         """Every line of play of ``hand``; a play on The Feast only when every other play
         fades a card (or there is none): the second play is another chance."""
-        start = self.start
         low, high = hand
         plays = [PLAYS[a] for a in first_plays(self.rows, low, high)]
         if self.feast:
@@ -908,15 +917,10 @@ class _Lines:
                 o = self.observation(seen, SHELLS, answer)
                 out.append(((0, action, SHELLS, 0), o, kept))
             if self.sinners:
-                for slot in range(4):
-                    if slot == self.fall_slot or start.slots[slot] < 0:
-                        continue
-                    fates = start.table[slot] + ((value,) if seen.landed == slot else ())
-                    for v in sorted(set(fates)):
-                        if v < kept:
-                            power = SINNERS[slot][v]
-                            o = self.observation(seen, power, None, (slot, v))
-                            out.append(((0, action, power, 0), o, kept))
+                for power in self.removals(seen, kept + lift):
+                    spec = ACTIONS[power]
+                    o = self.observation(seen, power, None, (spec.slot, spec.value))
+                    out.append(((0, action, power, 0), o, kept))
         return out
 
 

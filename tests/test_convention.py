@@ -21,6 +21,7 @@ from shipwreck_env.actions import ACTIONS, NUM_ACTIONS, PASS
 from shipwreck_env.cards import CARD_INDEX
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step, step_inplace
+from shipwreck_env.powers import sinners_actions
 from shipwreck_env.public_record import fade_doom, fading_after, hand_plays, play_outcome
 from shipwreck_env.scenario import arrange
 from shipwreck_env.state import Phase, State
@@ -688,3 +689,33 @@ def test_tie_ahead_takes_its_price_off_the_team_value_not_off_the_groups_reply()
         assert priced.group(m) == pytest.approx(plain.group(m) - 0.002 * sum(m))
         assert priced.payoffs(m) == pytest.approx([v - 0.002 for v in plain.payoffs(m)])
         assert priced.payoffs(m, now=True) == plain.payoffs(m, now=True)
+
+
+def test_the_sinners_lines_are_the_rules_removals_never_on_the_fall():
+    """Every line of play that uses Sinners removes a fate the rule
+    (``powers.sinners_actions`` on the table the play leaves) allows, every such removal
+    is a line, and none is taken from The Fall (the convention leaves it alone)."""
+    s = arrange(
+        GameConfig(num_players=3, card_sets="all"),
+        slots=["fall", "deep", "mirror", "lord"],
+        table=[(1, 2), (3,), (), (2, 5)],
+        faded=("belltower",),
+        hand=[1, 2],
+    )
+    start = make_view(s, s.decider).turn_start
+    lines = convention_module._Lines(start, 0.01, (0.95, 2), 0.005, True, True)
+    on_the_fall = 0
+    for low, high in itertools.combinations_with_replacement(range(1, 8), 2):
+        coded: dict[int, set[int]] = {}
+        for (_, action, power, _), _, _ in lines.options((low, high), carried=False):
+            if power and ACTIONS[power].power == "sinners":
+                coded.setdefault(action, set()).add(power)
+        for action in hand_plays(start, (low, high)):
+            spec = ACTIONS[action]
+            kept = high if spec.value == low else low
+            out = play_outcome(start, spec.value, spec.slot, kept)
+            after = [f + [spec.value] * (out.landed == i) for i, f in enumerate(s.table)]
+            allowed = set(sinners_actions(after, kept))
+            on_the_fall += sum(ACTIONS[a].slot == 0 for a in allowed)
+            assert coded.get(action, set()) == {a for a in allowed if ACTIONS[a].slot != 0}
+    assert on_the_fall > 0
