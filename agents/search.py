@@ -426,6 +426,7 @@ class SearchStats:
 
     decisions: int = 0
     searched: int = 0
+    confirmed: int = 0
     changed: int = 0
     seconds: float = 0.0
     worlds: list[int] = field(default_factory=list)
@@ -455,10 +456,13 @@ def parse_phases(text: str) -> tuple[str, ...]:
     return tuple(p for p in SEARCH_PHASES if p in names)
 
 
-_OPTIONS_ALLOWED = "samples=N (an integer >= 1), margin=M (>= 0), uncertain=U (0 < U <= 1)"
+_OPTIONS_ALLOWED = (
+    "samples=N (an integer >= 1), margin=M (>= 0), uncertain=U (0 < U <= 1), "
+    "confirm=C (an integer >= 0)"
+)
 
 
-def check_search_options(samples: int, margin: float, uncertain: float) -> None:
+def check_search_options(samples: int, margin: float, uncertain: float, confirm: int = 0) -> None:
     """Refuse search settings out of range (the one check, for the constructor and the
     ``search:`` spec alike).
 
@@ -473,23 +477,32 @@ def check_search_options(samples: int, margin: float, uncertain: float) -> None:
         raise ValueError(
             f"search uncertain={uncertain!r} is not allowed; allowed: {_OPTIONS_ALLOWED}"
         )
+    if isinstance(confirm, bool) or not isinstance(confirm, (int, np.integer)) or confirm < 0:
+        raise ValueError(f"search confirm={confirm!r} is not allowed; allowed: {_OPTIONS_ALLOWED}")
 
 
 def parse_search_spec(arg: str) -> tuple[str, dict]:
-    """``PATH[,samples=N][,margin=M][,uncertain=U][,phases=P+Q]`` -> (path, options).
+    """``PATH[,samples=N][,margin=M][,uncertain=U][,confirm=C][,phases=P+Q]`` -> (path,
+    options).
 
     Raises:
         ValueError: an unknown option or a bad value, naming what is allowed.
     """
     path, *parts = arg.split(",")
     options: dict = {}
-    kinds = {"samples": int, "margin": float, "uncertain": float, "phases": parse_phases}
+    kinds = {
+        "samples": int,
+        "margin": float,
+        "uncertain": float,
+        "confirm": int,
+        "phases": parse_phases,
+    }
     for part in parts:
         key, _, value = part.partition("=")
         if key not in kinds:
             raise ValueError(
                 f"search option {part!r} is not known; allowed: samples=N, margin=M, "
-                "uncertain=U, phases=P+Q"
+                "uncertain=U, confirm=C, phases=P+Q"
             )
         try:
             options[key] = kinds[key](value)
@@ -528,6 +541,10 @@ class SearchTeamPolicy(FastTeamPolicy):
         uncertain: search only where the blueprint gives its own choice a probability
             below this (1.0: search every decision with a choice).
         phases: the decisions searched, from :data:`SEARCH_PHASES`.
+        confirm: worlds of a second, fresh sample on which an action that beat the
+            blueprint's choice by ``margin`` is rolled out again beside that choice; the
+            action is played only if it still wins by ``margin`` over both samples
+            together (0: no second sample).
     """
 
     def __init__(
@@ -537,8 +554,9 @@ class SearchTeamPolicy(FastTeamPolicy):
         margin: float = 0.1,
         uncertain: float = 0.95,
         phases: tuple[str, ...] = DEFAULT_PHASES,
+        confirm: int = 0,
     ) -> None:
-        check_search_options(samples, margin, uncertain)  # before the model is loaded
+        check_search_options(samples, margin, uncertain, confirm)  # before the model loads
         super().__init__(path)
         missing = [s for s in self.meta.get("card_sets", ["base"]) if s not in COVERED_SETS]
         if missing:
@@ -552,6 +570,7 @@ class SearchTeamPolicy(FastTeamPolicy):
                 f"allowed: {list(BELIEF_KINDS)}"
             )
         self.samples, self.margin, self.uncertain = samples, margin, uncertain
+        self.confirm = confirm
         self.phases = parse_phases("+".join(phases))
         self.name = f"search:{Path(path).stem}"
         self.stats = SearchStats()
@@ -586,19 +605,30 @@ class SearchTeamPolicy(FastTeamPolicy):
         if not worlds:
             return blueprint
         memory = (self._likelihood, self._turn) if self._turn == view.turn else None
-        values = rollout_values(
-            worlds,
-            legal,
-            self.model,
-            int(rng.integers(2**31)),
-            memory,
-            kind=self.belief_kind,
-            carried=carried,
-        )
+
+        def values_of(sample: list[State], actions: np.ndarray) -> np.ndarray:
+            seed = int(rng.integers(2**31))
+            return rollout_values(
+                sample, actions, self.model, seed, memory, kind=self.belief_kind, carried=carried
+            )
+
+        values = values_of(worlds, legal)
         best = int(legal[int(np.argmax(values))])
+        own = values[np.searchsorted(legal, blueprint)]
+        better = values.max() >= own + self.margin
+        if better and self.confirm and best != blueprint:
+            pair = np.array(sorted((best, blueprint)))
+            more = sample_worlds(view, kept_belief, rng, self.confirm)
+            if more:
+                again = dict(zip(pair.tolist(), values_of(more, pair).tolist(), strict=True))
+                n, m = len(worlds), len(more)
+                best_value = (n * values.max() + m * again[best]) / (n + m)
+                own_value = (n * own + m * again[blueprint]) / (n + m)
+                better = best_value >= own_value + self.margin
+                self.stats.confirmed += 1
         self.stats.searched += 1
         self.stats.seconds += time.perf_counter() - start
-        if values.max() < values[np.searchsorted(legal, blueprint)] + self.margin:
+        if not better:
             return blueprint
         self.stats.changed += 1
         if first_play:  # the group reads the play made (if a play), through the blueprint

@@ -82,8 +82,14 @@ def markdown(report: dict) -> str:
         "",
         f"Search: {o['samples']} worlds per searched decision, margin {o['margin']}, searched "
         f"where the blueprint's own choice has probability below {o['uncertain']}, in the "
-        f"phases {o.get('phases', '+'.join(DEFAULT_PHASES))}. "
-        f"3 players, base, leader; seed {report['seed']}; the same deals for both teams.",
+        f"phases {o.get('phases', '+'.join(DEFAULT_PHASES))}"
+        + (
+            f"; a change is played only if it still wins by the margin with {o['confirm']} "
+            "more worlds rolled out for it and the blueprint's choice. "
+            if o.get("confirm")
+            else ". "
+        )
+        + f"3 players, base, leader; seed {report['seed']}; the same deals for both teams.",
         "",
     ]
     if "belief_kind" in report:
@@ -145,6 +151,7 @@ def _play_block(i: int) -> list[tuple[str, dict]]:
             decisions=st.decisions,
             searched=st.searched,
             changed=st.changed,
+            confirmed=st.confirmed,
             search_seconds=st.seconds,
         )
         block.append((difficulty, row))
@@ -166,6 +173,12 @@ def main(argv: list[str] | None = None) -> int:
         default=DEFAULT_PHASES,
         help="decisions searched, joined by '+': play (first play), group, steal, after_play",
     )
+    parser.add_argument(
+        "--confirm",
+        type=int,
+        default=0,
+        help="worlds of a second sample that must confirm a change (0: none)",
+    )
     parser.add_argument("--out", default="results/search")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (same wins)")
     args = parser.parse_args(argv)
@@ -177,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     try:  # a setting out of range (checked before any loading), or a missing or unreadable
         # model: one usage line, exit 2
         search = SearchTeamPolicy(
-            args.model, args.samples, args.margin, args.uncertain, args.phases
+            args.model, args.samples, args.margin, args.uncertain, args.phases, args.confirm
         )
         blueprint = FastTeamPolicy(args.model)
     except ValueError as error:
@@ -196,6 +209,7 @@ def main(argv: list[str] | None = None) -> int:
             "margin": args.margin,
             "uncertain": args.uncertain,
             "phases": "+".join(args.phases),
+            "confirm": args.confirm,
         },
         "load_start": os.getloadavg()[0],
         "games_requested": args.games,

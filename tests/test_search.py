@@ -95,6 +95,9 @@ def test_parse_search_spec_reads_its_options_and_refuses_unknown_ones():
         parse_search_spec("a.pth,samples=0")
     with pytest.raises(ValueError, match=r"uncertain=1\.5 is not allowed"):
         parse_search_spec("a.pth,uncertain=1.5")
+    assert parse_search_spec("a.pth,confirm=16") == ("a.pth", {"confirm": 16})
+    with pytest.raises(ValueError, match="confirm=-1 is not allowed; allowed: samples=N"):
+        parse_search_spec("a.pth,confirm=-1")
 
 
 @pytest.mark.parametrize(
@@ -106,6 +109,8 @@ def test_parse_search_spec_reads_its_options_and_refuses_unknown_ones():
         ({"margin": float("nan")}, "margin=nan"),
         ({"uncertain": 0.0}, "uncertain=0.0"),
         ({"uncertain": 1.01}, "uncertain=1.01"),
+        ({"confirm": -4}, "confirm=-4"),
+        ({"confirm": 0.5}, "confirm=0.5"),
     ],
 )
 def test_the_constructor_refuses_settings_out_of_range_before_loading(tmp_path, setting, shown):
@@ -201,6 +206,38 @@ def test_rollout_values_are_win_shares_and_repeat_with_the_seed(decisions):
     assert np.array_equal(a, b)
     assert ((a >= 0) & (a <= 1)).all()
     assert np.allclose(a * len(worlds), np.round(a * len(worlds)))
+
+
+@pytest.mark.parametrize("second, changed", [(0.0, False), (0.4, True)])
+def test_a_change_must_also_win_on_the_confirming_sample(decisions, monkeypatch, second, changed):
+    """With ``confirm``, an action that beat the blueprint's choice by the margin on the
+    first sample is rolled out again beside that choice on fresh worlds, and played only
+    if it still wins by the margin over both samples together (here 0.3 ahead on 4
+    worlds, then ``second`` ahead on 4 more: 0.15 or 0.35 pooled, margin 0.2)."""
+    import shipwreck_agents.search as search
+
+    policy, s, view, obs, mask = next(d for d in decisions if len(np.flatnonzero(d[4])) >= 2)
+    searcher = copy.deepcopy(policy)
+    searcher.margin, searcher.confirm = 0.2, 4
+    legal = np.flatnonzero(mask)
+    blueprint = copy.deepcopy(policy)
+    blueprint.uncertain = 1e-9  # plays the blueprint's choice
+    own = blueprint.act(obs, mask, view, np.random.default_rng(0), s)
+    other = int(next(a for a in legal if a != own))
+    calls = []
+
+    def fake(worlds, actions, *args, **kwargs):
+        calls.append(np.asarray(actions).tolist())
+        values = np.full(len(actions), 0.5)
+        ahead = 0.3 if len(calls) == 1 else second
+        values[list(actions).index(other)] += ahead
+        return values
+
+    monkeypatch.setattr(search, "rollout_values", fake)
+    action = searcher.act(obs, mask, view, np.random.default_rng(0), s)
+    assert calls[0] == legal.tolist() and calls[1] == sorted([own, other])
+    assert action == (other if changed else own)
+    assert searcher.stats.confirmed == 1 and searcher.stats.changed == int(changed)
 
 
 def _twins(s, rng):
