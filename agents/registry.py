@@ -11,7 +11,7 @@
 | ``ppo:PATH`` | a trained Stable-Baselines3 model | as trained |
 | ``rllib:PATH`` | an RLlib checkpoint of ``shipwreck_training.rllib`` (``agents/rllib_policy.py``) | as trained |
 | ``fast:PATH`` | a ``shipwreck_training.fast`` team, one object for both roles (``agents/fast_team.py``) | both |
-| ``search:PATH[,samples=N,margin=M,uncertain=U,phases=P+Q]`` | that team with test-time search (``agents/search.py``) | both |
+| ``search:PATH[,samples=N,margin=M,uncertain=U,confirm=C,phases=P+Q]`` | that team with test-time search (``agents/search.py``) | both |
 
 Specs are strings so that worker processes can rebuild the same policies.
 """

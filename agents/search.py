@@ -24,7 +24,9 @@ choice by ``margin``; otherwise it plays the blueprint's choice.
    seat's memory of the fate it kept (``policy_carry``), starting from the memory the
    real game's blueprint holds at the decision. All actions of one world share one random stream
    (common random numbers), so their difference is the action's.
-3. **Choice.** The value of an action is the share of its rollouts won.
+3. **Choice.** The value of an action is the share of its rollouts won; the best action
+   is played if it beats the blueprint's choice by ``margin``. With ``confirm`` those two
+   are rolled out again on a fresh sample first, and the change must hold over both.
 
 The team's belief stays policy-conditioned on the blueprint: when the search plays
 another first play than the blueprint would, the group's memory is the blueprint's
