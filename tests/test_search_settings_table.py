@@ -19,7 +19,9 @@ def _script():
     return module
 
 
-def _run(path: Path, search_won: list[bool], samples: int, model: str = "m.pth") -> Path:
+def _run(
+    path: Path, search_won: list[bool], samples: int, model: str = "m.pth", confirm: int = 0
+) -> Path:
     games = [
         {
             "game": i,
@@ -35,7 +37,14 @@ def _run(path: Path, search_won: list[bool], samples: int, model: str = "m.pth")
         "command": f"python scripts/search_eval.py --samples {samples}",
         "model": model,
         "seed": 7,
-        "options": {"samples": samples, "uncertain": 0.99, "phases": "play+group"},
+        "options": {
+            "samples": samples,
+            "margin": 0.1,
+            "uncertain": 0.99,
+            "phases": "play+group",
+            **({"confirm": confirm} if confirm else {}),
+        },
+        "jobs": 2,
         "load_start": 4.0,
         "load_end": 4.5,
         "games": {"hard": games},
@@ -54,12 +63,14 @@ def test_the_sign_test_is_exact():
 def test_runs_are_compared_on_the_deals_they_share(tmp_path):
     script = _script()
     base = _run(tmp_path / "base.json", [True, False, True, False], 32)
-    other = _run(tmp_path / "other.json", [True, True, False], 64)  # stopped after 3 deals
+    other = _run(tmp_path / "other.json", [True, True, False], 64, confirm=16)  # stopped at 3
     rows = script.rows(json.loads(base.read_text()), json.loads(other.read_text()), "hard")
     assert rows["games"] == 3 and (rows["only"], rows["base_only"]) == (1, 1)
     assert rows["search"] == pytest.approx(2 / 3) and rows["ms_searched"] == pytest.approx(250)
     text = script.table([base, other])
-    assert "| hard | `other` | samples 64" in text and "1 / 1 (1.00)" in text
+    assert "| hard | `other` | samples 64, margin 0.1, uncertain 0.99, confirm 16, phases" in text
+    assert "| hard | `base` | samples 32, margin 0.1, uncertain 0.99, phases" in text
+    assert "1 / 1 (1.00)" in text and "(2 processes; load 4.0 → 4.5)" in text
     assert "won the same deals" in text
 
 
