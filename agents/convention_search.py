@@ -28,19 +28,17 @@ from shipwreck_env.actions import ACTIONS, power_action
 from shipwreck_env.arcana import fades_by_text_after
 from shipwreck_env.cards import CARD_INDEX, CARDS
 from shipwreck_env.fading import fades_by_hours
-from shipwreck_env.number_lines import CARD_CONTEXT
+from shipwreck_env.number_lines import table_rows
 from shipwreck_env.plays import CHALICE, HOURS_TARGET, STEAL_ACTION, first_plays
 from shipwreck_env.powers import sinners_actions
 from shipwreck_env.public_record import (
     PlayOutcome,
     fade_doom,
     fading_after,
-    kept_rows,
     onlooker_pool,
     play_outcome,
 )
 from shipwreck_env.questions import QUESTION_SETS, yes_values
-from shipwreck_env.rules import KEPT_MASKS
 from shipwreck_env.view import TurnStart
 
 __all__ = [
@@ -661,7 +659,7 @@ class _Lines:
         self.before = before
         self.lift = 1 if before == SHADOWS else 0  # Shadows: the kept fate reads 1 higher
         self.info_value, self.race, self.power_cost, self.plan = info_value, race, power_cost, plan
-        self.rows = kept_rows(start) if before != SHADOWS else _lifted_rows(start)
+        self.rows = table_rows(start.slots, start.table, shadows=before == SHADOWS)
         self.visible = tuple(
             v
             for card, fates in zip(start.slots, start.table, strict=True)
@@ -922,24 +920,6 @@ class _Lines:
                     o = self.observation(seen, power, None, (spec.slot, spec.value))
                     out.append(((0, action, power, 0), o, kept))
         return out
-
-
-def _lifted_rows(start: TurnStart) -> list[list[int] | None]:
-    """:func:`~shipwreck_env.public_record.kept_rows` with Shadows used: per slot,
-    ``row[played - 1]`` = mask of the *real* kept values that allow the play when the
-    kept fate reads 1 higher (the engine's own table, ``KEPT_MASKS[card][1]``)."""
-    visible = [
-        v for card, fates in zip(start.slots, start.table, strict=True) if card >= 0 for v in fates
-    ]
-    # what each kind of card condition reads (CARD_CONTEXT): nothing, the values seen,
-    # the sum mod 4; above that, the highest fate on the card itself
-    keys = (0, sum(1 << (v - 1) for v in set(visible)), sum(visible) & 3)
-
-    def row(slot: int, card: int) -> list[int]:
-        kind = CARD_CONTEXT[card]
-        return KEPT_MASKS[card][1][keys[kind] if kind < 3 else max(start.table[slot], default=0)]
-
-    return [row(slot, card) if card >= 0 else None for slot, card in enumerate(start.slots)]
 
 
 def _moved(m: list[float], kept: int, delta: float) -> list[float]:

@@ -719,3 +719,23 @@ def test_the_sinners_lines_are_the_rules_removals_never_on_the_fall():
             on_the_fall += sum(ACTIONS[a].slot == 0 for a in allowed)
             assert coded.get(action, set()) == {a for a in allowed if ACTIONS[a].slot != 0}
     assert on_the_fall > 0
+
+
+def test_lines_after_shadows_play_what_the_engine_allows_once_shadows_is_used():
+    """A code line after Shadows reads the cards' conditions with the kept fate 1 higher,
+    as the engine does: hand by hand, its plays are the engine's legal plays once Shadows
+    is used (and on this table Shadows changes some hand's plays)."""
+    kwargs = PRE_PLAY_CASES[PRE_PLAY_IDS.index("shadows")]
+    shadows = convention_module.SHADOWS
+    changed = 0
+    for hand in itertools.combinations_with_replacement(range(1, 8), 2):
+        s = arrange(**kwargs, hand=list(hand))
+        start = make_view(s, s.decider).turn_start
+        lines = convention_module._Lines(start, 0.01, (0.95, 2), 0.005, True, False, before=shadows)
+        coded = sorted({action for (_, action, _, _), _, _ in lines.options(hand, carried=False)})
+        plays = [a for a in legal_actions(s) if ACTIONS[a].kind == "play"]
+        t = step(s, shadows, np.random.default_rng(0))
+        lifted = [a for a in legal_actions(t) if ACTIONS[a].kind == "play"]
+        assert coded == lifted, hand
+        changed += lifted != plays
+    assert changed > 0

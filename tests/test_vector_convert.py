@@ -175,6 +175,40 @@ def test_to_states_picks_games_in_order() -> None:
     _assert_same(to_states(arr, games), [states[g] for g in games], "games [7, 0, 3, 3]")
 
 
+def _altered_start(s: State, part: int) -> tuple:
+    """``s.turn_start`` with part ``part`` (``turn_start.public_snapshot`` order) changed
+    to another value the arrays can hold."""
+    slots, table, attached, sands, faded, top, deck_len, exiled, lines, hand_len = s.turn_start[:10]
+    card = next(c for c in slots if c >= 0)
+    changed = [
+        tuple(reversed(slots)),
+        ((*table[0], 1), *table[1:]),
+        ((card,), *attached[1:]),
+        (card, *sands[1:]),
+        (*faded, card),
+        -1 if top != card else slots[-1],
+        deck_len + 1,
+        (exiled[0] + 1, *exiled[1:]),
+        (lines[0] ^ 1, *lines[1:]),
+        (hand_len[0] ^ 1, *hand_len[1:]),
+        *(x + 1 for x in s.turn_start[10:]),
+    ]
+    return (*s.turn_start[:part], changed[part], *s.turn_start[part + 1 :])
+
+
+def test_turn_starts_are_told_apart_by_every_part() -> None:
+    """A turn start that differs from one converted before in any single part (of the 13)
+    comes back with that part: the conversion remembers turn starts by all they hold."""
+    _config, states = collect_games()[5]
+    s = next(x for x in states if x.turn_start[1][0] and x.turn_start[0][-1] >= 0)
+    assert to_states(from_states([s]))[0].turn_start == s.turn_start
+    for part in range(13):
+        other = s.copy()
+        other.turn_start = _altered_start(s, part)
+        assert other.turn_start[part] != s.turn_start[part]
+        assert to_states(from_states([other, s])) == [other, s], part
+
+
 def scramble(arr: Arrays, rng: np.random.Generator) -> None:
     """Change what the contract leaves free: the deck ring's start, the buffer holding
     this turn's events, and every padding entry beyond a length."""
