@@ -112,9 +112,11 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as error:  # a missing or empty file, a bad --bin
         parser.error(str(error))
     command = shlex.join(["python", "scripts/plot_learning_curve.py", *(argv or sys.argv[1:])])
-    args.out.with_suffix(".md").write_text(markdown(rows, table, args.evals, command))
-    plot(rows, table, args.out.with_suffix(".png"))
-    print(args.out.with_suffix(".md").read_text())
+    # OUT gets the suffixes appended: a name with a dot (run_lr0.001) keeps it whole
+    md, png = (args.out.with_name(args.out.name + suffix) for suffix in (".md", ".png"))
+    md.write_text(markdown(rows, table, args.evals, command))
+    plot(rows, table, png)
+    print(md.read_text())
     return 0
 
 

@@ -35,6 +35,12 @@ def test_the_report_and_plot_are_written_from_the_file(tmp_path):
     assert "3 greedy evaluations" in text and "last at 0.0M steps" in text
     assert "| 0M-0M | 1 | 0.250 | 0.250 | 0.250 |" in text  # step 10 alone in [0, 15)
     assert (tmp_path / "c.png").stat().st_size > 0
+    # a dotted name keeps its whole stem: two runs told apart by a dotted value
+    for name in ("run_ent0.01", "run_ent0.001"):
+        assert curve.main([str(source), "--out", str(tmp_path / name)]) == 0
+    assert {p.name for p in tmp_path.glob("run_ent*")} == {
+        f"run_ent{v}.{ext}" for v in ("0.01", "0.001") for ext in ("md", "png")
+    }
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n")
     with pytest.raises(ValueError, match="no evaluation lines"):
