@@ -464,6 +464,11 @@ _OPTIONS_ALLOWED = (
 )
 
 
+def _is_count(x: object, least: int) -> bool:
+    """Is ``x`` an integer (a bool is not one) of at least ``least``?"""
+    return not isinstance(x, bool) and isinstance(x, (int, np.integer)) and x >= least
+
+
 def check_search_options(samples: int, margin: float, uncertain: float, confirm: int = 0) -> None:
     """Refuse search settings out of range (the one check, for the constructor and the
     ``search:`` spec alike).
@@ -471,7 +476,7 @@ def check_search_options(samples: int, margin: float, uncertain: float, confirm:
     Raises:
         ValueError: naming the bad value and what is allowed.
     """
-    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
+    if not _is_count(samples, 1):
         raise ValueError(f"search samples={samples!r} is not allowed; allowed: {_OPTIONS_ALLOWED}")
     if not margin >= 0:  # also refuses NaN
         raise ValueError(f"search margin={margin!r} is not allowed; allowed: {_OPTIONS_ALLOWED}")
@@ -479,7 +484,7 @@ def check_search_options(samples: int, margin: float, uncertain: float, confirm:
         raise ValueError(
             f"search uncertain={uncertain!r} is not allowed; allowed: {_OPTIONS_ALLOWED}"
         )
-    if isinstance(confirm, bool) or not isinstance(confirm, (int, np.integer)) or confirm < 0:
+    if not _is_count(confirm, 0):
         raise ValueError(f"search confirm={confirm!r} is not allowed; allowed: {_OPTIONS_ALLOWED}")
 
 
