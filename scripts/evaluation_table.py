@@ -23,9 +23,14 @@ def _load(arg: str) -> tuple[str, dict]:
     if not sep or not label or not path:
         raise ValueError(f"{arg!r} is not LABEL=FILE.json")
     try:
-        return label, json.loads(Path(path).read_text())
+        data = json.loads(Path(path).read_text())
     except (OSError, json.JSONDecodeError) as error:
         raise ValueError(f"{path}: {error}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
+        raise ValueError(
+            f"{path} has no 'results'; allowed: a file written by shipwreck-arcana evaluate --out"
+        )
+    return label, data
 
 
 def table(runs: list[tuple[str, dict]], command: str) -> str:
@@ -72,8 +77,13 @@ def main(argv: list[str] | None = None) -> int:
     command = " ".join(["python scripts/evaluation_table.py", *(argv or sys.argv[1:])])
     try:
         text = table([_load(a) for a in args.runs], command)
-    except (ValueError, KeyError) as error:
+    except ValueError as error:
         parser.error(str(error))
+    except KeyError as error:  # a result without a field the table shows
+        parser.error(
+            f"a result has no field {error}; allowed: files written by shipwreck-arcana "
+            "evaluate --out"
+        )
     if args.out:
         args.out.write_text(text)
     print(text, end="")
