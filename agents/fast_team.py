@@ -23,7 +23,9 @@ block.
 With ``after_play`` (by default as the model was trained: ``belief_after_play`` in its
 ``.meta.json``) the player's own ``AFTER_PLAY`` choice under each hand is multiplied in
 too (:meth:`FastTeamPolicy.remember_after_play`), as the trainer's
-``PolicyBelief(after_play=True)`` does; the search's rollouts do not compute it.
+``PolicyBelief(after_play=True)`` does, and the search's rollouts
+(``RolloutBelief(after_play=True)``); the two batched sides share
+:class:`~shipwreck_agents.policy_belief.AfterPlayTerms`.
 
 A network of kind ``policy_carry`` also keeps, per seat, the memory of the fate it kept
 (:func:`shipwreck_agents.policy_belief.carry_weights`) and passes it to the likelihood of

@@ -12,7 +12,8 @@ play, such as Sparrows, both judge the hands on the changed table). :func:`likel
 ``Σ_{hands h holding v and k} prior(h) · π(a | o(h), m(h))`` in one network call; the
 posterior is that times the seat's number line now, normalised. See
 ``docs/fast_trainer.md`` for the prior. Pure functions of observation vectors and a
-model with ``logits(obs, mask)``; no game state is read.
+model with ``logits(obs, mask)``; no game state is read (but for :class:`AfterPlayTerms`,
+below).
 
 With memory (belief kind ``policy_carry``) a carried fate's prior is the group's
 posterior about it from the turn it was kept rather than the bare number line:
@@ -22,6 +23,14 @@ so the weight is the likelihood divided by the copies of each value still unknow
 (the pool less the played fate); the prior multiplies the copies unknown now back in.
 For exchangeable draws this is exact: every card made public since, drawn from the pool
 without the kept one, moves the odds of ``k`` by ``pool_now[k] / pool_then[k]``.
+
+The after-play factor: when Shells or Sinners is faded, the active player decides once
+more between its play and the group (use one, or pass). :func:`kept_probabilities` gives
+the probability of that choice under each hand, with the legal mask of each kept value
+from :func:`kept_masks`. :class:`AfterPlayTerms` is its one home on the batched engine
+(the trainer's ``PolicyBelief`` and the search's ``RolloutBelief`` both keep one): it
+keeps the per-hand terms of each game's first play and multiplies the factor in at the
+after-play decision, reading the engine's arrays by name through the caller's accessor.
 """
 
 from __future__ import annotations
@@ -32,10 +41,13 @@ import numpy as np
 import torch
 
 from shipwreck_env.actions import ACTIONS
+from shipwreck_env.cards import POWER_INDEX
 from shipwreck_env.powers import sinners_actions
+from shipwreck_env.state import Phase
 
 __all__ = [
     "PLAY_VALUE",
+    "AfterPlayTerms",
     "carry_weights",
     "chosen_probabilities",
     "hypothetical_observations",
@@ -299,3 +311,93 @@ def likelihood(
             model, obs, layout, rep[live], x[live], y[live], mask_h[allowed], act[live]
         )
     return weight.reshape(n, _HYPOTHESES) if per_hand else weight.reshape(n, 2, 7).sum(1)
+
+
+_SINNERS_POWER = POWER_INDEX["sinners"]
+
+
+class AfterPlayTerms:
+    """Per game of a batched run: the turn's per-hand likelihood terms of its first play,
+    and the after-play factor multiplied into them (see the module docstring).
+
+    ``hands`` float64[n, 14] are the terms of :func:`likelihood` (``per_hand``),
+    ``carried`` bool[n, 14] :func:`kept_is_carried` of that play, ``play_action`` and
+    ``play_obs`` the play and its observation (for :func:`carry_weights`).
+
+    Args:
+        num_games: games of the run.
+        obs_size: the observation size (with the belief block).
+    """
+
+    STATE = ("hands", "carried", "play_action", "play_obs")
+    """The attribute names :meth:`state` and :meth:`load_state` save and load."""
+
+    def __init__(self, num_games: int, obs_size: int) -> None:
+        self.hands = np.zeros((num_games, _HYPOTHESES))
+        self.carried = np.zeros((num_games, _HYPOTHESES), bool)
+        self.play_action = np.zeros(num_games, np.int64)
+        self.play_obs = np.zeros((num_games, obs_size), np.float32)
+
+    def keep_play(
+        self, rows: np.ndarray, hands: np.ndarray, obs: np.ndarray, layout, actions: np.ndarray
+    ) -> np.ndarray:
+        """Keep the terms ``hands`` (float[len(rows), 14]) of the first plays ``actions``
+        made with observations ``obs`` in games ``rows``; returns their likelihood
+        float[len(rows), 7] (the terms summed per kept value)."""
+        self.hands[rows] = hands
+        self.carried[rows] = kept_is_carried(obs, layout, actions)
+        self.play_action[rows] = actions
+        self.play_obs[rows] = obs
+        return self.likelihood(rows)
+
+    def likelihood(self, rows: np.ndarray) -> np.ndarray:
+        """float64[len(rows), 7]: the kept terms of games ``rows`` summed per kept value."""
+        return self.hands[rows].reshape(-1, 2, 7).sum(1)
+
+    def multiply(
+        self,
+        field,
+        num_players: int,
+        turn: np.ndarray,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        actions: np.ndarray,
+        model,
+        layout,
+    ) -> np.ndarray:
+        """Before a step: in every game whose active player now makes its ``AFTER_PLAY``
+        choice ``actions[g]`` on the turn ``turn[g]`` whose first play was kept (one play,
+        one fate held), multiply the probability of that choice under each hand into the
+        terms. ``field(name)`` returns the engine array ``name`` of every game. Returns
+        the games changed (their new likelihood is :meth:`likelihood`)."""
+        active_seat = field("active").astype(np.int64)
+        phase = field("phase")
+        hand_len = field("hand_len")[np.arange(len(phase)), active_seat]
+        after = (
+            (phase == Phase.AFTER_PLAY)
+            & (field("decider").astype(np.int64) == active_seat % num_players)
+            & (turn == field("turn"))
+            & (field("plays_len") == 1)
+            & (hand_len == 1)
+            & ~field("over").astype(bool)
+        )
+        g = np.flatnonzero(after)
+        if not len(g):
+            return g
+        tcount = field("tcount")[g]
+        tables = [[(np.flatnonzero(fates) + 1).tolist() for fates in table] for table in tcount]
+        sinners = ~field("power_used")[g] & (field("fcount")[g, _SINNERS_POWER] > 0)
+        masks = kept_masks(mask[g], tables, field("shadows")[g], sinners)
+        self.hands[g] *= kept_probabilities(
+            obs[g], layout, self.carried[g], masks, actions[g], model
+        )
+        return g
+
+    def state(self) -> dict[str, np.ndarray]:
+        """Copies of the arrays (for checkpoints)."""
+        return {key: getattr(self, key).copy() for key in self.STATE}
+
+    def load_state(self, state: dict) -> None:
+        """Put back :meth:`state` (the same number of games)."""
+        for key in self.STATE:
+            getattr(self, key)[...] = state[key]

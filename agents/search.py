@@ -21,17 +21,18 @@ choice by ``margin``; otherwise it plays the blueprint's choice.
    the first step plays the action, then the blueprint plays every seat to the end of the
    game, its group reading the blueprint's own belief kind recomputed for every play of
    the rollout (:class:`RolloutBelief`): the first-play belief (``policy``), or with each
-   seat's memory of the fate it kept (``policy_carry``), starting from the memory the
-   real game's blueprint holds at the decision. All actions of one world share one random stream
+   seat's memory of the fate it kept (``policy_carry``), and with the active player's
+   after-play choice multiplied in for a blueprint trained so (``belief_after_play``),
+   starting from the memory the real game's blueprint holds before the decision. All actions of one world share one random stream
    (common random numbers), so their difference is the action's.
 3. **Choice.** The value of an action is the share of its rollouts won; the best action
    is played if it beats the blueprint's choice by ``margin``. With ``confirm`` those two
    are rolled out again on a fresh sample first, and the change must hold over both.
 
 The team's belief stays policy-conditioned on the blueprint: when the search plays
-another first play than the blueprint would, the group's memory is the blueprint's
-likelihood of the play actually made (and, with carried memory, the memory of the fate
-that play keeps, from the seat's memory before it), as in the rollouts. The rollouts run on the batched
+another first play (or after-play choice) than the blueprint would, the group's memory is
+the blueprint's likelihood of the action actually taken (and, with carried memory, the
+memory of the fate that play keeps, from the seat's memory before it), as in the rollouts. The rollouts run on the batched
 engine, which covers every card set; a set it did not cover would be refused when the
 policy is built, and by ``VectorGame`` itself at the first rollout, naming the sets covered.
 """
@@ -46,7 +47,7 @@ import numpy as np
 import torch
 
 from shipwreck_agents.fast_team import POLICY_KINDS, FastTeamPolicy
-from shipwreck_agents.policy_belief import PLAY_VALUE, carry_weights, likelihood
+from shipwreck_agents.policy_belief import PLAY_VALUE, AfterPlayTerms, carry_weights, likelihood
 from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES
 from shipwreck_env.engine import legal_actions, step_inplace
 from shipwreck_env.public_record import hand_play_masks
@@ -262,18 +263,28 @@ class RolloutBelief:
     written (the engine's own block). :meth:`load` starts the games from the real game's
     belief at the decision searched.
 
+    With ``after_play`` (a blueprint trained with ``belief_after_play``) the active
+    player's own ``AFTER_PLAY`` choice under each hand is multiplied in too, by the same
+    :class:`~shipwreck_agents.policy_belief.AfterPlayTerms` the trainer uses.
+
     Args:
         vg: the rollout games.
         kind: the blueprint's ``belief_kind``.
+        after_play: also multiply in the after-play choice (a policy kind only).
 
     Raises:
         ValueError: an unknown kind, naming the kinds allowed.
     """
 
-    def __init__(self, vg: VectorGame, kind: str = "policy") -> None:
+    def __init__(self, vg: VectorGame, kind: str = "policy", after_play: bool = False) -> None:
         if kind not in BELIEF_KINDS:
             raise ValueError(f"belief kind {kind!r} is not known; allowed: {list(BELIEF_KINDS)}")
+        if after_play and kind not in POLICY_KINDS:
+            raise ValueError(
+                f"after_play needs a policy belief, not {kind!r}; allowed: {list(POLICY_KINDS)}"
+            )
         self.vg, self.kind = vg, kind
+        self.terms = AfterPlayTerms(vg.num_games, vg.layout.size) if after_play else None
         self.likelihood = np.zeros((vg.num_games, 7))
         self.turn = np.full(vg.num_games, -1, np.int64)
         self.offset = vg.layout.offsets["belief"]
@@ -286,26 +297,65 @@ class RolloutBelief:
         games: np.ndarray | slice,
         current: tuple[np.ndarray, int] | None,
         carried: dict[int, tuple[int, np.ndarray]] | None = None,
+        play: tuple | None = None,
     ) -> None:
         """Start ``games`` from a real game's belief: ``current`` is (likelihood
         float[7], turn) of the first play already made this turn (None: none);
         ``carried`` maps a seat to (turn, memory float[7]) of the fate it last kept
-        (kind ``policy_carry``; ``FastTeamPolicy``'s memory)."""
+        (kind ``policy_carry``; ``FastTeamPolicy``'s memory); ``play`` (with
+        ``after_play``, and ``current``) is that play's (observation float[1, size],
+        action int[1], terms per hand float[14], kept carried bool[14]), as
+        ``FastTeamPolicy`` keeps it."""
         self.turn[games] = -1
         self.memory[games] = 1.0
         self.memory_turn[games] = -1
         if current is not None:
             self.likelihood[games] = current[0]
             self.turn[games] = current[1]
+            if self.terms is not None and play is not None:
+                obs, action, hands, kept_carried = play
+                self.terms.hands[games] = hands
+                self.terms.carried[games] = kept_carried
+                self.terms.play_action[games] = np.asarray(action).reshape(-1)[0]
+                self.terms.play_obs[games] = np.asarray(obs).reshape(-1)
         for seat, (turn, weights) in (carried or {}).items():
             self.memory[games, seat] = weights
             self.memory_turn[games, seat] = turn
 
     def record(self, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray, model) -> None:
         """Before a step: keep the likelihood of each first play about to be made (and,
-        with carried memory, the memory of the fate it keeps)."""
+        with carried memory, the memory of the fate it keeps); with ``after_play``,
+        multiply each after-play choice about to be made into its turn's likelihood."""
         if self.kind not in POLICY_KINDS:
             return
+        self._record_play(obs, mask, actions, model)
+        if self.terms is not None:
+            self._record_after_play(obs, mask, actions, model)
+
+    def _record_after_play(
+        self, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray, model
+    ) -> None:
+        a, layout = self.vg.arrays, self.vg.layout
+        g = self.terms.multiply(
+            lambda name: getattr(a, name),
+            self.vg.config.num_players,
+            self.turn,
+            obs,
+            mask,
+            actions,
+            model,
+            layout,
+        )
+        if not len(g):
+            return
+        self.likelihood[g] = self.terms.likelihood(g)
+        if self.kind == "policy_carry":
+            seat = a.active.astype(np.int64)[g]
+            self.memory[g, seat] = carry_weights(
+                self.terms.play_obs[g], layout, self.terms.play_action[g], self.likelihood[g]
+            )
+
+    def _record_play(self, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray, model) -> None:
         a = self.vg.arrays
         active_seat = a.active.astype(np.int64)
         first = (
@@ -330,9 +380,17 @@ class RolloutBelief:
         if self.kind == "policy_carry":
             last = self.memory_turn[games, seat] == turn - self.memory.shape[1]
             carry = np.where(last[:, None], self.memory[games, seat], 1.0)
-        self.likelihood[games] = likelihood(
-            obs[games], self.vg.layout, actions[games], model, masks_of, carry
-        )
+        if self.terms is None:
+            self.likelihood[games] = likelihood(
+                obs[games], self.vg.layout, actions[games], model, masks_of, carry
+            )
+        else:
+            hands = likelihood(
+                obs[games], self.vg.layout, actions[games], model, masks_of, carry, per_hand=True
+            )
+            self.likelihood[games] = self.terms.keep_play(
+                games, hands, obs[games], self.vg.layout, actions[games]
+            )
         self.turn[games] = turn
         if carry is not None:
             self.memory[games, seat] = carry_weights(
@@ -374,6 +432,8 @@ def rollout_values(
     *,
     kind: str = "policy",
     carried: dict[int, tuple[int, np.ndarray]] | None = None,
+    after_play: bool = False,
+    play: tuple | None = None,
 ) -> np.ndarray:
     """float[len(actions)]: the share of rollouts won after each action, over ``worlds``.
 
@@ -388,14 +448,18 @@ def rollout_values(
         kind: the blueprint's ``belief_kind`` (:class:`RolloutBelief`).
         carried: kind ``policy_carry``: per seat, (turn, memory float[7]) of the fate it
             last kept, as the real game's blueprint holds them before this decision.
+        after_play: the blueprint multiplies the after-play choice into its belief
+            (:class:`RolloutBelief`).
+        play: with ``after_play`` and ``memory``, the turn's first play as the real
+            game's blueprint keeps it (:meth:`RolloutBelief.load`).
     """
     K, L = len(worlds), len(actions)
     vg = VectorGame.from_states(
         [w for _ in range(L) for w in worlds], seed, belief=True, autoreset=False
     )
     vg.arrays.key[:] = np.tile(vg.arrays.key[:K], L)  # common random numbers per world
-    belief = RolloutBelief(vg, kind)
-    belief.load(slice(None), memory, carried)
+    belief = RolloutBelief(vg, kind, after_play)
+    belief.load(slice(None), memory, carried, play)
     won = np.zeros(K * L)
     first = np.repeat(np.asarray(actions, np.int64), K)
     for step in range(max_steps):
@@ -594,15 +658,16 @@ class SearchTeamPolicy(FastTeamPolicy):
         rng: np.random.Generator,
         state=None,
     ) -> int:
-        # the team's belief before the blueprint's play rewrites it (this turn's likelihood
-        # and its seat's memory): put back if the search makes another first decision
+        # the team's belief before the blueprint's choice rewrites it (this turn's
+        # likelihood and play, and its seat's memory): the rollouts start from it, and it
+        # is put back if the search plays another action
         carried, before = dict(self._memory), (self._likelihood, self._turn)
+        play = self._play
         blueprint = super().act(observation, mask, view, rng)
         self.stats.decisions += 1
         legal = np.flatnonzero(np.asarray(mask, bool))
         if len(legal) < 2 or self._phase(view) not in self.phases:
             return blueprint
-        first_play = self._phase(view) == "play"
         if self._confidence(observation, mask, view, blueprint) >= self.uncertain:
             return blueprint
         start = time.perf_counter()
@@ -611,12 +676,20 @@ class SearchTeamPolicy(FastTeamPolicy):
         self.stats.worlds.append(len(worlds))
         if not worlds:
             return blueprint
-        memory = (self._likelihood, self._turn) if self._turn == view.turn else None
+        memory = before if before[1] == view.turn else None
 
         def values_of(sample: list[State], actions: np.ndarray) -> np.ndarray:
             seed = int(rng.integers(2**31))
             return rollout_values(
-                sample, actions, self.model, seed, memory, kind=self.belief_kind, carried=carried
+                sample,
+                actions,
+                self.model,
+                seed,
+                memory,
+                kind=self.belief_kind,
+                carried=carried,
+                after_play=self.after_play,
+                play=play,
             )
 
         values = values_of(worlds, legal)
@@ -638,10 +711,12 @@ class SearchTeamPolicy(FastTeamPolicy):
         if not better:
             return blueprint
         self.stats.changed += 1
-        if first_play:  # the group reads the play made (if a play), through the blueprint
-            self._memory, (self._likelihood, self._turn) = carried, before
-            obs = np.asarray(observation, np.float32)
-            self.remember_play(obs, np.asarray(mask, bool), view, best)
+        # the group reads the action taken (a first play, an after-play choice) through
+        # the blueprint, from the belief it held before the decision
+        self._memory, (self._likelihood, self._turn), self._play = carried, before, play
+        obs, legal = np.asarray(observation, np.float32), np.asarray(mask, bool)
+        self.remember_play(obs, legal, view, best)
+        self.remember_after_play(obs, legal, view, best)
         return best
 
     @staticmethod

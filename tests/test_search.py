@@ -290,38 +290,44 @@ def _reference_blocks(policies, vg, obs, mask, actions, rng):
             policy.act(reference_obs, mask[g], view, rng)
             out.append((policy.last_belief, sparrows_before_play(view)))
         else:
-            policy.remember_play(reference_obs, mask[g].astype(bool), view, int(actions[g]))
+            legal = mask[g].astype(bool)
+            policy.remember_play(reference_obs, legal, view, int(actions[g]))
+            policy.remember_after_play(reference_obs, legal, view, int(actions[g]))
             out.append((None, False))
     return out
 
 
-@pytest.mark.parametrize("kind", ["policy", "policy_carry"])
-def test_the_rollout_belief_is_the_reference_teams_belief_along_random_games(kind):
+@pytest.mark.parametrize(
+    ("kind", "after_play"),
+    [("policy", False), ("policy_carry", False), ("policy", True), ("policy_carry", True)],
+)
+def test_the_rollout_belief_is_the_reference_teams_belief_along_random_games(kind, after_play):
     """Differential: along random trajectories on the batched engine, the block
     :class:`RolloutBelief` writes into every observation equals the one the reference
     team (:class:`FastTeamPolicy` on the reference engine's state of the same game)
-    writes, for both policy belief kinds; halfway through, the rollout belief is started
-    again from each reference team's memory (:meth:`RolloutBelief.load`, as a search
-    does at its decision) and must go on agreeing. Every active player who may use
-    Sparrows does, so some blocks follow a table changed before the play."""
+    writes, for both policy belief kinds, with and without the after-play factor;
+    halfway through, the rollout belief is started again from each reference team's
+    memory (:meth:`RolloutBelief.load`, as a search does at its decision) and must go on
+    agreeing. Every active player who may use Sparrows does, so some blocks follow a
+    table changed before the play."""
     from shipwreck_agents.fast_team import FastTeamPolicy
     from shipwreck_agents.search import RolloutBelief
     from shipwreck_env.vector import VectorGame
 
     vg = VectorGame(32, 4, belief=True, autoreset=False, num_players=3, difficulty="normal")
-    policies = [FastTeamPolicy(MODELS[kind]) for _ in range(vg.num_games)]
+    policies = [FastTeamPolicy(MODELS[kind], after_play=after_play) for _ in range(vg.num_games)]
     assert policies[0].belief_kind == kind
-    belief = RolloutBelief(vg, kind)
+    belief = RolloutBelief(vg, kind, after_play)
     rng = np.random.default_rng(4)
-    written = carried = after_sparrows = 0
+    written = carried = after_sparrows = multiplied = 0
     for step in range(400):
         if vg.arrays.over.all():
             break
         if step == 60:  # hand over from each reference team's memory
-            belief = RolloutBelief(vg, kind)
+            belief = RolloutBelief(vg, kind, after_play)
             for g, policy in enumerate(policies):
                 current = (policy._likelihood, policy._turn) if policy._turn >= 0 else None
-                belief.load(np.array([g]), current, policy._memory)
+                belief.load(np.array([g]), current, policy._memory, policy._play)
         obs, mask = vg.observe().copy(), np.array(vg.legal_mask())
         ours = obs.copy()
         belief.fill(ours)
@@ -350,9 +356,12 @@ def test_the_rollout_belief_is_the_reference_teams_belief_along_random_games(kin
         kept_on = belief.memory_turn[np.arange(vg.num_games), seat]
         last = (kept_on >= 0) & (kept_on == a.turn - 3)  # -1: no memory kept
         carried += int((first & last & (mask[:, : belief.memory.shape[2]].any(1))).sum())
+        after = (a.phase == Phase.AFTER_PLAY) & (belief.turn == a.turn) & ~a.over.astype(bool)
+        multiplied += int((after & (a.hand_len[np.arange(vg.num_games), seat] == 1)).sum())
         belief.record(ours, mask, actions, policies[0].model)
         vg.step(actions)
     assert written > 80 and after_sparrows >= 5, (written, after_sparrows)
+    assert multiplied >= 15, multiplied  # after-play choices the factor is asked of
     assert (carried > 20) == (kind == "policy_carry"), carried  # next turns read memory
 
 
@@ -383,6 +392,49 @@ def test_a_changed_first_play_leaves_the_memory_the_blueprint_keeps_for_that_pla
             np.testing.assert_array_equal(searcher._memory[seat][1], weights)
         compared += view.turn >= view.config.num_seats  # a seat with memory to carry
     assert compared >= 3, compared
+
+
+def test_a_searched_after_play_choice_starts_from_and_leaves_the_blueprints_belief(monkeypatch):
+    """With the after-play factor, the rollouts of an after-play decision start from the
+    belief the team held before it (not from one that already multiplied in the
+    blueprint's own choice), and when the search plays another choice the team's
+    likelihood, per-hand terms and memory are the blueprint's for the choice made."""
+    from shipwreck_agents import search
+    from shipwreck_agents.fast_team import FastTeamPolicy
+
+    real, seen = search.rollout_values, []
+
+    def spy(worlds, actions, model, seed, memory=None, *args, **kwargs):
+        seen.append((memory, kwargs["play"], kwargs["after_play"]))
+        return real(worlds, actions, model, seed, memory, *args, **kwargs)
+
+    monkeypatch.setattr(search, "rollout_values", spy)
+    compared = other = 0
+    for k, (policy, _, view, obs, mask) in enumerate(
+        _searched_decisions(games=6, seed=6, model=CARRY)
+    ):
+        if SearchTeamPolicy._phase(view) != "after_play" or policy._turn != view.turn:
+            continue
+        policy.after_play = True
+        searcher = copy.deepcopy(policy)
+        searcher.margin = -1.0  # always play the rollouts' best, even the blueprint's own
+        seen.clear()
+        action = searcher.act(obs, mask, view, np.random.default_rng(k))
+        memory, play, after_play = seen[0]
+        assert after_play and memory[1] == policy._turn
+        np.testing.assert_array_equal(memory[0], policy._likelihood)
+        np.testing.assert_array_equal(play[2], policy._play[2])
+        reference = copy.deepcopy(policy)
+        legal = mask.astype(bool)
+        reference.remember_after_play(np.asarray(obs, np.float32), legal, view, action)
+        np.testing.assert_array_equal(searcher._likelihood, reference._likelihood)
+        np.testing.assert_array_equal(searcher._play[2], reference._play[2])
+        seat = view.active_seat
+        np.testing.assert_array_equal(searcher._memory[seat][1], reference._memory[seat][1])
+        blueprint = copy.deepcopy(policy)
+        other += action != FastTeamPolicy.act(blueprint, obs, mask, view, None)
+        compared += 1
+    assert compared >= 4 and other >= 2, (compared, other)
 
 
 def test_a_literal_blueprints_rollouts_keep_the_engines_block_and_unknown_kinds_are_refused():

@@ -61,16 +61,13 @@ import numpy as np
 
 from shipwreck_agents.policy_belief import (
     PLAY_VALUE,
+    AfterPlayTerms,
     carry_weights,
     hypothetical_observations,
-    kept_is_carried,
-    kept_masks,
-    kept_probabilities,
     likelihood,
     prior_weights,
 )
 from shipwreck_env.actions import NUM_ACTIONS
-from shipwreck_env.cards import POWER_INDEX
 from shipwreck_env.public_record import hand_play_masks
 from shipwreck_env.state import Phase
 
@@ -88,7 +85,6 @@ __all__ = [
 _PLAY_VALUE = PLAY_VALUE
 _VALUES = np.arange(1, 8)
 _NUM_PLAYS = int((_PLAY_VALUE > 0).sum())  # the play actions come first in the table
-_SINNERS = POWER_INDEX["sinners"]
 
 
 def _bits(lines: np.ndarray) -> np.ndarray:
@@ -168,10 +164,7 @@ class PolicyBelief:
             self.memory_turn = np.full((n, seats), -1, np.int64)
         self.after_play = after_play
         if after_play:  # per game: the turn's terms per ordered hand, and its play
-            self.hands = np.zeros((n, 14))
-            self.carried = np.zeros((n, 14), bool)
-            self.play_action = np.zeros(n, np.int64)
-            self.play_obs = np.zeros((n, games.layout.size), np.float32)
+            self.terms = AfterPlayTerms(n, games.layout.size)
 
     @property
     def kind(self) -> str:
@@ -212,11 +205,9 @@ class PolicyBelief:
                 hands = play_likelihood(
                     games.parts[k], local, obs[rows], mask[rows], actions[rows], model, carry, True
                 )
-                self.hands[rows] = hands
-                self.likelihood[rows] = hands.reshape(-1, 2, 7).sum(1)
-                self.carried[rows] = kept_is_carried(obs[rows], games.layout, actions[rows])
-                self.play_action[rows] = actions[rows]
-                self.play_obs[rows] = obs[rows]
+                self.likelihood[rows] = self.terms.keep_play(
+                    rows, hands, obs[rows], games.layout, actions[rows]
+                )
             else:
                 self.likelihood[rows] = play_likelihood(
                     games.parts[k], local, obs[rows], mask[rows], actions[rows], model, carry
@@ -235,29 +226,17 @@ class PolicyBelief:
     ) -> None:
         """Multiply the probability of each active player's ``AFTER_PLAY`` choice
         ``actions`` under each hand into its turn's terms (and its seat's memory)."""
-        active_seat = games.field("active").astype(np.int64)
-        hand_len = games.field("hand_len")[np.arange(games.num_games), active_seat]
-        after = (
-            (games.field("phase") == Phase.AFTER_PLAY)
-            & (games.field("decider").astype(np.int64) == active_seat % games.num_players)
-            & (self.turn == games.field("turn"))
-            & (games.field("plays_len") == 1)
-            & (hand_len == 1)
-            & ~games.field("over")
+        terms = self.terms
+        g = terms.multiply(
+            games.field, games.num_players, self.turn, obs, mask, actions, model, games.layout
         )
-        g = np.flatnonzero(after)
         if not len(g):
             return
-        tcount = games.field("tcount")[g]
-        tables = [[(np.flatnonzero(fates) + 1).tolist() for fates in table] for table in tcount]
-        sinners = ~games.field("power_used")[g] & (games.field("fcount")[g, _SINNERS] > 0)
-        masks = kept_masks(mask[g], tables, games.field("shadows")[g], sinners)
-        factor = kept_probabilities(obs[g], games.layout, self.carried[g], masks, actions[g], model)
-        self.hands[g] *= factor
-        self.likelihood[g] = self.hands[g].reshape(-1, 2, 7).sum(1)
+        self.likelihood[g] = terms.likelihood(g)
         if self.carry:
-            self.memory[g, active_seat[g]] = carry_weights(
-                self.play_obs[g], games.layout, self.play_action[g], self.likelihood[g]
+            seat = games.field("active").astype(np.int64)[g]
+            self.memory[g, seat] = carry_weights(
+                terms.play_obs[g], games.layout, terms.play_action[g], self.likelihood[g]
             )
 
     def posterior(self, games) -> tuple[np.ndarray, np.ndarray]:
@@ -294,8 +273,7 @@ class PolicyBelief:
             state["memory"] = self.memory.copy()
             state["memory_turn"] = self.memory_turn.copy()
         if self.after_play:
-            for key in _AFTER_PLAY_STATE:
-                state[key] = getattr(self, key).copy()
+            state.update(self.terms.state())
         return state
 
     def load_state_dict(self, state: dict) -> None:
@@ -318,10 +296,7 @@ class PolicyBelief:
             self.memory[...] = state["memory"]
             self.memory_turn[...] = state["memory_turn"]
         if self.after_play:
-            for key in _AFTER_PLAY_STATE:
-                getattr(self, key)[...] = state[key]
+            self.terms.load_state(state)
 
-
-_AFTER_PLAY_STATE = ("hands", "carried", "play_action", "play_obs")
 
 assert len(_PLAY_VALUE) == NUM_ACTIONS and (_PLAY_VALUE[:_NUM_PLAYS] > 0).all()
