@@ -1,6 +1,7 @@
-"""Tests of ``shipwreck_env.vector.convert``: reference states -> ``Arrays`` -> states is
-the identity on games of every base-set configuration, the derived arrays agree with
-the states, and everything the arrays cannot hold is refused by name.
+"""Tests of ``shipwreck_env.vector.convert`` and ``shipwreck_env.vector.to_states``:
+reference states -> ``Arrays`` -> states is the identity on games of every base-set
+configuration, the derived arrays agree with the states, and everything the arrays
+cannot hold is refused by name.
 
 ``collect_games`` (random legal play over every base-set configuration, every state
 kept) is shared with ``test_vector_observe``.
@@ -22,7 +23,8 @@ from shipwreck_env.config import DIFFICULTIES, GameConfig
 from shipwreck_env.powers import CARD_POWER
 from shipwreck_env.state import Phase, State
 from shipwreck_env.vector.arrays import EVENT, EVENT_CAPACITY, TURN_ACTION_CAPACITY, Arrays
-from shipwreck_env.vector.convert import decode_event, encode_event, from_states, to_states
+from shipwreck_env.vector.convert import decode_event, encode_event, from_states
+from shipwreck_env.vector.to_states import to_states
 
 BASE_POWERS = ("saints", "secrets", "shells", "sinners", "songs", "sorrows", "sparrows")
 BASE_POWERS += ("spires", "swords")

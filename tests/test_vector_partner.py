@@ -16,7 +16,7 @@ from shipwreck_env.actions import ACTIONS
 from shipwreck_env.policy import decide, observation_layouts
 from shipwreck_env.state import PHASES
 from shipwreck_env.vector import VectorGame
-from shipwreck_env.vector.convert import to_states
+from shipwreck_env.vector.to_states import to_states
 
 
 def _situations(s, action: int) -> list[str]:

@@ -4,9 +4,9 @@ stepped at once, exact to the reference engine (:mod:`shipwreck_env.engine`).
 Start with :class:`~shipwreck_env.vector.game.VectorGame`. The package holds the array
 layout (``arrays``), per-game random streams (``chance``), the rules as compiled scalar
 code over one game at a time (``jit`` compiles them with numba; ``tables``, ``ops``,
-``turn``, ``plays``, ``group``, ``engine``), the conversion to and from reference
-states (``convert``) and batched observations (``observe``). Covered: every card set, in
-every configuration.
+``turn``, ``plays``, ``group``, ``engine``), the conversion from reference states
+(``convert``) and back to them (``to_states``), and batched observations
+(``observe``). Covered: every card set, in every configuration.
 """
 
 from shipwreck_env.vector.game import VectorGame

@@ -3,15 +3,15 @@ numpy arrays over ``N`` games (axis 0 is the game).
 
 This module only declares and allocates the arrays; the rules that change them (compiled
 code over one game at a time) live in :mod:`shipwreck_env.vector.engine` and the modules
-it calls, the conversion to and from reference ``State``
-objects in :mod:`shipwreck_env.vector.convert`, the observations in
+it calls, the packing of reference ``State`` objects in :mod:`shipwreck_env.vector.convert`
+and their rebuilding in :mod:`shipwreck_env.vector.to_states`, the observations in
 :mod:`shipwreck_env.vector.observe`.
 
 Conventions (the same as ``State``): fate values are 1-7 and 0 means "none"; cards and
 powers are their numbers in ``cards.CARDS`` / ``cards.POWERS`` and -1 means "none";
 number lines are 7-bit masks. Ordered lists of the reference (the deck, each slot's
 fates, hands, faded cards, the turn's plays, predictions, votes, events and actions)
-are kept in order as a padded array plus a length, so that :func:`convert.to_states`
+are kept in order as a padded array plus a length, so that :func:`to_states.to_states`
 rebuilds them exactly. Some facts are kept twice, as the ordered list and as counts
 (``tcount``, ``fcount``): the counts are what the rules and observations read; every
 change goes through the helpers in ``vector.ops`` that update both.

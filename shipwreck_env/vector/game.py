@@ -25,7 +25,7 @@ from shipwreck_env.config import GameConfig
 from shipwreck_env.observation import ObservationLayout
 from shipwreck_env.rewards import check_reward
 from shipwreck_env.state import State
-from shipwreck_env.vector import chance, convert, engine
+from shipwreck_env.vector import chance, convert, engine, to_states
 from shipwreck_env.vector.arrays import Arrays
 from shipwreck_env.vector.jit import pack, rules_for
 from shipwreck_env.vector.observe import encode_rows, layout_offsets
@@ -267,7 +267,7 @@ class VectorGame:
     def to_states(self, games: Sequence[int] | None = None) -> list[State]:
         """Reference ``State`` objects of the games (all by default): inspect, save,
         render or continue them in the reference engine."""
-        return convert.to_states(self.arrays, games)
+        return to_states.to_states(self.arrays, games)
 
     @classmethod
     def from_states(
