@@ -3,32 +3,19 @@ search problem they read (``convention_search.code_problem``)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
+from conftest import load_script
 
 from shipwreck_agents.convention import ConventionPolicy
 from shipwreck_env.config import GameConfig
 from shipwreck_env.state import Phase
 
-ROOT = Path(__file__).resolve().parent.parent
 pytest.importorskip("scipy")  # the bound's integer program (scipy.optimize.milp)
 
 
 @pytest.fixture(scope="module")
 def ceiling():
-    sys.path.insert(0, str(ROOT / "scripts"))  # it imports its sibling convention_losses
-    try:
-        spec = importlib.util.spec_from_file_location(
-            "convention_ceiling", ROOT / "scripts" / "convention_ceiling.py"
-        )
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(ROOT / "scripts"))
-    return module
+    return load_script("convention_ceiling")  # it imports its sibling convention_losses
 
 
 def test_code_problem_lists_the_hands_and_weights_the_code_uses(ceiling):

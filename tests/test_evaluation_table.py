@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
-
-_ROOT = Path(__file__).resolve().parents[1]
+from conftest import load_script
 
 
 def _script():
-    path = _ROOT / "scripts" / "evaluation_table.py"
-    spec = importlib.util.spec_from_file_location("evaluation_table", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("evaluation_table")
 
 
 def _run(path: Path, play: str, wins: int, seed: int = 7) -> str:

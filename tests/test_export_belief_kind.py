@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+from conftest import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / "results" / "models" / "fast_selfplay_imitation.pth"
-_spec = importlib.util.spec_from_file_location(
-    "export_belief_kind", ROOT / "scripts" / "export_belief_kind.py"
-)
-export_belief_kind = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(export_belief_kind)
+export_belief_kind = load_script("export_belief_kind")
 
 
 def test_export_copies_the_weights_and_changes_only_the_kind(tmp_path: Path) -> None:

@@ -118,16 +118,13 @@ def test_the_shipped_models_keep_the_first_play_belief():
 
 
 def test_the_belief_kinds_script_evaluates_both_kinds_and_counts_after_play(capsys):
-    import importlib.util
     import json
     from pathlib import Path
 
+    from conftest import load_script
+
     root = Path(__file__).parents[1]
-    spec = importlib.util.spec_from_file_location(
-        "belief_kinds_eval", root / "scripts" / "belief_kinds_eval.py"
-    )
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = load_script("belief_kinds_eval")
     model = str(root / "results/models/fast_selfplay_imitation.pth")
     assert script.main([model, "--games", "3"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

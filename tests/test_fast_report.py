@@ -3,24 +3,18 @@ config and budget, and each group's figures are the mean and spread of its seeds
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 import yaml
+from conftest import load_script
 
-ROOT = Path(__file__).resolve().parent.parent
 pytest.importorskip("matplotlib")
 
 
 def _report_module():
-    spec = importlib.util.spec_from_file_location(
-        "make_fast_training_report", ROOT / "scripts" / "make_fast_training_report.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("make_fast_training_report")
 
 
 def _run(folder: Path, name: str, seed: int, budget: int, wins: float, finished: bool) -> None:

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
+from conftest import load_script
 
-_PATH = Path(__file__).resolve().parents[1] / "scripts/plot_learning_curve.py"
-_SPEC = importlib.util.spec_from_file_location("plot_learning_curve", _PATH)
-curve = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(curve)
+curve = load_script("plot_learning_curve")
 
 
 def _line(step: int, rate: float) -> dict:

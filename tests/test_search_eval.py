@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
+from conftest import load_script
 
 pytest.importorskip("torch")
 
-_PATH = Path(__file__).resolve().parents[1] / "scripts/search_eval.py"
-_SPEC = importlib.util.spec_from_file_location("search_eval", _PATH)
-search_eval = importlib.util.module_from_spec(_SPEC)
-sys.modules["search_eval"] = search_eval  # the worker processes' function is found by name
-_SPEC.loader.exec_module(search_eval)
+# registered: the worker processes find their function by the module's name
+search_eval = load_script("search_eval", register=True)
 
 
 def _row(blueprint: bool, search: bool, searched: int, changed: int) -> dict:

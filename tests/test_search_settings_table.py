@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
-
-_ROOT = Path(__file__).parents[1]
+from conftest import load_script
 
 
 def _script():
-    path = _ROOT / "scripts" / "search_settings_table.py"
-    spec = importlib.util.spec_from_file_location("search_settings_table", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("search_settings_table")
 
 
 def _run(

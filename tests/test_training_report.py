@@ -3,27 +3,21 @@ is found, exported as a ``fast:`` team, evaluated, and its figures land in the t
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from conftest import load_script
 
 pytest.importorskip("torch")
 pytest.importorskip("torchrl")
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture()
 def report(tmp_path, monkeypatch):
     """The script as a module, writing under ``tmp_path`` instead of the repository."""
-    spec = importlib.util.spec_from_file_location(
-        "make_training_report", ROOT / "scripts" / "make_training_report.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("make_training_report")
     monkeypatch.setattr(module, "ROOT", tmp_path)
     monkeypatch.setattr(module, "MODELS", tmp_path / "results" / "models" / "budget")
     return module
