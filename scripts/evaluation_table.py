@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("runs", nargs="+", help="LABEL=FILE.json, one per team")
     parser.add_argument("--out", type=Path, help="write the table here (default: print it)")
     args = parser.parse_args(argv)
-    command = " ".join(["python scripts/evaluation_table.py", *(argv or sys.argv[1:])])
+    command = shlex.join(["python", "scripts/evaluation_table.py", *(argv or sys.argv[1:])])
     try:
         text = table([_load(a) for a in args.runs], command)
     except ValueError as error:
