@@ -74,9 +74,29 @@ def _same_blueprint(base: dict, run: dict) -> bool:
     return True
 
 
+_FIELDS = ("model", "seed", "options", "games")
+
+
+def _read(path: Path) -> dict:
+    """A search_eval JSON file (``ValueError`` naming what is missing)."""
+    try:
+        run = json.loads(path.read_text())
+    except OSError as exc:
+        raise ValueError(
+            f"{path}: cannot be read ({exc.strerror}); allowed: a search_eval JSON file"
+        ) from exc
+    missing = [k for k in _FIELDS if not isinstance(run, dict) or k not in run]
+    if missing:
+        raise ValueError(
+            f"{path}: not a search_eval.py --out file (no {', '.join(missing)}); allowed: "
+            "the JSON files scripts/search_eval.py writes"
+        )
+    return run
+
+
 def table(paths: list[Path]) -> str:
     """The Markdown table of the runs ``paths`` (the first is the base)."""
-    runs = [json.loads(p.read_text()) for p in paths]
+    runs = [_read(p) for p in paths]
     base = runs[0]
     for p, run in zip(paths, runs, strict=True):
         if (run["model"], run["seed"]) != (base["model"], base["seed"]):
@@ -131,7 +151,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("runs", nargs="+", type=Path, help="search_eval.py JSON files, base first")
     parser.add_argument("--out", type=Path, help="write the table here (default: print it)")
     args = parser.parse_args(argv if argv is not None else sys.argv[1:])
-    text = table(args.runs)
+    try:
+        text = table(args.runs)
+    except ValueError as exc:  # bad input: one line, no traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if args.out:
         args.out.write_text(text)
     print(text, end="")
