@@ -235,8 +235,12 @@ def test_runner_refuses_per_episode_callbacks():
 @pytest.mark.slow
 def test_batched_runner_learns_and_resumes(tmp_path):
     """A real local Ray, one remote env runner of 64 easy games: 10 iterations, resumed
-    to 20 from the algorithm state; the greedy team then wins more of 300 held-out easy
-    games, and scores more, than a random team."""
+    to 30 from the algorithm state; the greedy team then wins more of 300 held-out easy
+    games, and scores more, than a random team. (At 20 iterations, with the packages a
+    fresh .venv-rllib resolved on 2026-12-02, the run won 1 of the 300 games, scoring
+    1.55 against the random team's 0.62, and the same run at the previous commit did the
+    same, so the cause lies outside this code (the packages installed or the machine);
+    the margin was too thin. At 30 it won 28, scoring 2.98.)"""
     code = f"import json, sys; sys.path.insert(0, {str(ROOT / 'tests')!r}); " + (
         "import test_rllib_runner as t; print(json.dumps(t._learn(sys.argv[1])))"
     )
@@ -278,7 +282,7 @@ def _learn(folder: str) -> dict:
     run = Path(folder) / "run"
     train(_cfg(**data), run, log=lambda _: None)
     lines: list[str] = []
-    out = train(_cfg(**{**data, "iterations": 20}), run, log=lines.append)
+    out = train(_cfg(**{**data, "iterations": 30}), run, log=lines.append)
     ray.shutdown()
     net, _ = load_network(out["checkpoint"])
 
