@@ -354,6 +354,13 @@ class AfterPlayTerms:
         """float64[len(rows), 7]: the kept terms of games ``rows`` summed per kept value."""
         return self.hands[rows].reshape(-1, 2, 7).sum(1)
 
+    def carry_memory(self, rows: np.ndarray, layout) -> np.ndarray:
+        """float64[len(rows), 7]: :func:`carry_weights` of the kept plays of games
+        ``rows`` with their likelihood now (the seat's memory, kind ``policy_carry``)."""
+        return carry_weights(
+            self.play_obs[rows], layout, self.play_action[rows], self.likelihood(rows)
+        )
+
     def multiply(
         self,
         field,

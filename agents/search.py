@@ -313,11 +313,8 @@ class RolloutBelief:
             self.likelihood[games] = current[0]
             self.turn[games] = current[1]
             if self.terms is not None and play is not None:
-                obs, action, hands, kept_carried = play
-                self.terms.hands[games] = hands
-                self.terms.carried[games] = kept_carried
-                self.terms.play_action[games] = np.asarray(action).reshape(-1)[0]
-                self.terms.play_obs[games] = np.asarray(obs).reshape(-1)
+                obs, action, hands, _ = play  # the kept-carried flags are derived again
+                self.terms.keep_play(games, hands[None], obs, self.vg.layout, action)
         for seat, (turn, weights) in (carried or {}).items():
             self.memory[games, seat] = weights
             self.memory_turn[games, seat] = turn
@@ -351,9 +348,7 @@ class RolloutBelief:
         self.likelihood[g] = self.terms.likelihood(g)
         if self.kind == "policy_carry":
             seat = a.active.astype(np.int64)[g]
-            self.memory[g, seat] = carry_weights(
-                self.terms.play_obs[g], layout, self.terms.play_action[g], self.likelihood[g]
-            )
+            self.memory[g, seat] = self.terms.carry_memory(g, layout)
 
     def _record_play(self, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray, model) -> None:
         a = self.vg.arrays

@@ -459,3 +459,5 @@ def test_a_literal_blueprints_rollouts_keep_the_engines_block_and_unknown_kinds_
     assert differs > 0 and (literal.turn == -1).all()
     with pytest.raises(ValueError, match=r"'bayes' is not known; allowed: \['literal', 'policy'"):
         RolloutBelief(vg, "bayes")
+    with pytest.raises(ValueError, match=r"after_play needs a policy belief, not 'literal'"):
+        RolloutBelief(vg, "literal", after_play=True)

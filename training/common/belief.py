@@ -235,9 +235,7 @@ class PolicyBelief:
         self.likelihood[g] = terms.likelihood(g)
         if self.carry:
             seat = games.field("active").astype(np.int64)[g]
-            self.memory[g, seat] = carry_weights(
-                terms.play_obs[g], games.layout, terms.play_action[g], self.likelihood[g]
-            )
+            self.memory[g, seat] = terms.carry_memory(g, games.layout)
 
     def posterior(self, games) -> tuple[np.ndarray, np.ndarray]:
         """(games with a policy belief now, float32[n, 7] posterior)."""
