@@ -85,6 +85,8 @@ def _read(path: Path) -> dict:
         raise ValueError(
             f"{path}: cannot be read ({exc.strerror}); allowed: a search_eval JSON file"
         ) from exc
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not JSON ({exc}); allowed: a search_eval JSON file") from exc
     missing = [k for k in _FIELDS if not isinstance(run, dict) or k not in run]
     if missing:
         raise ValueError(

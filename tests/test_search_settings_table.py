@@ -76,16 +76,19 @@ def test_runs_of_another_model_are_refused(tmp_path):
         script.table([base, other])
 
 
-@pytest.mark.parametrize("case", ["other_model", "missing", "not_search_eval"])
+@pytest.mark.parametrize("case", ["other_model", "missing", "not_search_eval", "not_json"])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, case):
     script = _script()
     base = _run(tmp_path / "base.json", [True], 32)
     bare = tmp_path / "bare.json"
     bare.write_text(json.dumps({"results": {}}))
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
     other = {
         "other_model": _run(tmp_path / "other.json", [True], 32, model="n.pth"),
         "missing": tmp_path / "none.json",
         "not_search_eval": bare,
+        "not_json": broken,
     }[case]
     assert script.main([str(base), str(other)]) == 2
     err = capsys.readouterr().err
