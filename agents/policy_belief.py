@@ -50,6 +50,7 @@ __all__ = [
     "AfterPlayTerms",
     "carry_weights",
     "chosen_probabilities",
+    "hand_play_logits",
     "hypothetical_observations",
     "kept_is_carried",
     "kept_masks",
@@ -198,6 +199,50 @@ def chosen_probabilities(
     position = np.searchsorted(legal, actions)
     picked = torch.softmax(logits, -1).gather(-1, torch.from_numpy(position)[:, None])
     return picked.squeeze(-1).double().numpy()
+
+
+def hand_play_logits(
+    model, obs: torch.Tensor, layout, x: np.ndarray, y: np.ndarray, plays: int
+) -> torch.Tensor:
+    """float[n, H, plays]: the play logits (the first ``plays`` actions, unmasked) of
+    the players deciding their turn's play with observations ``obs`` (float[n, size]),
+    had each held the ordered hand ``(x[h], y[h])`` for every ``h`` of ``H`` (as
+    :func:`hypothetical_observations` rewrites them), differentiable in the model's
+    parameters (the fast trainer's signalling loss). Same first-layer shortcut as
+    :func:`chosen_probabilities`: the first layer of the real row plus the share of the
+    21 columns that change.
+
+    Raises:
+        ValueError: the model is not laid out as
+            :class:`~shipwreck_agents.actor_critic.ActorCritic`, or the player's own
+            fields are not one seat's (7 columns each).
+    """
+    parts = _first_linear(model)
+    if parts is None:
+        raise ValueError(
+            f"hand_play_logits needs an ActorCritic-shaped model; got {type(model).__name__}"
+        )
+    first, rest, head = parts
+    own, carried, unseen, _ = _fields(layout)
+    widths = [f.stop - f.start for f in (own, carried, unseen)]
+    if widths != [7, 7, 7]:
+        raise ValueError(f"own fields of widths {widths}; allowed: one seat's (7, 7, 7)")
+    hands = len(x)
+    new = torch.zeros(hands, 7)
+    new[torch.arange(hands), torch.from_numpy(np.asarray(x) - 1)] += 1
+    new[torch.arange(hands), torch.from_numpy(np.asarray(y) - 1)] += 1
+    new_carried = torch.zeros(hands, 7)
+    new_carried[torch.arange(hands), torch.from_numpy(np.asarray(x) - 1)] = 1
+    real_own, real_carried = obs[:, own], obs[:, carried]
+    had = real_carried.sum(1) > 0
+    delta_own = new[None] - real_own[:, None]  # [n, H, 7]; unseen moves the other way
+    delta_carried = had[:, None, None].float() * new_carried[None] - real_carried[:, None]
+    w = first.weight
+    change = (
+        delta_own @ (w[:, own] - w[:, unseen]).T + delta_carried @ w[:, carried].T
+    )  # [n, H, width]
+    features = rest(first(obs)[:, None] + change)
+    return torch.nn.functional.linear(features, head.weight[:plays], head.bias[:plays])
 
 
 def kept_is_carried(obs: np.ndarray, layout, actions: np.ndarray) -> np.ndarray:

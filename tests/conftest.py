@@ -45,6 +45,19 @@ def load_script(name: str, *, register: bool = False) -> ModuleType:
     return module
 
 
+def merged(base: dict, extra: dict) -> dict:
+    """``base`` with ``extra`` laid over it, one level deep: a dict value updates the
+    section of the same name (``ppo={"epochs": 2}`` keeps the other PPO keys), any
+    other value replaces it. For the trainers' small test configs."""
+    data = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict):
+            data[key] = {**data.get(key, {}), **value}
+        else:
+            data[key] = value
+    return data
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Under ``-n`` without an explicit ``--dist``, xdist's ``worksteal`` mode instead of
     its ``load`` mode (``-n``'s default). ``load`` hands each worker, at the start, a

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import merged
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("torchrl")
@@ -28,12 +29,7 @@ def _config(**extra):
         "ppo": {"minibatch_size": 64, "hidden": [32, 32], "epochs": 2},
         "eval": {"every": 0, "games": 4},
     }
-    for key, value in extra.items():
-        if isinstance(value, dict):
-            data[key] = {**data.get(key, {}), **value}
-        else:
-            data[key] = value
-    return from_dict(data)
+    return from_dict(merged(data, extra))
 
 
 def _params(model) -> list[torch.Tensor]:

@@ -178,6 +178,17 @@ class PolicyBelief:
             self.memory[games] = 1.0
             self.memory_turn[games] = -1
 
+    def carry_of(self, games, rows: np.ndarray) -> np.ndarray | None:
+        """float64[n, 7]: the memory the active seats of ``rows`` carry into this turn
+        (ones where the seat kept nothing on its last turn); ``None`` without memory
+        (kind ``policy``). Read before :meth:`record` writes this turn's."""
+        if not self.carry:
+            return None
+        seat = games.field("active").astype(np.int64)[rows]
+        gap = self.memory.shape[1]  # the seats take their turns in order
+        last = self.memory_turn[rows, seat] == games.field("turn")[rows] - gap
+        return np.where(last[:, None], self.memory[rows, seat], 1.0)
+
     def record(self, games, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray, model) -> None:
         """Before the step: keep the likelihood of every game whose active player now
         makes the turn's first play."""
@@ -195,12 +206,9 @@ class PolicyBelief:
         turn = games.field("turn")
         for k, pos, local in games.locate(which):
             rows = which[pos]
-            carry = None
+            carry = self.carry_of(games, rows)
             if self.carry:
                 seat = active_seat[rows]
-                gap = self.memory.shape[1]  # the seats take their turns in order
-                last = self.memory_turn[rows, seat] == turn[rows] - gap
-                carry = np.where(last[:, None], self.memory[rows, seat], 1.0)
             if self.after_play:
                 hands = play_likelihood(
                     games.parts[k], local, obs[rows], mask[rows], actions[rows], model, carry, True

@@ -68,6 +68,13 @@ class PPOSettings(Section):
     vf_coef: NonNegative = 0.5
     aux_coef: NonNegative = 0.5
     """Weight of the kept-fate auxiliary loss (belief ``aux`` only)."""
+    signal_coef: NonNegative = 0.0
+    """Weight of the signalling loss (``training/common/signal.py``: the expected
+    surprise of the kept fate to a group that inverts the play policy; env.belief
+    ``policy`` only). 0: off, and the run is exactly what it was before this key."""
+    signal_games: PositiveInt = 1024
+    """Games (spread over the difficulties) whose first-play decisions the signalling
+    loss learns from (all of them when there are fewer)."""
     max_grad_norm: Positive = 0.5
     hidden: Annotated[tuple[PositiveInt, ...], Field(min_length=1)] = (128, 128)
     """Widths of the actor's and the critic's hidden layers (tanh, as SB3)."""
@@ -210,6 +217,11 @@ class FastConfig(RunConfig):
             raise ValueError(
                 f"belief_after_play true is not allowed with env.belief {self.env.belief!r}; "
                 "allowed: false (or env.belief 'policy')"
+            )
+        if self.ppo.signal_coef and self.env.belief != "policy":
+            raise ValueError(
+                f"ppo.signal_coef {self.ppo.signal_coef} is not allowed with env.belief "
+                f"{self.env.belief!r}; allowed: 0 (or env.belief 'policy')"
             )
         return self
 

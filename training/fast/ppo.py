@@ -37,6 +37,7 @@ rollout again.
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -52,6 +53,14 @@ from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.state import Phase
 from shipwreck_training.common.belief import PolicyBelief
 from shipwreck_training.common.games import Games, learner_decides
+from shipwreck_training.common.signal import (
+    HANDS_X,
+    NUM_PLAYS,
+    PAIRS,
+    first_play_rows,
+    signal_inputs,
+    signal_loss,
+)
 from shipwreck_training.fast.collector import CollectorProcess, children_ignore_sigint
 from shipwreck_training.fast.config import FastConfig
 from shipwreck_training.fast.partners import Partners
@@ -76,6 +85,11 @@ class Rollout:
     learn: torch.Tensor
     fate: torch.Tensor  # kept fate 0..6 of the active seat at group decisions, else -1
     last_value: torch.Tensor = field(default_factory=lambda: torch.zeros(0))
+    # the signalling loss's games ([T, S]; S = 0 when it is off): a first-play decision
+    # of the learner, its hands' prior weights, the legal plays of each unordered hand
+    signal_on: torch.Tensor = field(default_factory=lambda: torch.zeros(0, dtype=torch.bool))
+    signal_w: torch.Tensor = field(default_factory=lambda: torch.zeros(0))
+    signal_masks: torch.Tensor = field(default_factory=lambda: torch.zeros(0, dtype=torch.bool))
 
 
 def advantages(r: Rollout, gamma: float, lam: float) -> tuple[torch.Tensor, torch.Tensor]:
@@ -142,6 +156,9 @@ class Trainer:
             else None
         )
         self.zsc = make_zsc(cfg.zsc, cfg.num_games, cfg.env.num_players, cfg.seed)
+        # the games whose first plays teach the signalling loss, spread over the parts
+        signal = min(cfg.ppo.signal_games, cfg.num_games) if cfg.ppo.signal_coef else 0
+        self.signal_games = np.arange(signal, dtype=np.int64) * cfg.num_games // max(signal, 1)
         self.global_step = 0
         self.update_index = 0
         self.wall = 0.0
@@ -181,7 +198,7 @@ class Trainer:
 
     def empty_rollout(self) -> Rollout:
         """A rollout of this run's size, to be filled by :meth:`collect`."""
-        T, N = self.cfg.rollout_steps, self.cfg.num_games
+        T, N, S = self.cfg.rollout_steps, self.cfg.num_games, len(self.signal_games)
         return Rollout(
             obs=torch.zeros(T, N, self.obs_dim),
             mask=torch.zeros(T, N, NUM_ACTIONS, dtype=torch.bool),
@@ -193,6 +210,9 @@ class Trainer:
             learn=torch.zeros(T, N, dtype=torch.bool),
             fate=torch.full((T, N), -1, dtype=torch.long),
             last_value=torch.zeros(N),
+            signal_on=torch.zeros(T, S, dtype=torch.bool),
+            signal_w=torch.zeros(T, S, len(HANDS_X)),
+            signal_masks=torch.zeros(T, S, len(PAIRS), NUM_PLAYS, dtype=torch.bool),
         )
 
     def collect(self, model: ActorCritic | None = None, out: Rollout | None = None) -> Rollout:
@@ -217,6 +237,8 @@ class Trainer:
                 actions = torch.from_numpy(chosen)
             if self.cfg.env.belief == "aux":  # otherwise -1 throughout, as empty_rollout
                 r.fate[t] = torch.from_numpy(self._fate_targets())
+            if len(self.signal_games):  # before record writes this turn's memory
+                self._signal(r, t, obs, mask, learn)
             if self.belief is not None:
                 self.belief.record(g, obs, mask, chosen, model)
             reward, terminated, truncated, info = g.step(chosen)
@@ -230,6 +252,40 @@ class Trainer:
         with torch.no_grad():
             r.last_value[...] = model.value(torch.from_numpy(obs))
         return r
+
+    def _signal(
+        self, r: Rollout, t: int, obs: np.ndarray, mask: np.ndarray, learn: np.ndarray
+    ) -> None:
+        """Record step ``t``'s first-play decisions of the signalling games."""
+        g, games = self.games, self.signal_games
+        rows = first_play_rows(g, games[learn[games]])
+        rows = rows[mask[rows, :NUM_PLAYS].any(1)]
+        r.signal_on[t] = False
+        if not len(rows):
+            return
+        weights, masks = signal_inputs(g, rows, obs[rows], self.belief.carry_of(g, rows))
+        pos = torch.from_numpy(np.searchsorted(games, rows))
+        r.signal_on[t, pos] = True
+        r.signal_w[t, pos] = torch.from_numpy(weights)
+        r.signal_masks[t, pos] = torch.from_numpy(masks)
+
+    def _signal_batches(
+        self, r: Rollout, chunks: int, generator: torch.Generator
+    ) -> list[dict[str, torch.Tensor]]:
+        """The signalling decisions of ``r`` shuffled into ``chunks`` parts, one per
+        minibatch of an epoch."""
+        t, s = r.signal_on.nonzero(as_tuple=True)
+        games = torch.from_numpy(self.signal_games)[s]
+        order = torch.randperm(len(t), generator=generator)
+        t, s, games = t[order], s[order], games[order]
+        data = {
+            "obs": r.obs[t, games],
+            "mask": r.mask[t, games],
+            "w": r.signal_w[t, s],
+            "masks": r.signal_masks[t, s],
+        }
+        bounds = np.linspace(0, len(t), chunks + 1).astype(int)
+        return [{k: v[a:b] for k, v in data.items()} for a, b in itertools.pairwise(bounds)]
 
     def _ended(self, info: dict) -> None:
         ended = np.flatnonzero(info["_final"])
@@ -278,12 +334,16 @@ class Trainer:
             "fate": r.fate.flatten(),
         }
         n = flat["actions"].shape[0]
-        stats: dict[str, list[float]] = {k: [] for k in ("pg", "vf", "ent", "aux", "kl", "clip")}
+        keys = ("pg", "vf", "ent", "aux", "signal", "kl", "clip")
+        stats: dict[str, list[float]] = {k: [] for k in keys}
+        chunks = -(-n // cfg.minibatch_size)
         for _ in range(cfg.epochs):
             order = torch.randperm(n, generator=generator)
-            for start in range(0, n, cfg.minibatch_size):
+            signal = self._signal_batches(r, chunks, generator) if len(self.signal_games) else None
+            for j, start in enumerate(range(0, n, cfg.minibatch_size)):
                 idx = order[start : start + cfg.minibatch_size]
-                losses = self._loss({k: v[idx] for k, v in flat.items()})
+                batch = {k: v[idx] for k, v in flat.items()}
+                losses = self._loss(batch, None if signal is None else signal[j])
                 self.optimizer.zero_grad(set_to_none=True)
                 losses["loss"].backward()
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
@@ -296,7 +356,9 @@ class Trainer:
                 break
         return {k: float(np.mean(v)) if v else 0.0 for k, v in stats.items()}
 
-    def _loss(self, b: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    def _loss(
+        self, b: dict[str, torch.Tensor], signal: dict[str, torch.Tensor] | None = None
+    ) -> dict[str, torch.Tensor]:
         cfg = self.cfg.ppo
         logits, values, fate_logits = self.model(b["obs"], b["mask"])
         logp_all = torch.log_softmax(logits, -1)
@@ -323,6 +385,19 @@ class Trainer:
             if valid.any():
                 aux = torch.nn.functional.cross_entropy(fate_logits[valid], b["fate"][valid])
                 loss = loss + cfg.aux_coef * aux
+        sig = torch.zeros(())
+        if signal is not None and len(signal["obs"]):
+            real = self.model.logits(signal["obs"], signal["mask"])[:, :NUM_PLAYS]
+            sig = signal_loss(
+                self.model,
+                signal["obs"],
+                self.games.layout,
+                real,
+                signal["mask"][:, :NUM_PLAYS],
+                signal["w"],
+                signal["masks"],
+            )
+            loss = loss + cfg.signal_coef * sig
         with torch.no_grad():
             kl = (((ratio - 1) - log_ratio) * learn).sum() / count
             clip = (((ratio - 1).abs() > cfg.clip_coef).float() * learn).sum() / count
@@ -332,6 +407,7 @@ class Trainer:
             "vf": vf_loss,
             "ent": ent,
             "aux": aux,
+            "signal": sig,
             "kl": kl,
             "clip": clip,
         }
