@@ -11,7 +11,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from test_fast_team import sparrows_before_play, with_sparrows  # noqa: E402
+from test_fast_team import (  # noqa: E402
+    sparrows_before_play,
+    with_after_play_powers,
+    with_sparrows,
+)
 from test_leaks import swapped, twin  # noqa: E402
 
 from shipwreck_agents.registry import make_policy  # noqa: E402
@@ -23,7 +27,7 @@ from shipwreck_agents.search import (  # noqa: E402
     rollout_values,
     sample_worlds,
 )
-from shipwreck_env.actions import NUM_ACTIONS  # noqa: E402
+from shipwreck_env.actions import ACTIONS, NUM_ACTIONS  # noqa: E402
 from shipwreck_env.config import GameConfig  # noqa: E402
 from shipwreck_env.engine import new_game, step_inplace  # noqa: E402
 from shipwreck_env.observation import ObservationLayout, encode  # noqa: E402
@@ -297,6 +301,9 @@ def _reference_blocks(policies, vg, obs, mask, actions, rng):
     return out
 
 
+_PASS = next(a.index for a in ACTIONS if a.kind == "pass")
+
+
 @pytest.mark.parametrize(
     ("kind", "after_play"),
     [("policy", False), ("policy_carry", False), ("policy", True), ("policy_carry", True)],
@@ -319,7 +326,7 @@ def test_the_rollout_belief_is_the_reference_teams_belief_along_random_games(kin
     assert policies[0].belief_kind == kind
     belief = RolloutBelief(vg, kind, after_play)
     rng = np.random.default_rng(4)
-    written = carried = after_sparrows = multiplied = 0
+    written = carried = after_sparrows = multiplied = compared_after = 0
     for step in range(400):
         if vg.arrays.over.all():
             break
@@ -340,6 +347,11 @@ def test_the_rollout_belief_is_the_reference_teams_belief_along_random_games(kin
             ]
         )
         actions = with_sparrows(mask, actions, rng)
+        if after_play:
+            actions = with_after_play_powers(mask, actions, rng)
+        # the group passes half the time it may: more seats carry their fate to a turn
+        passes = (vg.arrays.phase == Phase.GROUP) & mask[:, _PASS]
+        actions = np.where(passes & (rng.random(len(actions)) < 0.5), _PASS, actions)
         reference = _reference_blocks(policies, vg, obs, mask, actions, rng)
         for g, (block, sparrows) in enumerate(reference):
             got = ours[g, belief.offset : belief.offset + 7]
@@ -357,12 +369,21 @@ def test_the_rollout_belief_is_the_reference_teams_belief_along_random_games(kin
         last = (kept_on >= 0) & (kept_on == a.turn - 3)  # -1: no memory kept
         carried += int((first & last & (mask[:, : belief.memory.shape[2]].any(1))).sum())
         after = (a.phase == Phase.AFTER_PLAY) & (belief.turn == a.turn) & ~a.over.astype(bool)
-        multiplied += int((after & (a.hand_len[np.arange(vg.num_games), seat] == 1)).sum())
+        after &= a.hand_len[np.arange(vg.num_games), seat] == 1
+        multiplied += int(after.sum())
         belief.record(ours, mask, actions, policies[0].model)
+        if kind == "policy_carry":  # the memory just multiplied is the reference team's
+            for g in np.flatnonzero(after):
+                turn, weights = policies[g]._memory[int(seat[g])]
+                assert belief.memory_turn[g, seat[g]] == turn
+                np.testing.assert_allclose(belief.memory[g, seat[g]], weights, rtol=1e-4)
+                compared_after += 1
         vg.step(actions)
     assert written > 80 and after_sparrows >= 5, (written, after_sparrows)
     assert multiplied >= 15, multiplied  # after-play choices the factor is asked of
     assert (carried > 20) == (kind == "policy_carry"), carried  # next turns read memory
+    # the memory of every seat at an after-play choice (rewritten by it with the factor)
+    assert (compared_after >= 10) == (kind == "policy_carry"), compared_after
 
 
 def test_a_changed_first_play_leaves_the_memory_the_blueprint_keeps_for_that_play():
