@@ -225,3 +225,12 @@ def test_a_run_with_the_signalling_loss_resumes_exactly(tmp_path):
 def test_the_signalling_loss_is_refused_without_the_policy_belief():
     with pytest.raises(ValueError, match=r"signal_coef 0\.5 is not allowed with env\.belief"):
         _config(env={"belief": "literal"}, policy_belief="first_play")
+
+
+@pytest.mark.slow  # two runs and a collector process
+def test_the_collector_process_records_the_signalling_decisions_as_the_thread_does(tmp_path):
+    thread = train(_config(overlap="thread"), tmp_path / "thread")
+    process = train(_config(overlap="process"), tmp_path / "process")
+    assert process.global_step == thread.global_step == 1152
+    for p, q in zip(thread.model.parameters(), process.model.parameters(), strict=True):
+        assert torch.equal(p, q)
