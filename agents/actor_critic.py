@@ -22,7 +22,15 @@ import numpy as np
 import torch
 from torch import nn
 
-__all__ = ["MASKED", "RLLIB_LEGACY_NAMES", "ActorCritic", "export_sb3", "load_sb3", "rename"]
+__all__ = [
+    "MASKED",
+    "RLLIB_LEGACY_NAMES",
+    "ActorCritic",
+    "export_sb3",
+    "load_sb3",
+    "rename",
+    "widen",
+]
 
 MASKED = -1e9
 """Logit of an illegal action (exp underflows to 0; no NaN when multiplied by 0)."""
@@ -150,6 +158,49 @@ class ActorCritic(nn.Module):
     def greedy(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """The most likely legal action of each row."""
         return self.logits(obs, mask).argmax(-1)
+
+
+@torch.no_grad()
+def widen(model: ActorCritic, hidden: tuple[int, ...], seed: int = 0) -> ActorCritic:
+    """A copy of ``model`` with wider hidden layers that computes the same function.
+
+    Each hidden layer keeps its units and gains new ones (initialised as a fresh network of
+    the new widths, from ``seed``); every weight from a new unit into an old unit or a
+    head is zero, so the logits and values are exactly the old ones until training moves
+    those weights (their gradients are not zero: the new units' outputs are). The
+    kept-fate head, if any, is widened alike.
+
+    Raises:
+        ValueError: ``hidden`` has another depth or a layer narrower than the model's.
+    """
+    hidden = tuple(int(w) for w in hidden)
+    if len(hidden) != len(model.hidden) or any(
+        new < old for new, old in zip(hidden, model.hidden, strict=True)
+    ):
+        raise ValueError(
+            f"cannot widen hidden {list(model.hidden)} to {list(hidden)}: give as many "
+            "layers, each at least as wide"
+        )
+    torch.manual_seed(seed)
+    wide = ActorCritic(
+        model.obs_dim,
+        model.num_actions,
+        hidden,
+        fate_head=model.fate_net is not None,
+        shared_first_layer=model.shared_first_layer,
+    )
+    old_state, new_state = model.state_dict(), wide.state_dict()
+    for key, old in old_state.items():
+        new = new_state[key]
+        if old.dim() == 1:  # a bias: old units keep theirs, new ones start at 0
+            new.zero_()
+            new[: old.shape[0]] = old
+            continue
+        rows, cols = old.shape
+        new[:rows, cols:] = 0.0  # nothing flows from a new unit into an old one
+        new[:rows, :cols] = old
+    wide.load_state_dict(new_state)
+    return wide.train(model.training)
 
 
 def rename(state: dict, names: dict[str, str]) -> dict:

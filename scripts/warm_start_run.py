@@ -11,7 +11,9 @@ random streams of a fresh run. This is how the shipped self-play team was starte
 network ``scripts/imitation_probe.py --save`` fits to the convention team (see
 docs/fast_trainer.md). The overrides take the trainer's ``key=value`` form; a network of
 another width than the config's, or a config error, is refused in one line (exit 2) and
-nothing is written.
+nothing is written. With ``--widen`` a network narrower than the config's ``ppo.hidden``
+(same depth) is first widened without changing what it computes
+(``shipwreck_agents.actor_critic.widen``): the width ablation of results/ablation_width.
 """
 
 from __future__ import annotations
@@ -29,18 +31,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("model", help="an exported network (.pth)")
     parser.add_argument("run", help="the run folder to create (must not exist)")
     parser.add_argument("--config", default="configs/fast/imitation.yaml")
+    parser.add_argument(
+        "--widen",
+        action="store_true",
+        help="widen a narrower network to the config's ppo.hidden (same function)",
+    )
     parser.add_argument("overrides", nargs="*", help="key=value, as for the trainer")
     args = parser.parse_intermixed_args(argv)
     run = Path(args.run)
     if run.exists():
         print(f"error: run folder {str(run)!r} exists; give a new folder", file=sys.stderr)
         return 2
-    from shipwreck_agents.actor_critic import load_sb3
+    from shipwreck_agents.actor_critic import load_sb3, widen
     from shipwreck_training.fast.config import load_config
 
     try:
         cfg = load_config(args.config, ["imitation.steps=0", *args.overrides])
         network = load_sb3(args.model)
+        if args.widen and network.hidden != tuple(cfg.ppo.hidden):
+            network = widen(network, tuple(cfg.ppo.hidden), seed=cfg.seed)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

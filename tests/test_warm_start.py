@@ -6,9 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 
-from shipwreck_agents.actor_critic import ActorCritic, export_sb3, load_sb3
+from shipwreck_agents.actor_critic import ActorCritic, export_sb3, load_sb3, widen
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "warm_start_run.py"
@@ -83,3 +84,42 @@ def test_an_existing_run_folder_or_a_bad_key_is_refused(tmp_path: Path) -> None:
     bad = _run(str(model), str(tmp_path / "new"), "bogus=1")
     assert bad.returncode == 2 and "bogus" in bad.stderr and "Traceback" not in bad.stderr
     assert not (tmp_path / "new").exists()
+
+
+def test_widen_keeps_the_function_and_its_new_units_learn() -> None:
+    torch.manual_seed(3)
+    narrow = ActorCritic(40, 12, (8, 6), fate_head=True)
+    obs = torch.randn(64, 40)
+    mask = torch.rand(64, 12) > 0.3
+    mask[:, 0] = True
+    wide = widen(narrow, (16, 10))
+    assert wide.hidden == (16, 10)
+    before, after = narrow(obs, mask), wide(obs, mask)
+    for a, b in zip(before, after, strict=True):
+        assert torch.allclose(a, b, atol=1e-6)
+    # the new units compute something and the weights out of them get a gradient
+    assert wide.mlp_extractor.policy_net(obs)[:, 6:].abs().sum() > 0
+    logits, values, _ = wide(obs, mask)
+    (logits.masked_fill(~mask, 0).sum() + values.sum()).backward()
+    assert wide.action_net.weight.grad[:, 6:].abs().sum() > 0
+    assert wide.value_net.weight.grad[:, 6:].abs().sum() > 0
+
+
+def test_widen_refuses_a_narrower_or_deeper_network() -> None:
+    narrow = ActorCritic(10, 4, (8, 8))
+    for hidden in [(4, 8), (8, 8, 8), (16,)]:
+        with pytest.raises(ValueError, match=r"cannot widen hidden \[8, 8\]"):
+            widen(narrow, hidden)
+
+
+def test_widen_flag_starts_a_wider_run_from_a_narrow_model(tmp_path: Path) -> None:
+    model = _model(tmp_path, (16, 16))
+    run = tmp_path / "run"
+    wide = [*SMALL[:-2], "ppo.hidden=[24,24]", "ppo.minibatch_size=32"]
+    done = _run(str(model), str(run), "--widen", "--config", "configs/fast/imitation.yaml", *wide)
+    assert done.returncode == 0, done.stderr
+    start = torch.load(run / "checkpoints" / "latest.pt", weights_only=False)["model"]
+    theirs = load_sb3(model).state_dict()
+    first = "mlp_extractor.policy_net.0.weight"
+    assert start[first].shape[0] == 24 and torch.equal(start[first][:16], theirs[first])
+    assert not start["action_net.weight"][:, 16:].any()
