@@ -161,6 +161,22 @@ def curves(run: Path) -> list[dict]:
     return rows
 
 
+def _refused(paths: list[str], overrides: list[list[str]]) -> str | None:
+    """Why some config with some overrides is refused (None: all load), before any bench
+    runs: a bad value is one line on stderr, not a traceback after minutes of benching."""
+    from shipwreck_training.fast.config import load_config
+
+    for path in paths:
+        if not (ROOT / path).is_file():
+            return f"config {path!r} does not exist"
+        for extra in overrides:
+            try:
+                load_config(ROOT / path, extra)
+            except ValueError as exc:
+                return f"{path} {' '.join(extra)}: {exc}"
+    return None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("configs", nargs="*", default=DEFAULT)
@@ -181,17 +197,23 @@ def main() -> int:
                 print(json.dumps(row))
         return 0
     if args.profile:
+        if (error := _refused(args.configs, [args.set])) is not None:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
         for path in args.configs:
             print(json.dumps(profile(path, args.set)))
         return 0
     command = shlex.join(["python", "scripts/bench_fast_ppo.py", *sys.argv[1:]])
+    variants = [v.split() for v in args.variant] or [[]]
+    if (error := _refused(args.configs, [args.set + v for v in variants])) is not None:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     if args.pause:
         os.kill(args.pause, signal.SIGSTOP)
     keys = ("config", "overrides", "median_sps", "median_cpu_sps", "median_overlap_bound_sps")
     keys += ("median_collect_cpu_sps", "median_update_cpu_sps", "load1_before")
     try:
         rows = []
-        variants = [v.split() for v in args.variant] or [[]]
         for _ in range(args.rounds):
             for path in args.configs:
                 for variant in variants:
