@@ -38,6 +38,7 @@ __all__ = [
     "map_tasks",
     "play_game",
     "wilson_interval",
+    "wins_by_game",
     "write_outputs",
 ]
 
@@ -201,6 +202,32 @@ def summarise(records: Sequence[GameRecord], starting_doom: int) -> dict:
     }
 
 
+def _game_tasks(
+    play: PolicyLike,
+    group: PolicyLike,
+    players: int,
+    difficulties: Sequence[str],
+    games: int,
+    seed: int,
+    jobs: int,
+    config: dict,
+) -> tuple[Team, GameConfig, list[tuple]]:
+    """The team (built here first, so a bad spec fails before any game), the game
+    settings and the worker tasks ``(config, play, group, seed, difficulty, games)``
+    of an evaluation: chunks of game numbers small enough to spread over ``jobs``."""
+    check_counts(games=games, jobs=jobs)
+    team = Team(_policy(play), _policy(group))
+    base = GameConfig(num_players=players, **config)
+    chunk = max(1, min(100, games // max(1, 4 * jobs)))
+    tasks = []
+    for difficulty in difficulties:
+        config_dict = {**base.to_dict(), "difficulty": difficulty}
+        for start in range(0, games, chunk):
+            games_range = range(start, min(games, start + chunk))
+            tasks.append((config_dict, play, group, seed, difficulty, games_range))
+    return team, base, tasks
+
+
 def evaluate(
     play: PolicyLike,
     group: PolicyLike,
@@ -225,16 +252,8 @@ def evaluate(
     game is also written there as a replay record (``DIFFICULTY-GAME.json``:
     ``shipwreck_agents.records``).
     """
-    check_counts(games=games, jobs=jobs)
-    team = Team(_policy(play), _policy(group))  # fail early on a bad spec
-    base = GameConfig(num_players=players, **config)
-    chunk = max(1, min(100, games // max(1, 4 * jobs)))
-    tasks = []
-    for difficulty in difficulties:
-        config_dict = {**base.to_dict(), "difficulty": difficulty}
-        for start in range(0, games, chunk):
-            games_range = range(start, min(games, start + chunk))
-            tasks.append((config_dict, play, group, seed, difficulty, games_range, record))
+    team, base, tasks = _game_tasks(play, group, players, difficulties, games, seed, jobs, config)
+    tasks = [(*task, record) for task in tasks]
     bar = _progress(len(tasks) and games * len(difficulties), progress, team.name)
     by_task: list[list[tuple[int, dict]]] = []
     for task, out in zip(tasks, map_tasks(_run_chunk, tasks, jobs), strict=True):
@@ -260,6 +279,34 @@ def evaluate(
         "games": games,
         "results": results,
     }
+
+
+def _won_chunk(task: tuple) -> list[bool]:
+    config_dict, play, group, seed, difficulty, games = task
+    team = Team(_policy(play), _policy(group))
+    config = GameConfig.from_dict(config_dict)
+    return [play_game(config, team, game_seed(seed, difficulty, i)).won for i in games]
+
+
+def wins_by_game(
+    play: PolicyLike,
+    group: PolicyLike,
+    *,
+    players: int = 3,
+    difficulties: Sequence[str] = tuple(DIFFICULTIES),
+    games: int = 2000,
+    seed: int = 0,
+    jobs: int = 1,
+    **config: object,
+) -> dict[str, list[bool]]:
+    """Whether the team won each game, per difficulty: the games :func:`evaluate` plays
+    with the same arguments (game ``i`` seeded by :func:`game_seed`), so two teams'
+    lists pair deal by deal. Identical for any ``jobs``."""
+    tasks = _game_tasks(play, group, players, difficulties, games, seed, jobs, config)[2]
+    won: dict[str, list[bool]] = {d: [] for d in difficulties}
+    for task, out in zip(tasks, map_tasks(_won_chunk, tasks, jobs), strict=True):
+        won[task[4]].extend(out)
+    return won
 
 
 def check_counts(**counts: object) -> None:

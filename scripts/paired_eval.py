@@ -1,0 +1,121 @@
+"""Two teams on the same deals: the paired difference of their win rates.
+
+    python scripts/paired_eval.py fast:A.pth fast:B.pth [--group-a SPEC] [--group-b SPEC] \\
+        [--games 1000] [--seed 7] [--difficulty normal,hard,doomed] [--jobs 2] [--out F.json]
+
+Team A is ``PLAY_A`` + (``--group-a`` or ``PLAY_A``), team B likewise; both play game ``i``
+of each difficulty from the reference evaluator's seed
+(``shipwreck_agents.evaluate.game_seed``), so each difference is measured on the same
+deals and its interval is narrower than that of two separate evaluations. Prints, per
+difficulty, both win rates, B - A with a 95% interval (normal approximation over the
+paired games), the deals only one team won and the exact two-sided sign test over those
+deals. Results do not depend on ``--jobs``. For tuning seeds; a held-out seed is measured
+once, with ``shipwreck-arcana evaluate``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shlex
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def sign_test(only_a: int, only_b: int) -> float:
+    """Exact two-sided sign test: the chance of a split at least this uneven when each
+    deal won by one team only is equally likely to be either's."""
+    n, k = only_a + only_b, min(only_a, only_b)
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+def paired(a: list[bool], b: list[bool]) -> dict:
+    """Win rates of both, B - A with its 95% half-width, one-sided wins and the sign test."""
+    n = len(a)
+    d = [int(y) - int(x) for x, y in zip(a, b, strict=True)]
+    mean = sum(d) / n
+    var = sum((x - mean) ** 2 for x in d) / (n - 1) if n > 1 else 0.0
+    only_a, only_b = d.count(-1), d.count(1)
+    return {
+        "games": n,
+        "a": sum(a) / n,
+        "b": sum(b) / n,
+        "b_minus_a": mean,
+        "half_width95": 1.96 * math.sqrt(var / n),
+        "only_a": only_a,
+        "only_b": only_b,
+        "sign_test_p": sign_test(only_a, only_b),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Play both teams and print the paired figures; 0 on success, 2 on bad input."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("play_a", help="team A's play spec (its group too unless --group-a)")
+    parser.add_argument("play_b", help="team B's play spec (its group too unless --group-b)")
+    parser.add_argument("--group-a", default=None)
+    parser.add_argument("--group-b", default=None)
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--difficulty", default="normal,hard,doomed")
+    parser.add_argument("--players", type=int, default=3)
+    parser.add_argument("--card-sets", default="base")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--out", default=None, help="also write the figures as JSON here")
+    args = parser.parse_args(argv)
+    from shipwreck_agents.evaluate import wins_by_game
+    from shipwreck_agents.registry import make_policy
+    from shipwreck_env.config import DIFFICULTIES
+
+    teams = {
+        "a": (args.play_a, args.group_a or args.play_a),
+        "b": (args.play_b, args.group_b or args.play_b),
+    }
+    difficulties = args.difficulty.split(",")
+    won = {}
+    try:
+        bad = [d for d in difficulties if d not in DIFFICULTIES]
+        if bad:
+            raise ValueError(f"difficulty {bad[0]!r} is not allowed; allowed: {list(DIFFICULTIES)}")
+        for play, group in teams.values():  # both specs before any game is played
+            make_policy(play), make_policy(group)
+        for side, (play, group) in teams.items():
+            won[side] = wins_by_game(
+                play,
+                group,
+                players=args.players,
+                difficulties=difficulties,
+                games=args.games,
+                seed=args.seed,
+                jobs=args.jobs,
+                card_sets=args.card_sets,
+            )
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    report = {"a": teams["a"], "b": teams["b"], "seed": args.seed, "results": {}}
+    for d in difficulties:
+        row = paired(won["a"][d], won["b"][d])
+        report["results"][d] = row
+        print(
+            f"{d}: {row['games']} deals, A {row['a']:.3f}, B {row['b']:.3f}, B - A "
+            f"{row['b_minus_a']:+.3f} +- {row['half_width95']:.3f}; only A won "
+            f"{row['only_a']}, only B {row['only_b']} (sign test p = {row['sign_test_p']:.3f})",
+            flush=True,
+        )
+    if args.out:
+        given = sys.argv[1:] if argv is None else argv
+        report["command"] = shlex.join(["python", "scripts/paired_eval.py", *given])
+        Path(args.out).write_text(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
