@@ -58,3 +58,24 @@ def test_runs_group_by_config_and_budget_with_the_spread_of_their_seeds(tmp_path
     section = report.markdown(runs, [], [], "cmd", "runs")
     assert "| a | selfplay | policy | 1,000 | 0, 1 | 0.600 ± 0.141 |" in section
     assert "unfinished (1,000 planned" in section
+
+
+def test_recorded_runs_without_a_folder_are_kept_and_a_folder_replaces_its_record(
+    tmp_path: Path,
+) -> None:
+    """Run folders are not in git: regenerating the report on a fresh clone must not drop
+    the runs it already records, and a run whose folder is here is read from the folder."""
+    report = _report_module()
+    _run(tmp_path / "a__0", "a", 0, 1000, 0.5, True)
+    found = [report.read_run(tmp_path / "a__0")]
+    stale = dict(found[0], steps=1)  # an older record of the same run
+    gone = dict(found[0], run="b__0", name="b")  # recorded, folder absent here
+    runs, kept = report.merge_runs(found, [gone, stale])
+    assert kept == 1
+    assert [r["run"] for r in runs] == ["a__0", "b__0"]
+    assert runs[0] == found[0]
+    assert runs[1] == gone
+    section = report.markdown(runs, [], [], "cmd", "runs", recorded=kept)
+    assert "(and 1 runs as recorded in `results/fast_training.json`" in section
+    assert "| b__0 |" in section
+    assert "recorded in" not in report.markdown(found, [], [], "cmd", "runs")
