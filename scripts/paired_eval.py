@@ -11,6 +11,13 @@ difficulty, both win rates, B - A with a 95% interval (normal approximation over
 paired games), the deals only one team won and the exact two-sided sign test over those
 deals. Results do not depend on ``--jobs``. For tuning seeds; a held-out seed is measured
 once, with ``shipwreck-arcana evaluate``.
+
+A side may also be ``recorded:FILE.json[#search|#blueprint]``: the per-game wins that
+``scripts/search_eval.py`` wrote (its ``games`` lists; ``#search``, the default, takes the
+team with search, ``#blueprint`` the same network alone). That file's games are the same
+deals (``game_seed``) when its seed is ``--seed``, so a search run already paid for is
+paired with any team without playing it again. The file must hold that seed, every
+difficulty asked for and games ``0 .. --games - 1``; ``--group-*`` does not apply to it.
 """
 
 from __future__ import annotations
@@ -55,6 +62,40 @@ def paired(a: list[bool], b: list[bool]) -> dict:
     }
 
 
+RECORDED = "recorded:"
+RECORDED_KEYS = ("search", "blueprint")
+
+
+def recorded_wins(spec: str, seed: int, games: int, difficulties: list[str]) -> dict:
+    """Per-game wins read from a ``scripts/search_eval.py`` file named by ``spec``
+    (``recorded:FILE.json[#search|#blueprint]``), checked to be the deals asked for.
+
+    Raises ``ValueError`` naming what does not match.
+    """
+    path, _, key = spec[len(RECORDED) :].partition("#")
+    key = key or "search"
+    if key not in RECORDED_KEYS:
+        raise ValueError(f"recorded team {key!r} is not allowed; allowed: {list(RECORDED_KEYS)}")
+    try:
+        data = json.loads(Path(path).read_text())
+        recorded_seed, by_difficulty = data["seed"], data["games"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path!r} is not a scripts/search_eval.py output: {exc}") from None
+    if recorded_seed != seed:
+        raise ValueError(f"{path!r} holds seed {recorded_seed}, not --seed {seed}")
+    wins = {}
+    for d in difficulties:
+        rows = {r["game"]: r[f"{key}_won"] for r in by_difficulty.get(d, [])}
+        missing = [i for i in range(games) if i not in rows]
+        if missing:
+            raise ValueError(
+                f"{path!r} lacks {len(missing)} of games 0..{games - 1} at {d} "
+                f"(first missing: {missing[0]}); it holds {len(rows)} there"
+            )
+        wins[d] = [bool(rows[i]) for i in range(games)]
+    return wins
+
+
 def main(argv: list[str] | None = None) -> int:
     """Play both teams and print the paired figures; 0 on success, 2 on bad input."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -84,9 +125,17 @@ def main(argv: list[str] | None = None) -> int:
         bad = [d for d in difficulties if d not in DIFFICULTIES]
         if bad:
             raise ValueError(f"difficulty {bad[0]!r} is not allowed; allowed: {list(DIFFICULTIES)}")
-        for play, group in teams.values():  # both specs before any game is played
-            make_policy(play), make_policy(group)
+        for side, (play, group) in teams.items():  # both sides before any game is played
+            if play.startswith(RECORDED):
+                if getattr(args, f"group_{side}") is not None:
+                    raise ValueError(f"--group-{side} does not apply to a recorded team ({play})")
+                won[side] = recorded_wins(play, args.seed, args.games, difficulties)
+                teams[side] = (play, None)
+            else:
+                make_policy(play), make_policy(group)
         for side, (play, group) in teams.items():
+            if side in won:
+                continue
             won[side] = wins_by_game(
                 play,
                 group,

@@ -76,3 +76,85 @@ def test_bad_input_is_one_line(args: list[str], named: str, capsys: pytest.Captu
     assert paired_eval.main(args) == 2
     err = capsys.readouterr().err
     assert err.startswith("error:") and named in err and "Traceback" not in err
+
+
+def _search_file(path: Path, seed: int, wins: dict[str, list[bool]]) -> None:
+    """A file shaped as scripts/search_eval.py writes it, games in a shuffled order."""
+    games = {
+        d: [
+            {"game": i, "blueprint_won": not w, "search_won": w}
+            for i, w in reversed(list(enumerate(ws)))
+        ]
+        for d, ws in wins.items()
+    }
+    path.write_text(json.dumps({"seed": seed, "games": games}))
+
+
+def test_a_recorded_search_run_pairs_as_the_team_itself_on_the_same_deals(
+    tmp_path: Path,
+) -> None:
+    """A side read from a search_eval file gives the figures of playing a team whose
+    per-game wins are those recorded: its game i is the evaluator's game i."""
+    wins = wins_by_game("heuristic", "literal", games=12, seed=3, difficulties=["normal"])
+    assert 0 < sum(wins["normal"]) < 12
+    recorded = tmp_path / "search.json"
+    _search_file(recorded, 3, wins)
+    common = ["--games", "12", "--seed", "3", "--difficulty", "normal"]
+    played, read = tmp_path / "played.json", tmp_path / "read.json"
+    assert (
+        paired_eval.main(
+            [
+                "heuristic",
+                "heuristic",
+                "--group-a",
+                "bayes",
+                "--group-b",
+                "literal",
+                *common,
+                "--out",
+                str(played),
+            ]
+        )
+        == 0
+    )
+    assert (
+        paired_eval.main(
+            ["heuristic", f"recorded:{recorded}", "--group-a", "bayes", *common, "--out", str(read)]
+        )
+        == 0
+    )
+    assert json.loads(read.read_text())["results"] == json.loads(played.read_text())["results"]
+    blueprint = paired_eval.recorded_wins(f"recorded:{recorded}#blueprint", 3, 12, ["normal"])
+    assert blueprint["normal"] == [not w for w in wins["normal"]]
+
+
+@pytest.mark.parametrize(
+    ("spec_tail", "extra", "message"),
+    [
+        ("", ["--seed", "4"], "holds seed 3, not --seed 4"),
+        ("", ["--games", "13"], "lacks 1 of games 0..12 at normal (first missing: 12)"),
+        ("", ["--difficulty", "normal,hard"], "lacks 12 of games 0..11 at hard"),
+        ("#oracle", [], "recorded team 'oracle' is not allowed; allowed: ['search', 'blueprint']"),
+        ("", ["--group-b", "bayes"], "--group-b does not apply to a recorded team"),
+    ],
+)
+def test_a_recorded_side_that_is_not_the_deals_asked_for_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture, spec_tail: str, extra: list, message: str
+) -> None:
+    recorded = tmp_path / "search.json"
+    _search_file(recorded, 3, {"normal": [True, False] * 6})
+    args = ["random", f"recorded:{recorded}{spec_tail}", "--games", "12", "--seed", "3"]
+    args += ["--difficulty", "normal"]
+    assert paired_eval.main([*args, *extra]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_file_that_is_not_a_search_run_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    assert paired_eval.main(["random", f"recorded:{bad}", "--games", "2"]) == 2
+    assert "is not a scripts/search_eval.py output" in capsys.readouterr().err
+    assert paired_eval.main(["random", f"recorded:{tmp_path / 'none.json'}"]) == 2
+    assert "is not a scripts/search_eval.py output" in capsys.readouterr().err
