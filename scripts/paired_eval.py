@@ -18,6 +18,8 @@ team with search, ``#blueprint`` the same network alone). That file's games are 
 deals (``game_seed``) when its seed is ``--seed``, so a search run already paid for is
 paired with any team without playing it again. The file must hold that seed, every
 difficulty asked for and games ``0 .. --games - 1``; ``--group-*`` does not apply to it.
+search_eval plays 3 players with the base cards only, so a recorded side is refused with
+any other ``--players`` or ``--card-sets`` (those would be other deals).
 """
 
 from __future__ import annotations
@@ -129,6 +131,11 @@ def main(argv: list[str] | None = None) -> int:
             if play.startswith(RECORDED):
                 if getattr(args, f"group_{side}") is not None:
                     raise ValueError(f"--group-{side} does not apply to a recorded team ({play})")
+                if (args.players, args.card_sets) != (3, "base"):
+                    raise ValueError(
+                        f"a recorded team ({play}) was played with 3 players and the base "
+                        f"cards; got --players {args.players} --card-sets {args.card_sets}"
+                    )
                 won[side] = recorded_wins(play, args.seed, args.games, difficulties)
                 teams[side] = (play, None)
             else:

@@ -136,6 +136,8 @@ def test_a_recorded_search_run_pairs_as_the_team_itself_on_the_same_deals(
         ("", ["--difficulty", "normal,hard"], "lacks 12 of games 0..11 at hard"),
         ("#oracle", [], "recorded team 'oracle' is not allowed; allowed: ['search', 'blueprint']"),
         ("", ["--group-b", "bayes"], "--group-b does not apply to a recorded team"),
+        ("", ["--players", "4"], "got --players 4 --card-sets base"),
+        ("", ["--card-sets", "all"], "got --players 3 --card-sets all"),
     ],
 )
 def test_a_recorded_side_that_is_not_the_deals_asked_for_is_refused(
