@@ -10,8 +10,18 @@ Three roles, registered by ``shipwreck_env.__init__``:
 
 ### Action space
 Discrete(259), the engine's action list; ``action_masks()`` gives the legal ones (the
-method sb3-contrib's ``MaskablePPO`` reads). An action outside the space raises
-``ValueError``.
+method sb3-contrib's ``MaskablePPO`` reads) and ``info["action_mask"]`` holds the same
+booleans after every ``reset`` and ``step`` (for libraries that read the mask from the
+info, and for Gymnasium's vector envs, which stack it into ``bool[N, 259]``). An action
+outside the space raises ``ValueError``; ``action_masks()`` before the first ``reset()``
+raises ``RuntimeError``.
+
+Once an episode has ended, the mask allows exactly action :data:`ENDED_ACTION` (0) and
+nothing else: Gymnasium's vector envs (``make_vec`` in ``"sync"`` and ``"async"`` mode)
+reset an ended game on the *next* step and ignore the action given for it, so a masked
+sampler is handed a mask with one legal action -- never an empty one -- whose
+log-probability is 0 under any masked policy (that step trains nothing). ``step()`` on
+an ended episode still raises until ``reset()``.
 
 ### Illegal actions
 As in the PettingZoo env (``shipwreck_env.env()``): a legal-space action that is
@@ -30,7 +40,13 @@ partner decisions between two learner decisions.
 
 ### Episode end
 Win or loss: ``terminated``. ``max_turns`` reached: ``truncated`` (not terminated: the
-game did not end by its rules). ``info`` then holds ``score``, ``doom``, ``won``.
+game did not end by its rules).
+
+### Info
+Every ``reset`` and ``step`` returns the same keys (libraries that build their info
+layout from the reset info, such as TorchRL, then see them all): ``score``, ``doom``
+(the team's counts now), ``won`` (False until a winning end) and ``action_mask``. A step
+with an illegal action adds ``illegal_action``.
 
 ### Arguments
 Every :class:`~shipwreck_env.config.GameConfig` field, ``reward``, ``belief``,
@@ -82,9 +98,18 @@ from shipwreck_env.rewards import check_reward, end_info, team_reward
 from shipwreck_env.state import State
 from shipwreck_env.view import AgentView, make_view
 
-__all__ = ["ROLES", "CallablePartner", "Partner", "ShipwreckGymEnv", "random_partner"]
+__all__ = [
+    "ENDED_ACTION",
+    "ROLES",
+    "CallablePartner",
+    "Partner",
+    "ShipwreckGymEnv",
+    "random_partner",
+]
 
 ROLES = ("self", "play", "predict")
+ENDED_ACTION = 0
+"""The one action an ended episode's mask allows (a vector env ignores it on the reset step)."""
 Partner = Callable[[dict, AgentView, np.random.Generator], int]
 """A plain partner function: ``(observation dict, view, rng) -> legal action``."""
 
@@ -182,7 +207,7 @@ class ShipwreckGymEnv(gymnasium.Env):
         self.state = new_game(self.config, self._game_rng)
         self._ended = False
         self._advance()
-        return self._obs(), {}
+        return self._obs(), self._info()
 
     def step(self, action: Any):
         if not self.action_space.contains(action):
@@ -197,19 +222,16 @@ class ShipwreckGymEnv(gymnasium.Env):
             if self.illegal_action == "raise":
                 step_inplace(s, action, self._game_rng)  # raises the engine's clear error
             self._ended = True  # the episode ends here, as in the PettingZoo env
-            info = {
-                "illegal_action": f"{action} ({describe(action)}); legal: {self._legal}",
-                **end_info(s),
-            }
+            info = self._info()
+            info["illegal_action"] = f"{action} ({describe(action)}); legal: {self._legal}"
             return self._obs(), -1.0, True, False, info
         score, doom = s.score, s.doom
         step_inplace(s, action, self._game_rng, check=False)
         self._advance()
         reward = team_reward(self.reward_kind, s, score, doom)
-        info = end_info(s) if s.over else {}
         if self.render_mode == "human":
             self.render()
-        return self._obs(), reward, s.over and not s.truncated, s.truncated, info
+        return self._obs(), reward, s.over and not s.truncated, s.truncated, self._info()
 
     def _advance(self) -> None:
         """Let partners decide until the learner must (or the game ends)."""
@@ -230,15 +252,36 @@ class ShipwreckGymEnv(gymnasium.Env):
     def _obs(self) -> np.ndarray:
         return encode(self.state, self._player, self.layout)
 
+    def _info(self) -> dict:
+        """The info every ``reset`` and ``step`` returns (see the module docstring)."""
+        info = end_info(self.state)
+        info["action_mask"] = self.action_masks()
+        return info
+
     def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner now, as booleans (for ``MaskablePPO``)."""
+        """Legal actions of the learner now, as booleans (for ``MaskablePPO``); once the
+        episode has ended, only :data:`ENDED_ACTION` (see the module docstring).
+
+        Raises:
+            RuntimeError: before the first ``reset()``.
+        """
+        if self.state is None:
+            raise RuntimeError("action_masks() called before reset(); call reset() first")
         mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        if not self.state.over and not self._ended:
+        if self.state.over or self._ended:
+            mask[ENDED_ACTION] = True
+        else:
             mask[self._legal] = True
         return mask
 
     def view(self) -> AgentView:
-        """What the player the learner acts for may know now."""
+        """What the player the learner acts for may know now.
+
+        Raises:
+            RuntimeError: before the first ``reset()``.
+        """
+        if self.state is None:
+            raise RuntimeError("view() called before reset(); call reset() first")
         return make_view(self.state, self._player)
 
     def render(self, viewer: int | None = None) -> str | None:

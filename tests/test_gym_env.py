@@ -20,7 +20,7 @@ import shipwreck_env  # noqa: F401 -- registers the ids
 from shipwreck_env.actions import NUM_ACTIONS, PASS
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import IllegalActionError, legal_actions, new_game, step_inplace
-from shipwreck_env.gym_env import ShipwreckGymEnv
+from shipwreck_env.gym_env import ENDED_ACTION, ShipwreckGymEnv
 from shipwreck_env.observation import ObservationLayout, encode
 from shipwreck_env.state import Phase, State
 from shipwreck_env.view import AgentView, make_view
@@ -78,7 +78,9 @@ def test_make_with_config_kwargs(env_id: str) -> None:
     obs, info = env.reset(seed=3)
     assert env.observation_space.contains(obs)
     assert obs.dtype == np.float32
-    assert info == {}
+    assert sorted(info) == ["action_mask", "doom", "score", "won"]
+    assert (info["score"], info["won"]) == (0, False)
+    np.testing.assert_array_equal(info["action_mask"], raw.action_masks())
     env.close()
 
 
@@ -209,15 +211,20 @@ def test_partner_must_be_callable() -> None:
 # --- seeding -----------------------------------------------------------------------------
 
 
+def comparable(info: dict) -> dict:
+    """``info`` with its mask as a list, so that two infos compare with ``==``."""
+    return {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in info.items()}
+
+
 def episode(env: ShipwreckGymEnv, seed: int | None, choice_seed: int) -> list:
     rng = np.random.default_rng(choice_seed)
     obs, info = env.reset(seed=seed)
-    out = [(obs.tolist(), info)]
+    out = [(obs.tolist(), comparable(info))]
     done = False
     while not done:
         action = learner_action(env, rng)
         obs, reward, term, trunc, info = env.step(action)
-        out.append((action, obs.tolist(), reward, term, trunc, info, env.state.copy()))
+        out.append((action, obs.tolist(), reward, term, trunc, comparable(info), env.state.copy()))
         done = term or trunc
     return out
 
@@ -281,7 +288,7 @@ def test_action_masks_are_the_legal_set(env_id: str, kwargs: dict) -> None:
             assert np.flatnonzero(mask).tolist() == legal_actions(env.state)
             _, _, term, trunc, _ = env.step(learner_action(env, rng))
             done = term or trunc
-        assert not env.action_masks().any()
+        assert np.flatnonzero(env.action_masks()).tolist() == [ENDED_ACTION]
 
 
 @pytest.mark.parametrize("env_id", list(IDS))
@@ -343,8 +350,14 @@ def test_rewards(env_id: str) -> None:
                 expected = 0.0 if s.truncated else (1.0 if s.won else -1.0)
                 assert rewards[:-1] == [0.0] * (len(rewards) - 1)
                 assert rewards[-1] == expected
-            assert steps[-1][5] == {"score": s.score, "doom": s.doom, "won": s.won}
-            assert all(step[5] == {} for step in steps[1:-1])
+            end = {
+                "score": s.score,
+                "doom": s.doom,
+                "won": s.won,
+                "action_mask": [True] + [False] * (NUM_ACTIONS - 1),
+            }
+            assert steps[-1][5] == end
+            assert not any(step[5]["won"] for step in steps[1:-1])
 
 
 BAD_GYM_KWARGS = [
@@ -393,3 +406,76 @@ def test_maskable_ppo_learns_a_little(env_id: str) -> None:
     obs, _ = env.reset(seed=0)
     action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks())
     assert env.unwrapped.action_masks()[int(action)]
+
+
+# --- masks and info at every step, vector modes ----------------------------------------
+
+
+@pytest.mark.parametrize("env_id", list(IDS))
+def test_action_masks_before_reset_is_a_clear_error(env_id: str) -> None:
+    env = make(env_id)
+    with pytest.raises(RuntimeError, match=r"before reset\(\)"):
+        env.action_masks()
+    with pytest.raises(RuntimeError, match=r"before reset\(\)"):
+        env.view()
+
+
+@pytest.mark.parametrize("env_id", list(IDS))
+def test_info_has_the_same_keys_at_every_step_and_the_mask_of_action_masks(env_id: str) -> None:
+    env = make(env_id, num_players=3)
+    rng = np.random.default_rng(0)
+    _, info = env.reset(seed=5)
+    keys = set(info)
+    done = False
+    while not done:
+        np.testing.assert_array_equal(info["action_mask"], env.action_masks())
+        assert (info["score"], info["doom"]) == (env.state.score, env.state.doom)
+        _, _, term, trunc, info = env.step(learner_action(env, rng))
+        assert set(info) == keys
+        done = term or trunc
+    assert info["won"] == env.state.won
+
+
+@pytest.mark.parametrize("illegal", [False, True])
+def test_an_ended_episode_allows_exactly_the_ended_action(illegal: bool) -> None:
+    env = make("ShipwreckArcana-Play-v0", num_players=3)
+    rng = np.random.default_rng(1)
+    env.reset(seed=2)
+    done = False
+    while not done:
+        mask = env.action_masks()
+        action = int(np.flatnonzero(~mask)[0]) if illegal else learner_action(env, rng)
+        _, _, term, trunc, info = env.step(action)
+        done = term or trunc
+    mask = env.action_masks()
+    assert np.flatnonzero(mask).tolist() == [ENDED_ACTION]
+    np.testing.assert_array_equal(info["action_mask"], mask)
+    with pytest.raises(RuntimeError, match="after the episode ended"):
+        env.step(ENDED_ACTION)
+
+
+def _masked_sample(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A CleanRL-style masked sampler: fails on a row with no legal action."""
+    assert mask.shape[1] == NUM_ACTIONS
+    empty = ~mask.any(axis=1)
+    assert not empty.any(), f"empty mask in envs {np.flatnonzero(empty).tolist()}"
+    return np.array([rng.choice(np.flatnonzero(row)) for row in mask])
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_gymnasium_vector_modes_never_hand_a_sampler_an_empty_mask(mode: str) -> None:
+    """Gymnasium's default vector envs reset an ended game on the next step: the mask
+    they show for it (from ``action_masks`` or from the stacked info) is never empty."""
+    envs = gymnasium.make_vec(
+        "ShipwreckArcana-Play-v0", num_envs=3, vectorization_mode=mode, num_players=2
+    )
+    rng = np.random.default_rng(0)
+    _, info = envs.reset(seed=11)
+    ends = 0
+    for _ in range(150):
+        called = np.stack(envs.call("action_masks"))
+        np.testing.assert_array_equal(info["action_mask"], called)
+        _, _, term, trunc, info = envs.step(_masked_sample(called, rng))
+        ends += int(np.sum(term | trunc))
+    envs.close()
+    assert ends >= 3  # the reset steps after game ends were exercised
