@@ -1,19 +1,40 @@
-"""Plain-text pictures of the table for people.
+"""Pictures of the table for people, and the render modes of both environments.
 
 :func:`render` shows what everybody can see -- score, doom, deck top, the four slots with
 their fates, hours and moons, faded powers, number lines, this turn's announcements --
 and, only when a ``viewer`` player is given, that player's own held fates. Other hands
-are never shown: a held fate appears as ``[?]``.
+are never shown: a held fate appears as ``[?]``. The same picture as an RGB image is
+:func:`shipwreck_env.render_image.render_image`.
+
+Render modes (:data:`RENDER_MODES`, read by both environments): ``"ansi"`` returns the
+text, ``"human"`` prints it and returns ``None``, ``"rgb_array"`` returns the image, a
+``uint8`` array of one fixed shape. Like Gymnasium, an environment given another string
+as its mode warns (naming the mode and the allowed ones) and carries on; its
+``render()`` then warns again and returns ``None``, as it does with no mode at all. A
+mode that is not a string (nor ``None``) is refused with ``ValueError``. Warnings go
+through Gymnasium's logger when Gymnasium is installed, else through :mod:`warnings`:
+this module must not need Gymnasium.
 """
 
 from __future__ import annotations
+
+import warnings
+
+import numpy as np
 
 from shipwreck_env.cards import CARDS
 from shipwreck_env.engine import slot_hours
 from shipwreck_env.rules import mask_values
 from shipwreck_env.state import PHASES, State
 
-__all__ = ["describe_event", "render"]
+__all__ = [
+    "RENDER_MODES",
+    "check_render_mode",
+    "describe_event",
+    "render",
+    "render_mode_output",
+    "turn_line",
+]
 
 
 def _card_label(card: int) -> str:
@@ -75,18 +96,21 @@ def describe_event(event: tuple) -> str:
     return " ".join(str(x) for x in event)
 
 
+def turn_line(s: State) -> str:
+    """Whose turn it is, in which phase and who decides; or how the game ended."""
+    if s.over:
+        result = "truncated" if s.truncated else ("won" if s.won else "lost")
+        return f"Game over after {s.turn} turns: {result}"
+    return (
+        f"Turn {s.turn}: seat {s.active} (player {s.active_player}) is active; "
+        f"phase {PHASES[s.phase]}, player {s.decider} decides"
+    )
+
+
 def render(s: State, viewer: int | None = None) -> str:
     """The table as text; ``viewer`` (a player number) also sees their own fates."""
     cfg = s.config
-    lines = []
-    if s.over:
-        result = "truncated" if s.truncated else ("won" if s.won else "lost")
-        lines.append(f"Game over after {s.turn} turns: {result}")
-    else:
-        lines.append(
-            f"Turn {s.turn}: seat {s.active} (player {s.active_player}) is active; "
-            f"phase {PHASES[s.phase]}, player {s.decider} decides"
-        )
+    lines = [turn_line(s)]
     lines.append(f"Score {s.score}/7  Doom {s.doom}/7  Bag {sum(s.bag)}  ({cfg.difficulty})")
     top = _card_label(s.deck[0]) if s.deck else "empty"
     lines.append(f"Deck: {len(s.deck)} cards, top: {top}")
@@ -117,31 +141,54 @@ def render(s: State, viewer: int | None = None) -> str:
     return "\n".join(lines)
 
 
-RENDER_MODES = ("ansi", "human")
+RENDER_MODES = ("ansi", "human", "rgb_array")
+"""The render modes both environments accept (their ``metadata["render_modes"]``)."""
 
 
-def check_render_mode(mode: object) -> str | None:
-    """``mode`` if it is ``None`` or one of :data:`RENDER_MODES`, else ``ValueError``
-    naming it and the choices."""
-    if mode is not None and mode not in RENDER_MODES:
-        raise ValueError(
-            f"render_mode {mode!r} is not allowed; allowed: None, "
-            + ", ".join(repr(m) for m in RENDER_MODES)
-        )
+def _warn(message: str) -> None:
+    """Warn as Gymnasium does (through its logger, so its log level silences it), or
+    with :mod:`warnings` where Gymnasium is not installed (the core does not need it)."""
+    try:
+        from gymnasium import logger
+    except ImportError:
+        warnings.warn(message, UserWarning, stacklevel=3)
+        return
+    logger.warn(message.replace("%", "%%"), stacklevel=3)
+
+
+def check_render_mode(mode: object) -> object:
+    """``mode`` as given. ``None`` and :data:`RENDER_MODES` pass silently; another string
+    is kept with a warning naming it and the allowed modes (Gymnasium's ``make`` warns
+    and carries on, and Stable-Baselines3 relies on that); anything else is a
+    ``ValueError``."""
+    if mode is None or mode in RENDER_MODES:
+        return mode
+    allowed = "None, " + ", ".join(repr(m) for m in RENDER_MODES)
+    if not isinstance(mode, str):
+        raise ValueError(f"render_mode {mode!r} is not allowed; allowed: {allowed}")
+    _warn(
+        f"render_mode {mode!r} is not supported; allowed: {allowed}. "
+        "The environment runs, and render() returns None."
+    )
     return mode
 
 
-def render_mode_output(s: State, mode: str | None, viewer: int | None = None) -> str | None:
-    """What an environment's ``render()`` gives in ``mode``: the table as text for
-    ``"ansi"`` (public, or as player ``viewer`` sees it), printed (returning ``None``) for
-    ``"human"``; ``None`` with a warning when no mode was chosen."""
-    if mode is None:
-        import gymnasium
-
-        gymnasium.logger.warn(
-            "render() called without a render_mode; use " + " or ".join(map(repr, RENDER_MODES))
-        )
+def render_mode_output(
+    s: State, mode: str | None, viewer: int | None = None
+) -> str | np.ndarray | None:
+    """What an environment's ``render()`` gives in ``mode``, public or as player
+    ``viewer`` sees it: the table as text for ``"ansi"``; printed (returning ``None``)
+    for ``"human"``; an RGB image (:func:`shipwreck_env.render_image.render_image`) for
+    ``"rgb_array"``. With no mode, or a mode not in :data:`RENDER_MODES`, it warns and
+    returns ``None`` (Gymnasium's habit)."""
+    if mode is None or mode not in RENDER_MODES:
+        chosen = "without a render_mode" if mode is None else f"with render_mode {mode!r}"
+        _warn(f"render() called {chosen}; use " + " or ".join(map(repr, RENDER_MODES)))
         return None
+    if mode == "rgb_array":
+        from shipwreck_env.render_image import render_image  # it imports this module
+
+        return render_image(s, viewer)
     text = render(s, viewer)
     if mode == "human":
         print(text)
