@@ -12,13 +12,26 @@
 | ``rllib:PATH`` | an RLlib checkpoint of ``shipwreck_training.rllib`` (``agents/rllib_policy.py``) | as trained |
 | ``fast:PATH`` | a ``shipwreck_training.fast`` team, one object for both roles (``agents/fast_team.py``) | both |
 | ``search:PATH[,samples=N,margin=M,uncertain=U,confirm=C,phases=P+Q]`` | that team with test-time search (``agents/search.py``) | both |
+| ``fast:best``, ``search:best[,...]`` | the best learned team, shipped in the package (``shipwreck_agents.models``) | both |
 
 Specs are strings so that worker processes can rebuild the same policies.
+
+In ``fast:`` and ``search:`` specs a shipped name (``best``, or the shipped file's stem;
+:func:`shipwreck_agents.models.shipped_names`) comes before a path: it names the network
+inside the installed package, so it plays wherever the package is installed, outside the
+repository too. ``search:best`` searches at the shipped setting
+(:data:`shipwreck_agents.models.SHIPPED`); options after it replace that setting's. Any
+other argument is a path, as before. The learned teams need torch and
+``sb3_contrib``: without them the spec fails with an error naming the ``train`` extra.
 """
 
 from __future__ import annotations
 
+import importlib
+from pathlib import Path
+
 from shipwreck_agents.base import Policy, Team
+from shipwreck_agents.models import model_path, shipped_names, shipped_team
 
 __all__ = ["GROUP_SPECS", "PLAY_SPECS", "SPECS", "make_policy", "make_team"]
 
@@ -33,6 +46,8 @@ SPECS: tuple[tuple[str, str], ...] = (
     ("rllib:PATH", "an RLlib checkpoint of shipwreck_training.rllib"),
     ("fast:PATH", "a fast-trainer team, both roles (fast:results/models/fast_selfplay.pth)"),
     ("search:PATH[,samples=N,...]", "a fast-trainer team with test-time search (agents/search.py)"),
+    ("fast:best", "the best learned team, shipped in the package"),
+    ("search:best[,samples=N,...]", "the best learned team with its shipped test-time search"),
 )
 """Every spec form with what it names: the command line's help and the error for an
 unknown spec are made from it."""
@@ -60,11 +75,53 @@ def _convention_options(arg: str) -> dict:
     return options
 
 
+_LEARNED = {
+    "ppo": ("torch", "sb3_contrib"),
+    "fast": ("torch", "sb3_contrib"),
+    "search": ("torch", "sb3_contrib"),
+    "rllib": ("torch",),
+}
+"""The modules each learned kind loads (the ``fast:`` loader reads SB3's file format)."""
+
+
+def _require(spec: str, modules: tuple[str, ...]) -> None:
+    """Refuse ``spec`` with an error naming the extra to install if one of ``modules`` is
+    missing (rather than a bare ``No module named 'torch'`` from deep in a loader)."""
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise ModuleNotFoundError(
+                f"policy {spec!r} needs {module}, which is not installed here; install the "
+                "'train' extra: pip install 'shipwreck-arcana-env[train]' (the scripted "
+                "teams need no extra)",
+                name=module,
+            ) from exc
+
+
+def _network(arg: str) -> str:
+    """The file of a ``fast:``/``search:`` network: the shipped one named ``arg``, else the
+    path ``arg`` itself.
+
+    Raises:
+        ValueError: ``arg`` is neither a shipped name nor an existing file.
+    """
+    if shipped_team(arg) is not None:
+        return str(model_path(arg))
+    if not Path(arg).exists():  # e.g. a results/models/ path, outside the repository
+        raise ValueError(
+            f"model file {arg!r} does not exist; allowed: a path to a network's .pth or a "
+            f"network shipped in the package: {', '.join(shipped_names())}"
+        )
+    return arg
+
+
 def make_policy(spec: str) -> Policy:
     """The policy named by ``spec`` (see the module table).
 
     Raises:
         ValueError: an unknown spec or a bad argument.
+        ModuleNotFoundError: a learned team's spec without the ``train`` extra installed.
     """
     name, _, arg = spec.partition(":")
     if name == "random":
@@ -91,6 +148,8 @@ def make_policy(spec: str) -> Policy:
         from shipwreck_agents.simple import OracleGroup
 
         return OracleGroup()
+    if name in _LEARNED and arg:
+        _require(spec, _LEARNED[name])
     if name == "ppo" and arg:
         from shipwreck_agents.trained import load_policy
 
@@ -98,12 +157,15 @@ def make_policy(spec: str) -> Policy:
     if name == "fast" and arg:
         from shipwreck_agents.fast_team import shared_policy
 
-        return shared_policy(arg)
+        return shared_policy(_network(arg))
     if name == "search" and arg:
         from shipwreck_agents.search import parse_search_spec, shared_search_policy
 
         path, options = parse_search_spec(arg)
-        return shared_search_policy(path, **options)
+        team = shipped_team(path)
+        if team is not None:  # the shipped setting, then the spec's own options
+            options = {**parse_search_spec(f"{path},{team.search}")[1], **options}
+        return shared_search_policy(_network(path), **options)
     if name == "rllib" and arg:
         from shipwreck_agents.rllib_policy import load_rllib_policy
 
