@@ -48,13 +48,17 @@ ACTIVE_ROW: Color = (34, 96, 66)
 FATE_COLORS: tuple[Color, ...] = (
     (196, 58, 58),
     (214, 118, 34),
-    (168, 138, 18),
+    (226, 186, 40),
     (52, 140, 66),
     (30, 128, 150),
     (58, 84, 196),
     (132, 66, 172),
 )
-"""Token colour of each fate value 1-7 (white digits read on all of them)."""
+"""Token colour of each fate value 1-7."""
+FATE_DIGITS: tuple[Color, ...] = tuple(
+    INK if 0.3 * r + 0.6 * g + 0.1 * b > 150 else (255, 255, 255) for r, g, b in FATE_COLORS
+)
+"""Digit colour on each token: dark on the light ones, white on the others."""
 
 GLYPH_W, GLYPH_H = 5, 7
 MARGIN = 12
@@ -104,8 +108,8 @@ TABLE_Y = 64
 DECK_W = 140
 GAP = 8
 SLOT_W = (IMAGE_WIDTH - 2 * MARGIN - DECK_W - 4 * GAP) // 4
-TABLE_H = 232
-PANEL_Y = 308
+TABLE_H = 204
+PANEL_Y = TABLE_Y + TABLE_H + 14
 ROW_H = 29
 HELD_X = 236
 LINE_X = 308
@@ -157,7 +161,7 @@ def _deck_panel(size: int, top: int, bag: int, exiled: tuple[int, ...]) -> np.nd
     _text(img, 8, 130, "Exiled:", PALE)
     if not exiled:
         _text(img, 8, 144, "none", DIM)
-    _tokens(img, 8, 144, exiled, w - 16, rows=4)
+    _tokens(img, 8, 144, exiled, w - 16, rows=2)
     return _frozen(img)
 
 
@@ -278,7 +282,8 @@ def _pips(
 def _token(img: np.ndarray, x: int, y: int, value: int | None) -> None:
     """A fate token: its value on its colour, or a grey ``?`` when hidden."""
     _fill(img, x, y, TOKEN, TOKEN, HIDDEN if value is None else FATE_COLORS[value - 1])
-    _text(img, x + 5, y + 3, "?" if value is None else str(value), (255, 255, 255), 2)
+    digit = (255, 255, 255) if value is None else FATE_DIGITS[value - 1]
+    _text(img, x + 5, y + 3, "?" if value is None else str(value), digit, 2)
 
 
 def _tokens(img: np.ndarray, x: int, y: int, values: tuple[int, ...], w: int, rows: int) -> None:
