@@ -121,11 +121,7 @@ LINE = 11
 
 def _draw_header(img: np.ndarray, s: State, viewer: int | None) -> None:
     """Score and doom with their pips, the game's settings, whose view, whose turn."""
-    _fill(img, 0, 0, IMAGE_WIDTH, 52, BAND)
-    x = _text(img, MARGIN, 8, f"Score {s.score}/{WIN_SCORE}", PALE, 2)
-    _pips(img, x + 8, 9, s.score, WIN_SCORE, WIN)
-    x = _text(img, 330, 8, f"Doom {s.doom}/{LOSE_DOOM}", PALE, 2)
-    _pips(img, x + 8, 9, s.doom, LOSE_DOOM, LOSS)
+    _paste(img, 0, 0, _scoreboard(s.score, s.doom))
     cfg = s.config
     mode = "challenge, " if cfg.challenge_mode else ""
     settings = f"{cfg.num_players} players, {mode}{cfg.difficulty}, {cfg.group_decision}"
@@ -137,9 +133,21 @@ def _draw_header(img: np.ndarray, s: State, viewer: int | None) -> None:
 
 
 # Panels that change seldom are drawn once per distinct content and pasted (a frame
-# then costs a few milliseconds). Their arguments are public facts only -- held fates
-# arrive already masked -- so the caches cannot carry a hidden fate from one call to
-# another.
+# then costs a few milliseconds). Their arguments are exactly what the panel shows --
+# a seat's held fates arrive as zeros unless the viewer holds them -- so a cached panel
+# is a function of what may be seen and cannot carry a hidden fate to another caller.
+
+
+@functools.lru_cache(maxsize=128)
+def _scoreboard(score: int, doom: int) -> np.ndarray:
+    """The header band with score and doom, each with its pips."""
+    img, w, h = _panel(IMAGE_WIDTH, 52)
+    _fill(img, 0, 0, w, h, BAND)
+    x = _text(img, MARGIN, 8, f"Score {score}/{WIN_SCORE}", PALE, 2)
+    _pips(img, x + 8, 9, score, WIN_SCORE, WIN)
+    x = _text(img, 330, 8, f"Doom {doom}/{LOSE_DOOM}", PALE, 2)
+    _pips(img, x + 8, 9, doom, LOSE_DOOM, LOSS)
+    return _frozen(img)
 
 
 @functools.lru_cache(maxsize=512)
