@@ -136,9 +136,10 @@ def _draw_header(img: np.ndarray, s: State, viewer: int | None) -> None:
 # then costs a few milliseconds). Their arguments are exactly what the panel shows --
 # a seat's held fates arrive as zeros unless the viewer holds them -- so a cached panel
 # is a function of what may be seen and cannot carry a hidden fate to another caller.
+# The caches are small (a few MB in all): consecutive frames share most panels.
 
 
-@functools.lru_cache(maxsize=128)
+@functools.lru_cache(maxsize=32)
 def _scoreboard(score: int, doom: int) -> np.ndarray:
     """The header band with score and doom, each with its pips."""
     img, w, h = _panel(IMAGE_WIDTH, 52)
@@ -150,7 +151,7 @@ def _scoreboard(score: int, doom: int) -> np.ndarray:
     return _frozen(img)
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=32)
 def _deck_panel(size: int, top: int, bag: int, exiled: tuple[int, ...]) -> np.ndarray:
     """The deck (size and face-up top card, -1 if empty), the bag and the exiled fates."""
     img, w, h = _panel(DECK_W, TABLE_H)
@@ -173,7 +174,7 @@ def _deck_panel(size: int, top: int, bag: int, exiled: tuple[int, ...]) -> np.nd
     return _frozen(img)
 
 
-@functools.lru_cache(maxsize=2048)
+@functools.lru_cache(maxsize=64)
 def _slot_panel(
     slot: int, card_number: int, fates: tuple[int, ...], hours: int, attached: tuple[int, ...]
 ) -> np.ndarray:
@@ -205,11 +206,11 @@ def _slot_panel(
     return _frozen(img)
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=256)
 def _seat_row(seat: int, owner: int, held: tuple[int, ...], line: int, active: bool) -> np.ndarray:
     """One seat: who plays it, its held fates (0: face down) and its number line (the
     values its held fate may still have, bit ``v - 1`` for value v)."""
-    img, w, h = _panel(FADED_X - MARGIN - 16, ROW_H - 3)
+    img, w, h = _panel(LINE_X + 7 * 20 + 6, ROW_H - 3)
     if active:
         _fill(img, 0, 0, w, h, ACTIVE_ROW)
         _text(img, 4, 8, ">", GOLD)
