@@ -268,6 +268,22 @@ def test_pettingzoo_env_rgb_array_renders_images() -> None:
     assert not np.array_equal(public, own)  # the player to act holds fates and sees them
 
 
+@pytest.mark.parametrize("standard_wrappers", [False, True])
+def test_pettingzoo_render_test_passes_in_every_mode(
+    standard_wrappers: bool, capsys: pytest.CaptureFixture
+) -> None:
+    """PettingZoo's own ``render_test`` tries each mode of ``metadata["render_modes"]``
+    (for ``"rgb_array"`` it wants a 3-dimensional array)."""
+    from pettingzoo.test import render_test
+
+    render_test(
+        lambda render_mode=None: shipwreck_env.env(
+            render_mode=render_mode, standard_wrappers=standard_wrappers
+        )
+    )
+    capsys.readouterr()  # "human" printed the table
+
+
 def test_sb3_make_vec_env_with_an_id_constructs_and_steps() -> None:
     """SB3's ``make_vec_env(id)`` asks for ``render_mode="rgb_array"`` (issue 38,
     problem 1); the envs it builds step, and ``get_images`` gives their frames."""
