@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "agents" / "models"
 BEST = SHIPPED["best"].file
 WHEEL_MB = 3.0
-"""Bound on the wheel's size: the code is about 0.5 MB and the shipped network 0.8 MB;
+"""Bound on the wheel's size: 1.15 MB with the shipped network, 0.40 MB without it;
 a second network or a stray results folder would cross it."""
 
 
