@@ -8,7 +8,7 @@
 | Observation | `{"observation": Box(float32), "action_mask": Box(int8, 259)}` |
 | Action mask | the engine's legal set for the agent that must decide; all zeros for the others |
 | Rewards | shared by every agent: `"win_loss"` (+1 / -1 at the end) or `"score_doom"` (+1 per point, -1 per doom, as they happen) |
-| Version history | v0: first release |
+| Version history | v1: the compiled engine, new seeding, infos from reset; v0: first release (see below) |
 
 ### Description
 A cooperative deduction game: the active player holds two hidden fates, plays one in
@@ -31,8 +31,15 @@ Every field of :class:`~shipwreck_env.config.GameConfig` (``num_players``,
 
 ### Episode end
 Terminated for every agent when score reaches 7 or doom reaches 7; truncated (not
-terminated) after ``max_turns`` turns. At the end every agent's info holds ``score``,
-``doom`` and ``won``.
+terminated) after ``max_turns`` turns.
+
+### Infos
+From ``reset()`` on, every agent's info holds ``score``, ``doom``, ``won`` (their values
+now: ``won`` is False until a game is won) and ``action_mask``: the same int8[259] as
+that agent's observation holds (the decider's legal actions; all zeros for the others
+and once the game is over), for libraries that read the mask from the info (AgileRL)
+or build their info spec from the reset infos (TorchRL). The info dicts are updated in
+place; the zero masks are one shared read-only array.
 
 ### Illegal actions
 :func:`env` (the usual way): an action outside the mask ends the game for every agent
@@ -48,9 +55,29 @@ agents and spaces and cannot change.
 
 ### Seeding
 As in PettingZoo and Gymnasium: ``reset(seed=n)`` plays the game of seed ``n``;
-``reset()`` draws the next game's seed from a generator seeded by the last seeded reset
-(``reset(seed=1); reset()`` always gives the same second game). The same seed and
-actions give the same game. The environment pickles.
+``reset()`` draws the next game's seed from ``default_rng`` seeded by the last seeded
+reset (``reset(seed=1); reset()`` always gives the same second game). The same seed and
+actions give the same game. The game of seed ``n`` is, in v1, the batched engine's game 0
+of ``VectorGame(1, seed=n)``, that is ``engine.new_game(config, g)`` continued with
+``g = vector.chance.StreamGenerator(vector.chance.game_key(n))``; in v0,
+``engine.new_game(config, default_rng(n))`` continued with that generator (as the
+Gymnasium env). ``raw_env.stream()`` gives a generator that continues the current game's
+chance outcomes in the reference engine. The environment pickles.
+
+### State
+``game_state`` (also ``state_``) is the reference :class:`~shipwreck_env.state.State`,
+hidden fates included, for analysis and debugging. In v1 it is rebuilt from the compiled
+game when first read after a change (changing it changes nothing); assigning ``state_``
+loads a state of the same configuration (then call ``_after_change()``).
+
+### Version history
+* v1 (``shipwreck_arcana_v1``, the default): the rules, observations and masks run on
+  the compiled engine (``shipwreck_env.vector.single``), faster per step (the
+  benchmark's AEC rows); a seed now names another game (see Seeding); infos hold ``score``, ``doom``,
+  ``won`` and ``action_mask`` from ``reset()`` on. Rules, observation layout, masks and
+  rewards are unchanged (a differential test compares them with the reference engine).
+* v0 (``shipwreck_arcana_v0``, ``env(version=0)`` or ``raw_env_v0``): the pure-Python
+  reference engine with v0's seeding; since v1 it has the same infos.
 
 ### Rendering
 ``render()`` shows the public table; ``render(viewer="player_1")`` (or ``1``) shows that
@@ -59,6 +86,7 @@ player's table, their own held fates included.
 
 from __future__ import annotations
 
+import operator
 from typing import Any, ClassVar
 
 import gymnasium
@@ -73,23 +101,31 @@ from pettingzoo.utils.wrappers.order_enforcing import (
 
 from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.engine import step_inplace
 from shipwreck_env.episodes import apply_reset_options, episode_seed
 from shipwreck_env.observation import ObservationLayout
+from shipwreck_env.reference_game import ReferenceGame
 from shipwreck_env.render import RENDER_MODES, check_render_mode, render_mode_output
-from shipwreck_env.rewards import REWARDS, check_reward, end_info, team_reward
+from shipwreck_env.rewards import REWARDS, check_reward
 from shipwreck_env.state import State
+from shipwreck_env.vector.single import SingleGame
 from shipwreck_env.view import AgentView, make_view
 
-__all__ = ["REWARDS", "ShipwreckWrapper", "env", "raw_env"]
-_NO_ACTIONS = bytes(NUM_ACTIONS)
+__all__ = ["REWARDS", "VERSIONS", "ShipwreckWrapper", "env", "raw_env", "raw_env_v0"]
 _INT8 = np.dtype(np.int8)
+# The info mask of every agent that does not decide: one shared read-only array.
+_NO_MASK = np.zeros(NUM_ACTIONS, _INT8)
+_NO_MASK.flags.writeable = False
 
 
-def env(standard_wrappers: bool = False, **kwargs: Any) -> AECEnv:
+def env(standard_wrappers: bool = False, version: int = 1, **kwargs: Any) -> AECEnv:
     """The environment with the usual classic-game wrapping: an action outside the
     space fails an assertion, an illegal action ends the game with -1 for the agent that
     made it, and calls out of order are errors.
+
+    ``version`` picks ``shipwreck_arcana_v1`` (default: the compiled engine) or
+    ``shipwreck_arcana_v0`` (the reference engine, v0's seeding); see the module
+    docstring's version history.
 
     By default one :class:`ShipwreckWrapper` layer does the work of PettingZoo's
     ``TerminateIllegalWrapper(illegal_reward=-1)``, ``AssertOutOfBoundsWrapper`` and
@@ -98,7 +134,9 @@ def env(standard_wrappers: bool = False, **kwargs: Any) -> AECEnv:
     costs more than a whole game step. ``standard_wrappers=True`` stacks PettingZoo's
     own three instead.
     """
-    raw = raw_env(**kwargs)
+    if version not in VERSIONS:
+        raise ValueError(f"version {version!r} is not allowed; allowed: {list(VERSIONS)}")
+    raw = VERSIONS[version](**kwargs)
     if not standard_wrappers:
         return ShipwreckWrapper(raw)
     wrapped: AECEnv = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
@@ -107,15 +145,17 @@ def env(standard_wrappers: bool = False, **kwargs: Any) -> AECEnv:
 
 
 class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
-    """The unwrapped environment; see the module docstring. An illegal action raises
-    :class:`~shipwreck_env.engine.IllegalActionError` and changes nothing."""
+    """The unwrapped environment (``shipwreck_arcana_v1``); see the module docstring.
+    An illegal action raises :class:`~shipwreck_env.engine.IllegalActionError` and
+    changes nothing."""
 
     metadata: ClassVar[dict] = {
-        "name": "shipwreck_arcana_v0",
+        "name": "shipwreck_arcana_v1",
         "render_modes": list(RENDER_MODES),
         "is_parallelizable": False,
         "render_fps": 1,
     }
+    _game_class: ClassVar[type] = SingleGame
 
     def __init__(
         self,
@@ -160,14 +200,17 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
         self.action_spaces = {
             a: gymnasium.spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents
         }
-        self.state_: State | None = None
-        self._rng: np.random.Generator | None = None
+        self._game = self._new_game(self.config)
+        self._decider = -1  # the player deciding now (-1: nobody, before reset or at the end)
+        self._state: State | None = None  # the reference State, built when first asked for
         # The generator that draws an unseeded reset's game seed, made from the last
         # reset(seed=...) only when an unseeded reset needs it: building a generator
         # hashes its seed, which costs about as much as dealing a new game.
         self._seeding_rng: np.random.Generator | None = None
         self._seeding_seed: int | None = None
-        self._legal: list[int] = []
+
+    def _new_game(self, config: GameConfig) -> SingleGame | ReferenceGame:
+        return self._game_class(config, self.observation_layout, self.reward_kind == "score_doom")
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
@@ -179,19 +222,21 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a game; ``options`` change config fields (see the module docstring)."""
-        self.config = apply_reset_options(self.config, options)
+        if options:
+            self.config = apply_reset_options(self.config, options)
+            if self.config != self._game.config:
+                self._game = self._new_game(self.config)
         if seed is not None:
             self._seeding_rng, self._seeding_seed = None, seed
         elif self._seeding_rng is None:
             self._seeding_rng = np.random.default_rng(self._seeding_seed)
-        self._rng = np.random.default_rng(episode_seed(self._seeding_rng, seed))
-        self.state_ = new_game(self.config, self._rng)
+        self._game.reset(episode_seed(self._seeding_rng, seed))
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self._decider = -1
         self._after_change()
 
     def step(self, action: int) -> None:
@@ -199,27 +244,25 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if action not in self._legal:
-            step_inplace(self.state_, action, self._rng)  # raises the engine's clear error
+        if not self._is_legal(action):
+            # the reference engine raises its clear error; a copy of the game takes it
+            game = self._game
+            step_inplace(game.state().copy(), action, game.stream())
+            raise AssertionError(f"action {action!r} is outside the mask but the engine took it")
         self._step_legal(agent, int(action))
+
+    def _is_legal(self, action: Any) -> bool:
+        try:
+            index = operator.index(action)
+        except TypeError:
+            return False
+        return 0 <= index < NUM_ACTIONS and bool(self._game.mask[index])
 
     def _step_legal(self, agent: str, action: int) -> None:
         """Apply ``action``, legal for the deciding ``agent``, and update the AEC fields."""
-        s = self.state_
-        score, doom = s.score, s.doom
-        step_inplace(s, action, self._rng, check=False)
-        reward = team_reward(self.reward_kind, s, score, doom)
+        reward = self._game.step(action)
         self.rewards = dict.fromkeys(self.agents, reward)
-        cumulative = self._cumulative_rewards
-        cumulative[agent] = 0.0
-        if s.over:
-            info = end_info(s)
-            self.infos = {a: dict(info) for a in self.agents}
-            done = dict.fromkeys(self.agents, True)
-            if s.truncated:
-                self.truncations = done
-            else:
-                self.terminations = done
+        self._cumulative_rewards[agent] = 0.0
         if reward:  # adding 0.0 to the (float) cumulative rewards would change nothing
             self._accumulate_rewards()
         self._after_change()
@@ -227,47 +270,101 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
             self.render()
 
     def _after_change(self) -> None:
-        s = self.state_
-        self._legal = legal_actions(s)
-        if s.decider >= 0:
-            self.agent_selection = self.possible_agents[s.decider]
+        """Read the game's status after a reset, a step or a loaded state: the deciding
+        agent, the ends, and every agent's info (kept in place: see the module docstring)."""
+        self._state = None
+        decider, over, truncated, won, score, doom = self._game.status.tolist()
+        infos = getattr(self, "infos", None)
+        if self._decider < 0 or infos is None or set(infos) != set(self.agents):
+            self.infos = infos = {
+                a: {"score": score, "doom": doom, "won": False, "action_mask": _NO_MASK}
+                for a in self.agents
+            }
+        else:
+            infos[self.possible_agents[self._decider]]["action_mask"] = _NO_MASK
+            first = infos[self.agents[0]]
+            if first["score"] != score or first["doom"] != doom:
+                for info in infos.values():
+                    info["score"], info["doom"] = score, doom
+        self._decider = decider
+        if decider >= 0:
+            agent = self.agent_selection = self.possible_agents[decider]
+            infos[agent]["action_mask"] = self._game.mask.copy()
+        if over:
+            for info in infos.values():
+                info["won"] = bool(won)
+            done = dict.fromkeys(self.agents, True)
+            if truncated:
+                self.truncations = done
+            else:
+                self.terminations = done
         # at the end, agent_selection stays; PettingZoo's dead-step loop removes agents
 
     # --- what agents see ----------------------------------------------------------------
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = self.agent_name_mapping[agent]
-        s = self.state_
-        # bytes filled in Python then viewed as int8: cheaper than np.zeros plus a
-        # fancy-index assignment from a list (the array is writable, like before)
-        mask = bytearray(_NO_ACTIONS)
-        if s.decider == player:
-            for action in self._legal:
-                mask[action] = 1
+        game = self._game
         return {
-            "observation": self.observation_layout.encoder(s, player),  # = encode(...)
-            "action_mask": np.frombuffer(mask, _INT8),
+            "observation": game.observe(player),
+            "action_mask": game.mask.copy()
+            if player == self._decider
+            else np.zeros(NUM_ACTIONS, _INT8),
         }
 
     def view(self, agent: str) -> AgentView:
         """Read-only structured view of what ``agent`` may know (for scripted agents)."""
-        return make_view(self.state_, self.agent_name_mapping[agent])
+        return make_view(self.game_state, self.agent_name_mapping[agent])
 
     @property
     def game_state(self) -> State:
         """The engine state, hidden fates included: for debugging and analysis only --
-        agents must use :meth:`observe` or :meth:`view`."""
-        return self.state_
+        agents must use :meth:`observe` or :meth:`view`. In v1 a reference ``State``
+        built from the compiled game when first asked for after a change (changing it
+        changes nothing; assign ``state_`` to load a state); in v0 the engine's own."""
+        if self._state is None:
+            self._state = self._game.state()
+        return self._state
+
+    @property
+    def state_(self) -> State:
+        """The same as :attr:`game_state`."""
+        return self.game_state
+
+    @state_.setter
+    def state_(self, state: State) -> None:
+        # Load another state of this configuration (tests point the env at states);
+        # call _after_change() then, as after any change.
+        self._game.load(state)
+        self._state = None
+        self._decider = -1  # _after_change() then builds the infos afresh
+
+    def stream(self) -> np.random.Generator:
+        """A generator that continues this game's chance outcomes:
+        ``engine.step(env.game_state, action, env.stream())`` plays what the env would."""
+        return self._game.stream()
 
     def render(self, viewer: str | int | None = None) -> str | None:
         """The table in ``render_mode``: public, or as ``viewer`` (an agent name or a
         player number) sees it."""
         if isinstance(viewer, str):
             viewer = self.agent_name_mapping[viewer]
-        return render_mode_output(self.state_, self.render_mode, viewer)
+        return render_mode_output(self.game_state, self.render_mode, viewer)
 
     def close(self) -> None:
         pass
+
+
+class raw_env_v0(raw_env):
+    """``shipwreck_arcana_v0``: the reference engine under v0's seeding (seed ``n`` is
+    ``engine.new_game(config, default_rng(n))``, as the Gymnasium env)."""
+
+    metadata: ClassVar[dict] = {**raw_env.metadata, "name": "shipwreck_arcana_v0"}
+    _game_class: ClassVar[type] = ReferenceGame
+
+
+VERSIONS: dict[int, type[raw_env]] = {1: raw_env, 0: raw_env_v0}
+"""The raw env of each version (``env(version=...)``)."""
 
 
 def _forward(name: str, check_reset: bool = True) -> property:
@@ -349,7 +446,7 @@ class ShipwreckWrapper(wrappers.OrderEnforcingWrapper):
         if dead:
             raw._was_dead_step(action)
             return
-        if action in raw._legal:  # checked once here: the raw env need not check again
+        if raw._game.mask[action]:  # checked once here: the raw env need not check again
             raw._step_legal(agent, int(action))
             return
         EnvLogger.warn_on_illegal_move()

@@ -18,6 +18,8 @@ import shipwreck_env
 from shipwreck_agents.registry import make_policy
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import IllegalActionError, new_game
+from shipwreck_env.gym_env import ENDED_ACTION
+from shipwreck_env.vector.chance import StreamGenerator, game_key
 
 GYM_IDS = ["ShipwreckArcana-v0", "ShipwreckArcana-Play-v0", "ShipwreckArcana-Predict-v0"]
 
@@ -43,6 +45,7 @@ def gym_game(env, rng: np.random.Generator) -> list:
     while not done:
         legal = np.flatnonzero(env.unwrapped.action_masks())
         obs, reward, term, trunc, info = env.step(int(legal[rng.integers(len(legal))]))
+        info = {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in info.items()}
         out.append((obs.tolist(), reward, term, trunc, info))
         done = term or trunc
     return out
@@ -67,26 +70,37 @@ def test_aec_reset_without_seed_continues_the_seeded_generator() -> None:
     assert e.unwrapped.game_state != second_games[0]
 
 
-def test_aec_unseeded_resets_play_the_seeds_drawn_from_the_last_seed() -> None:
+def game_generator(version: int, seed: int) -> np.random.Generator:
+    """The generator the engine plays the game of ``seed`` with, in AEC env ``version``:
+    ``default_rng(seed)`` in v0, the batched engine's stream of game 0 in v1."""
+    if version == 0:
+        return np.random.default_rng(seed)
+    return StreamGenerator(game_key(seed))
+
+
+@pytest.mark.parametrize("version", [0, 1])
+def test_aec_unseeded_resets_play_the_seeds_drawn_from_the_last_seed(version: int) -> None:
     """After ``reset(seed=n)``, each ``reset()`` plays the game of the next draw of
     ``default_rng(n)``; a new ``reset(seed=m)`` starts the draws again from ``m``."""
     config = GameConfig(num_players=3)
-    e = shipwreck_env.env(num_players=3)
+    e = shipwreck_env.env(num_players=3, version=version)
     for seed in (3, 8):
         e.reset(seed=seed)
+        assert e.unwrapped.game_state == new_game(config, game_generator(version, seed))
         draws = np.random.default_rng(seed)
         for _ in range(3):
             e.reset()
-            expected = new_game(config, np.random.default_rng(int(draws.integers(2**63))))
-            assert e.unwrapped.game_state == expected
+            game_seed = int(draws.integers(2**63))
+            assert e.unwrapped.game_state == new_game(config, game_generator(version, game_seed))
 
 
 @pytest.mark.parametrize("env_id", GYM_IDS)
 def test_both_envs_play_the_same_games_for_a_seed_and_after_it(env_id: str) -> None:
-    """Seed ``n`` is the engine game ``new_game(config, default_rng(n))`` in both
-    environments, and an unseeded reset after it gives the same next game in both."""
+    """Seed ``n`` is the engine game ``new_game(config, default_rng(n))`` in the
+    Gymnasium env and AEC v0, and an unseeded reset after it gives the same next game in
+    both."""
     config = GameConfig(num_players=3)
-    aec = shipwreck_env.env(num_players=3)
+    aec = shipwreck_env.env(num_players=3, version=0)
     gym = gymnasium.make(env_id, num_players=3)
     aec.reset(seed=5)
     gym.reset(seed=5)
@@ -178,7 +192,8 @@ def test_gym_illegal_action_ends_the_episode(env_id: str) -> None:
     assert (reward, terminated, truncated) == (-1.0, True, False)
     assert "illegal_action" in info
     assert env.unwrapped.state == before
-    assert not env.unwrapped.action_masks().any()
+    # an ended episode's mask allows only the action Gymnasium's autoreset ignores
+    assert np.flatnonzero(env.unwrapped.action_masks()).tolist() == [ENDED_ACTION]
     with pytest.raises(RuntimeError, match="ended"):
         env.step(int(legal_before[0]))
     env.reset(seed=0)  # a new episode is fine
@@ -244,7 +259,7 @@ def test_aec_max_turns_is_truncation_not_termination(max_turns: int) -> None:
 
 
 def test_render_shows_one_viewers_table() -> None:
-    e = shipwreck_env.env(num_players=3, render_mode="ansi")
+    e = shipwreck_env.env(num_players=3, render_mode="ansi", version=0)  # the gym env's game
     e.reset(seed=1)
     s = e.unwrapped.game_state
     mine = e.render(viewer="player_1")

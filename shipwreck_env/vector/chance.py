@@ -17,6 +17,7 @@ from shipwreck_env.vector.jit import njit
 
 __all__ = [
     "StreamGenerator",
+    "game_key",
     "game_keys",
     "permutation_at",
     "permutations",
@@ -50,6 +51,24 @@ def game_keys(seed: int | None, num_games: int, first: int = 0) -> np.ndarray:
     index = np.arange(first, first + num_games, dtype=np.uint64)
     with np.errstate(over="ignore"):
         return _mix(base + (index + np.uint64(1)) * _GOLDEN)
+
+
+_MASK64 = (1 << 64) - 1
+
+
+def _mix_int(z: int) -> int:
+    """:func:`_mix` on one Python integer (no array round trip: a reset per game)."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+def game_key(seed: int) -> int:
+    """``game_keys(seed, 1)[0]`` as a Python integer, computed without numpy."""
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed {seed!r} is not allowed; allowed: an integer >= 0")
+    base = _mix_int(int(seed) & _MASK64)
+    return _mix_int((base + 0x9E3779B97F4A7C15) & _MASK64)
 
 
 def uniforms(keys: np.ndarray, counters: np.ndarray) -> np.ndarray:

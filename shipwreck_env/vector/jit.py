@@ -76,7 +76,19 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _CORE = os.path.dirname(_HERE)
 # Modules whose code or constants are compiled in: the rules here, and the reference
 # modules of the action numbers, phases and card counts.
-_RULES = ("arrays", "chance", "engine", "group", "jit", "observe", "ops", "plays", "tables", "turn")
+_RULES = (
+    "arrays",
+    "chance",
+    "engine",
+    "group",
+    "jit",
+    "observe",
+    "ops",
+    "plays",
+    "single",
+    "tables",
+    "turn",
+)
 _COMPILED_FROM = sorted(
     [os.path.join(_HERE, f"{name}.py") for name in _RULES]
     + [
