@@ -11,6 +11,12 @@ by the collector. The rollouts go into two shared buffers in turn, so the learne
 one while the collector fills the other; nothing is copied through a pipe but the
 commands, the step count and the finished games' figures.
 
+Those messages go as plain pickles (:func:`_send` / :func:`_receive`), tensors by value:
+a tensor sent through ``Connection.send`` would travel as a file descriptor handed over by
+``multiprocessing``'s resource-sharer thread, and a Ctrl-C landing while one process
+fetches a descriptor from the other makes that thread print a traceback. Only the
+shared parameters and buffers travel as descriptors, once, when the process starts.
+
 The collector runs the trainer's own collection code (a
 :class:`~shipwreck_training.fast.ppo.Trainer` without overlap, its state loaded from
 the trainer's), so a run gives the same parameters with ``overlap: thread`` and
@@ -21,6 +27,7 @@ group); the trainer stops it. This module must not change the games it does not 
 from __future__ import annotations
 
 import contextlib
+import pickle
 import signal
 import threading
 import time
@@ -54,22 +61,32 @@ def children_ignore_sigint() -> Iterator[None]:
         signal.signal(signal.SIGINT, old)
 
 
-def _serve(conn, cfg_data: dict, behaviour: ActorCritic, buffers: list, state: dict) -> None:
+def _send(conn, message: Any) -> None:
+    """Send ``message`` as a plain pickle: tensors by value, never as descriptors."""
+    conn.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _receive(conn) -> Any:
+    """A message sent by :func:`_send`."""
+    return pickle.loads(conn.recv_bytes())
+
+
+def _serve(conn, cfg_data: dict, behaviour: ActorCritic, buffers: list, state: bytes) -> None:
     """The collector: answer the trainer's commands until it says ``close``."""
     try:
         from shipwreck_training.fast.config import from_dict
         from shipwreck_training.fast.ppo import Trainer
 
         trainer = Trainer(from_dict({**cfg_data, "overlap": "off"}))
-        trainer.load_collection_state(state)
-        conn.send(("ok", None))
+        trainer.load_collection_state(pickle.loads(state))
+        _send(conn, ("ok", None))
     except Exception:
-        conn.send(("error", traceback.format_exc()))
+        _send(conn, ("error", traceback.format_exc()))
         return
     before: dict | None = None
     while True:
         try:
-            command, arg = conn.recv()
+            command, arg = _receive(conn)
         except EOFError:  # the trainer ended without saying close
             break
         if command == "close":
@@ -93,9 +110,9 @@ def _serve(conn, cfg_data: dict, behaviour: ActorCritic, buffers: list, state: d
                 before, answer = None, None
             else:
                 raise ValueError(f"unknown command {command!r}")
-            conn.send(("ok", answer))
+            _send(conn, ("ok", answer))
         except Exception:
-            conn.send(("error", traceback.format_exc()))
+            _send(conn, ("error", traceback.format_exc()))
     trainer.close()
 
 
@@ -118,7 +135,7 @@ class CollectorProcess:
         with children_ignore_sigint():
             self._process = context.Process(
                 target=_serve,
-                args=(there, cfg.to_dict(), behaviour, buffers, state),
+                args=(there, cfg.to_dict(), behaviour, buffers, pickle.dumps(state)),
                 name="collector",
             )
             self._process.start()
@@ -128,7 +145,7 @@ class CollectorProcess:
 
     def _answer(self) -> Any:
         try:
-            status, value = self._conn.recv()
+            status, value = _receive(self._conn)
         except EOFError:
             raise RuntimeError(
                 f"the collector process (pid {self._process.pid}) stopped without answering "
@@ -141,14 +158,14 @@ class CollectorProcess:
     def _ask(self, command: str, arg: Any = None) -> Any:
         if self._busy:
             raise RuntimeError(f"collector command {command!r} while a collection runs")
-        self._conn.send((command, arg))
+        _send(self._conn, (command, arg))
         return self._answer()
 
     def start(self, buffer: int) -> None:
         """Begin collecting one rollout into ``buffers[buffer]`` (returns at once)."""
         if self._busy:
             raise RuntimeError("a collection is already running")
-        self._conn.send(("collect", buffer))
+        _send(self._conn, ("collect", buffer))
         self._busy = True
 
     def result(self) -> dict:
@@ -172,7 +189,7 @@ class CollectorProcess:
             with contextlib.suppress(BrokenPipeError, OSError, RuntimeError):
                 if self._busy:
                     self.result()
-                self._conn.send(("close", None))
+                _send(self._conn, ("close", None))
             self._process.join(timeout=30)
             if self._process.is_alive():
                 self._process.terminate()
