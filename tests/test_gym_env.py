@@ -363,7 +363,7 @@ def test_rewards(env_id: str) -> None:
 BAD_GYM_KWARGS = [
     ("role", "coach", "'coach'"),
     ("reward", "x", "'x'"),
-    ("render_mode", "rgb", "'rgb'"),
+    ("render_mode", 5, "5"),
     ("illegal_action", "ignore", "'ignore'"),
     ("num_players", 6, "6"),
 ]
