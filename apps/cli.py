@@ -165,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the cross-play matrix: each team's player among another team's players",
         description="Cross-play (ad-hoc teamwork): in cell (A, B) one player of team A "
         "(turning seat) sits with players of team B; the diagonal is self-play. Prints "
-        "the matrix and each team's self-play, cross-play and gap with 95%% intervals.",
+        "the matrix and each team's self-play, cross-play and gap with 95% intervals.",
         formatter_class=_HelpFormatter,
     )
     cross.add_argument(
@@ -285,7 +285,7 @@ def _evaluate(args: argparse.Namespace) -> int:
                 card_sets=args.card_sets,
                 group_decision=args.group_decision,
             )
-        except ValueError as exc:  # a bad spec or option: one line, as argparse does
+        except (ValueError, ModuleNotFoundError) as exc:  # a bad spec or a missing extra: one line
             print(f"shipwreck-arcana {args.command}: error: {exc}", file=sys.stderr)
             return 2
         reports.append(report)
@@ -320,7 +320,7 @@ def _crossplay(args: argparse.Namespace) -> int:
             jobs=args.jobs,
             card_sets=args.card_sets,
         )
-    except ValueError as exc:
+    except (ValueError, ModuleNotFoundError) as exc:
         print(f"shipwreck-arcana crossplay: error: {exc}", file=sys.stderr)
         return 2
     report["command"] = command

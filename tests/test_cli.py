@@ -44,6 +44,7 @@ def test_every_option_has_help_and_shows_its_default(
 ) -> None:
     text = help_text(capsys, command)
     assert "``" not in text
+    assert "%%" not in text  # a description is not %-formatted: "%%" would show as is
     sub = build_parser()._subparsers._group_actions[0].choices[command]
     for action in sub._actions:
         if action.dest == "help":
@@ -190,3 +191,29 @@ def test_commands_that_play_give_torch_one_thread(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1] == "threads 1"
+
+
+@pytest.mark.parametrize("command", ["evaluate", "crossplay"])
+def test_a_learned_team_without_torch_is_one_line_naming_the_extra(command: str) -> None:
+    """Without torch (the ``train`` extra) a learned team's spec is refused in one line that
+    says what to install, as a bad spec is, not at the end of a traceback."""
+    import subprocess
+    import sys
+    import textwrap
+
+    if command == "evaluate":
+        teams = ["--play", "fast:best", "--group", "fast:best", "--no-progress"]
+    else:
+        teams = ["convention", "fast:best"]
+    code = textwrap.dedent(
+        f"""
+        import sys
+        sys.modules["torch"] = None  # import torch now fails, as if not installed
+        from shipwreck_apps.cli import main
+        sys.exit(main([{command!r}, *{teams!r}, "--games", "1"]))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1 and "shipwreck-arcana-env[train]" in done.stderr
