@@ -35,7 +35,9 @@ from shipwreck_agents.base import Policy
 from shipwreck_agents.heuristic import HeuristicPlayer
 from shipwreck_agents.knowledge import doom_of_fades, fading_slots, literal_posterior, mask_to_array
 from shipwreck_env.actions import ACTIONS, PASS, predict_action
+from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, step_inplace
+from shipwreck_env.policy import BatchedPartner
 from shipwreck_env.questions import QUESTIONS, yes_values
 from shipwreck_env.scenario import ForcedDraws, hypothetical_turn_start
 from shipwreck_env.state import State
@@ -115,6 +117,12 @@ class BayesGroup(Policy):
         if view.phase in ("group", "vote"):
             return self._group(view, legal)
         return PASS if PASS in legal else int(legal[0])
+
+    def batched(self, num_games: int, config: GameConfig, decisions: str) -> BatchedPartner | None:
+        """The compiled twin (:mod:`shipwreck_agents.batched_partners`)."""
+        from shipwreck_agents.batched_partners import twin_of
+
+        return twin_of(self, num_games, config, decisions)
 
     def _group(self, view: AgentView, legal: tuple[int, ...]) -> int:
         posterior = self.posterior(view)

@@ -40,6 +40,8 @@ from shipwreck_agents.knowledge import (
     literal_posterior,
 )
 from shipwreck_env.actions import ACTIONS, HOURS_TARGET, PASS
+from shipwreck_env.config import GameConfig
+from shipwreck_env.policy import BatchedPartner
 from shipwreck_env.state import State
 from shipwreck_env.view import AgentView
 
@@ -76,6 +78,12 @@ class HeuristicPlayer(Policy):
         if view.phase == "after_play":
             return self._after_play(view, legal)
         return PASS if PASS in legal else legal[0]
+
+    def batched(self, num_games: int, config: GameConfig, decisions: str) -> BatchedPartner | None:
+        """The compiled twin (:mod:`shipwreck_agents.batched_partners`)."""
+        from shipwreck_agents.batched_partners import twin_of
+
+        return twin_of(self, num_games, config, decisions)
 
     # --- scoring ---------------------------------------------------------------------
 

@@ -33,14 +33,21 @@ _GYM_IDS = {
     "ShipwreckArcana-Play-v0": "play",
     "ShipwreckArcana-Predict-v0": "predict",
 }
+_VECTOR_ENTRY_POINTS = {
+    "self": "shipwreck_env.vector.gym_vector:ShipwreckVectorEnv",
+    "play": "shipwreck_env.vector.gym_roles:ShipwreckRoleVectorEnv",
+    "predict": "shipwreck_env.vector.gym_roles:ShipwreckRoleVectorEnv",
+}
+"""Role -> the batched vector env ``gymnasium.make_vec(..., "vector_entry_point")`` makes."""
 _LAZY = {"env": "shipwreck_env.aec_env", "raw_env": "shipwreck_env.aec_env"}
 """Public names of the RL adapters -> the module that defines them (loaded on first use,
 so that the rules import without pettingzoo)."""
 
 
 def _register_gym_ids() -> None:
-    """Register the Gymnasium ids when gymnasium is installed; only entry-point strings,
-    so no adapter is imported here."""
+    """Register the Gymnasium ids when gymnasium is installed, each with its single env
+    and its batched vector env; only entry-point strings, so no adapter is imported
+    here."""
     try:
         from gymnasium.envs.registration import register, registry
     except ModuleNotFoundError as error:
@@ -52,9 +59,7 @@ def _register_gym_ids() -> None:
             register(
                 id=env_id,
                 entry_point="shipwreck_env.gym_env:ShipwreckGymEnv",
-                vector_entry_point=(
-                    "shipwreck_env.vector.gym_vector:ShipwreckVectorEnv" if role == "self" else None
-                ),
+                vector_entry_point=_VECTOR_ENTRY_POINTS[role],
                 kwargs={"role": role},
             )
 

@@ -15,13 +15,19 @@ and legal mask, encodes an observation only for a policy that reads one -- in th
 policy's own layout (``policy.belief``) -- hands the full state only to a policy that
 declares ``needs_state`` (it cheats), and checks the answer is legal.
 
+:meth:`Policy.batched` is the hook through which a policy offers a batched twin (a
+:class:`BatchedPartner` deciding in many games of a
+:class:`~shipwreck_env.vector.VectorGame` at once, with the same actions); the role
+vector envs (:mod:`shipwreck_env.vector.gym_roles`) ask it and fall back to
+:func:`decide` game by game when it returns ``None``.
+
 This module belongs to the core: it imports nothing from ``agents`` or ``training``.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import numpy as np
 
@@ -32,7 +38,12 @@ from shipwreck_env.observation import ObservationLayout, encode
 from shipwreck_env.state import State
 from shipwreck_env.view import AgentView, make_view
 
+if TYPE_CHECKING:  # the batched engine needs numba: only for the annotations
+    from shipwreck_env.vector.game import VectorGame
+
 __all__ = [
+    "BATCHED_DECISIONS",
+    "BatchedPartner",
     "Decision",
     "Policy",
     "Team",
@@ -45,6 +56,27 @@ __all__ = [
 def active_decides(view: AgentView) -> bool:
     """Is the decision now the active player's (rather than the group's)?"""
     return view.decider == view.active_player
+
+
+BATCHED_DECISIONS = ("play", "group")
+"""What a batched twin may be asked to decide: the active player's decisions
+(``"play"``) or every other player's (``"group"``)."""
+
+
+class BatchedPartner(Protocol):
+    """A policy's batched twin: decides for one role in many game places at once.
+
+    It returns, in every game it is asked about, the action its policy's ``act`` returns
+    there (a policy that offers a twin promises this; the twin keeps the per-game memory
+    the policy would keep, one row per game place).
+    """
+
+    def restart(self, games: np.ndarray) -> None:
+        """New games were dealt in the places ``games``: forget the old ones."""
+
+    def act(self, game: VectorGame, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """int64[K]: the action in each game ``games`` (int64[K]) of ``game``, whose
+        legal actions are ``mask`` (bool[N, 259]); ``game`` is only read."""
 
 
 class Policy(ABC):
@@ -68,6 +100,13 @@ class Policy(ABC):
 
     def reset(self) -> None:  # noqa: B027  (optional hook: most policies are stateless)
         """Forget everything about the previous game."""
+
+    def batched(self, num_games: int, config: GameConfig, decisions: str) -> BatchedPartner | None:
+        """A batched twin of this policy taking ``decisions`` (``"play"`` or ``"group"``,
+        see :data:`BATCHED_DECISIONS`) in ``num_games`` game places of ``config``, or
+        ``None`` when there is none (the default): callers then ask :func:`decide`
+        game by game."""
+        return None
 
     @abstractmethod
     def act(

@@ -27,6 +27,7 @@ from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.gym_env import ShipwreckGymEnv
 from shipwreck_env.observation import encode
 from shipwreck_env.vector import VectorGame, gym_vector
+from shipwreck_env.vector.gym_roles import ShipwreckRoleVectorEnv
 from shipwreck_env.vector.gym_vector import ShipwreckVectorEnv
 
 N = 8
@@ -85,15 +86,12 @@ def test_make_vec_returns_the_batched_env():
     # The vector entry point is the default mode of the self-play id ...
     default = gymnasium.make_vec("ShipwreckArcana-v0", num_envs=3)
     assert isinstance(default, ShipwreckVectorEnv) and default.num_envs == 3
-    # ... "sync" still vectorizes the single env, and the other roles have no entry point.
+    # ... "sync" still vectorizes the single env; the other roles have their own batched
+    # env (tests/test_gym_vector_roles.py).
     sync = gymnasium.make_vec("ShipwreckArcana-v0", num_envs=2, vectorization_mode="sync")
     assert isinstance(sync, SyncVectorEnv) and isinstance(sync.envs[0].unwrapped, ShipwreckGymEnv)
     play = gymnasium.make_vec("ShipwreckArcana-Play-v0", num_envs=2)
-    assert isinstance(play, SyncVectorEnv)
-    with pytest.raises(gymnasium.error.Error, match="vector entry point"):
-        gymnasium.make_vec(
-            "ShipwreckArcana-Predict-v0", num_envs=2, vectorization_mode="vector_entry_point"
-        )
+    assert isinstance(play, ShipwreckRoleVectorEnv)
     for e in (env, default, sync, play):
         e.close()
 
@@ -261,14 +259,21 @@ def test_action_masks_is_a_copy():
 # --- errors ----------------------------------------------------------------------------
 
 
-def test_bad_actions_raise_and_change_nothing():
-    env, twin = make(), make()
+def twin_envs_and_actions(make_env) -> tuple:
+    """Two envs made by ``make_env`` and reset with seed 4, legal actions for them, and
+    the same actions with game 3's made illegal."""
+    env, twin = make_env(), make_env()
     env.reset(seed=4)
     twin.reset(seed=4)
     mask = env.action_masks()
     legal = random_actions(mask, np.random.default_rng(0))
     illegal = legal.copy()
     illegal[3] = int(np.flatnonzero(~mask[3])[0])
+    return env, twin, legal, illegal
+
+
+def test_bad_actions_raise_and_change_nothing():
+    env, twin, legal, illegal = twin_envs_and_actions(make)
     before = env.game.to_states()
     for bad in (
         legal[:-1],
@@ -290,7 +295,7 @@ def test_bad_actions_raise_and_change_nothing():
     ("kwargs", "match"),
     [
         (dict(card_sets="gencon"), "not a playable selection"),
-        (dict(role="play"), r"allowed: \['self'\]"),
+        (dict(role="play"), r"allowed: \['self'\] \(the 'play' / 'predict' roles are Ship"),
         (dict(role="predict"), r"allowed: \['self'\]"),
         (dict(render_mode="ansi"), "render_mode"),
         (dict(reward="points"), "reward"),
@@ -358,8 +363,9 @@ def test_vector_api_contract_by_hand():
 
 
 def test_infos_have_the_keys_and_dtypes_of_gymnasiums_sync_vector_env():
-    """The same infos structure as ``SyncVectorEnv(autoreset_mode=SAME_STEP)`` over the
-    single self-play env when episodes end."""
+    """The same ``final_obs`` / ``final_info`` structure as
+    ``SyncVectorEnv(autoreset_mode=SAME_STEP)`` over the single self-play env when
+    episodes end."""
     sync = gymnasium.make_vec(
         "ShipwreckArcana-v0",
         num_envs=4,
@@ -374,16 +380,20 @@ def test_infos_have_the_keys_and_dtypes_of_gymnasiums_sync_vector_env():
         env.reset(seed=1)
         for _ in range(200):
             out = env.step(random_actions(masks(), rng))
-            if out[4]:
+            if "final_info" in out[4]:
                 return out[4]
         raise AssertionError("no episode ended")
 
     theirs = final_infos(sync, lambda: np.stack(sync.call("action_masks")))
     mine = final_infos(ours, ours.action_masks)
-    assert set(mine) == set(theirs)
-    assert set(mine["final_info"]) == set(theirs["final_info"])
-    for key, value in theirs["final_info"].items():
-        assert mine["final_info"][key].dtype == value.dtype, key
+    # The single env's per-step keys (score, doom, won, action_mask) are not ours: the
+    # batched env's infos hold only the ended games' final_* entries, as documented.
+    final_keys = {"final_obs", "_final_obs", "final_info", "_final_info"}
+    assert set(mine) == final_keys and final_keys <= set(theirs)
+    # ... and of the single env's end info, all but its action_mask
+    assert set(mine["final_info"]) == set(theirs["final_info"]) - {"action_mask", "_action_mask"}
+    for key, value in mine["final_info"].items():
+        assert theirs["final_info"][key].dtype == value.dtype, key
     assert mine["final_obs"].dtype == theirs["final_obs"].dtype == object
     sample = next(x for x in theirs["final_obs"] if x is not None)
     mine_sample = next(x for x in mine["final_obs"] if x is not None)

@@ -109,7 +109,7 @@ from shipwreck_env.vector.game import VectorGame
 __all__ = ["ROLES", "ShipwreckVectorEnv"]
 
 ROLES = ("self",)
-"""The roles the batched env supports (``ShipwreckArcana-Play/Predict-v0`` need partners)."""
+"""The roles this env takes (``play`` / ``predict``: :mod:`shipwreck_env.vector.gym_roles`)."""
 
 
 class ShipwreckVectorEnv(gymnasium.vector.VectorEnv):
@@ -134,6 +134,8 @@ class ShipwreckVectorEnv(gymnasium.vector.VectorEnv):
         "autoreset_mode": AutoresetMode.SAME_STEP,
         "render_modes": [],
     }
+    roles: ClassVar[tuple[str, ...]] = ROLES
+    """The roles this class takes."""
 
     def __init__(
         self,
@@ -146,11 +148,11 @@ class ShipwreckVectorEnv(gymnasium.vector.VectorEnv):
         render_mode: str | None = None,
         **config: Any,
     ) -> None:
-        if role not in ROLES:
+        if role not in self.roles:
             raise ValueError(
-                f"role {role!r} is not allowed; allowed: {list(ROLES)} (the batched env is "
-                "self-play only; for 'play' / 'predict' use gymnasium.make_vec(..., "
-                "vectorization_mode='sync') on their ids)"
+                f"role {role!r} is not allowed; allowed: {list(self.roles)} (the "
+                "'play' / 'predict' roles are ShipwreckRoleVectorEnv's, made by "
+                "gymnasium.make_vec on their ids)"
             )
         if render_mode is not None:
             raise ValueError(f"render_mode {render_mode!r} is not allowed; allowed: None")
@@ -188,6 +190,12 @@ class ShipwreckVectorEnv(gymnasium.vector.VectorEnv):
         Raises:
             ValueError: a bad seed or any option.
         """
+        self.game.reset(self._reset_seed(seed, options))
+        return self.game.observe().copy(), {}
+
+    def _reset_seed(self, seed: Any, options: dict[str, Any] | None) -> int | None:
+        """The seed the games restart from (``None``: their streams go on), after the
+        arguments of :meth:`reset` are checked and ``np_random`` is seeded."""
         if options:
             raise ValueError(f"reset options {sorted(options)!r} are not allowed; allowed: none")
         if seed is not None and (
@@ -201,9 +209,8 @@ class ShipwreckVectorEnv(gymnasium.vector.VectorEnv):
         super().reset(seed=seed)  # seeds self.np_random (unused by the games)
         if seed is None and not self._reset_once:
             seed = self._seed
-        self.game.reset(seed)
         self._reset_once = True
-        return self.game.observe().copy(), {}
+        return seed
 
     def step(
         self, actions: Any
@@ -242,10 +249,10 @@ class ShipwreckVectorEnv(gymnasium.vector.VectorEnv):
         final_obs = np.full(self.num_envs, None, dtype=object)
         for i, row in zip(games, self.game.observe(games, decider[games]), strict=True):
             final_obs[i] = row
-        info = self.game.final_info
+        a = self.game.arrays  # the ended games are over, not yet restarted
         final_info: dict[str, np.ndarray] = {}
         for key, dtype in (("score", np.int64), ("doom", np.int64), ("won", np.bool_)):
-            final_info[key] = np.where(ended, info[key], 0).astype(dtype)
+            final_info[key] = np.where(ended, getattr(a, key), 0).astype(dtype)
             final_info[f"_{key}"] = ended.copy()
         return {
             "final_obs": final_obs,
