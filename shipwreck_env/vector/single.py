@@ -45,6 +45,7 @@ _RULES_REF = _RefType(RULES_TYPE)
 
 # status[] entries filled by reset_one / step_one
 DECIDER, OVER, TRUNCATED, WON, SCORE, DOOM = range(6)
+_FLOAT32 = np.dtype(np.float32)  # a dtype object: numpy need not look it up per call
 
 
 @intrinsic
@@ -143,8 +144,9 @@ class SingleGame:
         """Build the compiled structures over ``self.arrays`` (kept alive here)."""
         self._packed = pack(self.arrays)
         self._rules = rules_for(self.config, self._cards)
-        self._at = (self._packed.address, self._rules.address)
+        self._game_at, self._rules_at = self._packed.address, self._rules.address
         self._offsets = layout_offsets(self.layout)
+        self._size = self.layout.size
         self._mask2d = np.zeros((1, NUM_ACTIONS), bool)
         self.mask = self._mask2d.view(np.int8)[0]
         self.status = np.zeros(6, np.int64)
@@ -173,18 +175,18 @@ class SingleGame:
         """Deal the game of ``seed`` (the batched engine's game 0 under that seed)."""
         self.arrays.key[0] = chance.game_key(seed)
         self.arrays.draws[0] = 0
-        reset_one(self._at[0], self._at[1], self._mask2d, self.status)
+        reset_one(self._game_at, self._rules_at, self._mask2d, self.status)
 
     def step(self, action: int) -> float:
         """Apply ``action``, which must be legal (see :attr:`mask`); the team reward."""
         return step_one(
-            self._at[0], self._at[1], action, self.score_doom, self._mask2d, self.status
+            self._game_at, self._rules_at, action, self.score_doom, self._mask2d, self.status
         )
 
     def observe(self, player: int) -> np.ndarray:
         """A new float32 observation vector of ``player``."""
-        out = np.empty(self.layout.size, np.float32)
-        observe_one(self._at[0], self._at[1], self._offsets, player, out)
+        out = np.empty(self._size, _FLOAT32)
+        observe_one(self._game_at, self._rules_at, self._offsets, player, out)
         return out
 
     def load(self, state: State) -> None:
