@@ -10,6 +10,11 @@ Measures, on one core, with uniformly random legal actions:
   process with an empty numba cache (cold) and with the cache it left (warm);
 * ``aec``: agent-steps per second of the wrapped PettingZoo env (``env()``), with the
   acting agent's observation built at every step by ``last()``;
+* ``Play-v0``: learner steps per second of ``ShipwreckArcana-Play-v0`` with the Bayesian
+  group as partner (``shipwreck_agents``; the row says why when it is not installed)
+  through ``gymnasium.make_vec`` with ``vectorization_mode="vector_entry_point"`` (the
+  batched engine and the compiled group) and with ``"sync"`` (one single env per game),
+  same batch size, and the ratio of the two;
 * when installed (``pip install "pettingzoo[classic]" open_spiel``), the same loop on
   PettingZoo ``hanabi_v5`` and ``connect_four_v3``, and OpenSpiel's C++ ``hanabi``
   with its ``observation_tensor`` read at every step.
@@ -246,6 +251,54 @@ def _openspiel_hanabi() -> Callable[[float], float] | None:
     return run
 
 
+def _play_vec(mode: str, num_envs: int) -> Callable[[float], float] | str:
+    """``ShipwreckArcana-Play-v0`` with the Bayesian partner through ``make_vec`` in
+    ``mode``: learner steps per second, a random legal action per game from the
+    masks (or why it cannot run)."""
+    from importlib import import_module
+
+    try:
+        import gymnasium
+
+        import shipwreck_env  # noqa: F401 -- registers the ids
+
+        # The agents sit above the core: reached by name, only when this row runs.
+        make_policy = import_module("shipwreck_agents.registry").make_policy
+    except ModuleNotFoundError as error:
+        return f"not installed ({error.name})"
+
+    def run(seconds: float) -> float:
+        envs = gymnasium.make_vec(
+            "ShipwreckArcana-Play-v0",
+            num_envs=num_envs,
+            vectorization_mode=mode,
+            partner=make_policy("bayes"),
+            num_players=3,
+        )
+        masks = (
+            envs.action_masks
+            if mode == "vector_entry_point"
+            else lambda: np.stack(envs.call("action_masks"))
+        )
+        rng = np.random.default_rng(0)
+        envs.reset(seed=0)
+        steps = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            mask = masks()
+            mask[~mask.any(axis=1), 0] = True  # sync's autoreset step ignores the action
+            envs.step(sample_legal(mask, rng))
+            steps += num_envs
+        envs.close()
+        return steps / (time.perf_counter() - start)
+
+    return run
+
+
+PLAY_GAMES = 256
+"""Batch size of the ``Play-v0`` rows (both modes)."""
+PLAY_VECTOR = f"shipwreck Play-v0 + bayes, make_vec vector_entry_point, N={PLAY_GAMES}"
+PLAY_SYNC = f"shipwreck Play-v0 + bayes, make_vec sync, N={PLAY_GAMES}"
 BATCH_SIZES = (1, 64, 1024, 4096)
 """Batch sizes of the batched-engine rows."""
 
@@ -270,6 +323,8 @@ BENCHMARKS: dict[str, Callable[[], Callable[[float], float] | str | None]] = {
         )
         for n in BATCH_SIZES
     },
+    PLAY_VECTOR: lambda: _play_vec("vector_entry_point", PLAY_GAMES),
+    PLAY_SYNC: lambda: _play_vec("sync", PLAY_GAMES),
     "PettingZoo hanabi_v5": lambda: _pz_classic("hanabi_v5"),
     "PettingZoo connect_four_v3": lambda: _pz_classic("connect_four_v3"),
     "OpenSpiel hanabi (C++, observation_tensor)": _openspiel_hanabi,
@@ -330,6 +385,19 @@ def format_table(results: dict) -> str:
             f"| {name} | {r['median']:,.0f} | {len(r['runs'])} | {ratio} | {vs_aec} | {memory} |"
         )
     return "\n".join(rows)
+
+
+def format_play_ratio(results: dict) -> str | None:
+    """One line: the ``Play-v0`` vector entry point's learner steps/s over the sync
+    mode's, measured in the same run (``None`` when either row did not run)."""
+    vector, sync = results.get(PLAY_VECTOR, {}), results.get(PLAY_SYNC, {})
+    if not (vector.get("available") and sync.get("available")):
+        return None
+    return (
+        f"`ShipwreckArcana-Play-v0` with the Bayesian partner, N={PLAY_GAMES}: the vector "
+        f"entry point runs **{vector['median'] / sync['median']:.1f}x** the sync mode's "
+        f"learner steps/s ({vector['median']:,.0f} against {sync['median']:,.0f}, same run)."
+    )
 
 
 def format_compile(runs: dict[str, list[float]]) -> str:
@@ -396,6 +464,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     load_average = list(os.getloadavg())  # how busy the shared machine was at the start
     results = run_benchmarks(args.seconds, args.repeats, args.only)
     table = format_table(results)
+    play_ratio = format_play_ratio(results)
+    if play_ratio:
+        table += "\n\n" + play_ratio
     compile_runs = None
     if args.compile_repeats:
         compile_runs = compile_seconds(args.compile_repeats)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import numpy as np
 import pytest
 
+from shipwreck_env import bench
 from shipwreck_env.bench import compile_seconds, format_compile, format_table, main, sample_legal
 
 
@@ -19,7 +21,7 @@ def test_bench_writes_medians_runs_command_and_load(tmp_path, capsys):
     assert data["command"] == "python -m shipwreck_env.bench " + " ".join(args)
     assert len(data["load_average"]) == 3
     names = [name for name in data["results"] if name.startswith("shipwreck")]
-    assert len(names) == 12 and set(data["results"]) == set(names)
+    assert len(names) == 14 and set(data["results"]) == set(names)
     for name in names:  # the batched engine covers every card set
         entry = data["results"][name]
         assert len(entry["runs"]) == 2 and entry["median"] > 0
@@ -28,6 +30,7 @@ def test_bench_writes_medians_runs_command_and_load(tmp_path, capsys):
     assert sum("batched engine, N=" in name for name in names) == 8
     assert data["compile_seconds"] is None
     assert data["table"] in capsys.readouterr().out
+    assert "the vector entry point runs **" in data["table"]  # the Play-v0 rows' ratio
 
 
 def test_bench_table_marks_missing_peers_and_ratios():
@@ -115,3 +118,22 @@ def test_bench_repeats_go_round_robin_over_the_benchmarks(monkeypatch):
     assert calls == ["a", "b", "a", "b", "a", "b", "a", "b"]  # one warm-up each, then rounds
     assert results["a"]["runs"] == [3.0, 5.0, 7.0] and results["a"]["median"] == 5.0
     assert results["b"]["runs"] == [4.0, 6.0, 8.0] and results["b"]["median"] == 6.0
+
+
+def test_play_ratio_line_divides_the_vector_entry_point_by_sync_of_the_same_run():
+    results = {
+        bench.PLAY_VECTOR: {"available": True, "runs": [9000.0, 11000.0], "median": 10000.0},
+        bench.PLAY_SYNC: {"available": True, "runs": [400.0, 500.0], "median": 450.0},
+    }
+    line = bench.format_play_ratio(results)
+    assert "runs **22.2x** the sync mode's learner steps/s (10,000 against 450" in line
+    results[bench.PLAY_SYNC] = {"available": False, "why": "not installed (shipwreck_agents)"}
+    assert bench.format_play_ratio(results) is None
+
+
+def test_play_rows_say_why_without_the_agents(monkeypatch):
+    """The bench lives in the core: without ``shipwreck_agents`` the Play-v0 rows are
+    skipped with the reason, and nothing else fails."""
+    monkeypatch.setitem(sys.modules, "shipwreck_agents.registry", None)  # import fails
+    for mode in ("vector_entry_point", "sync"):
+        assert bench._play_vec(mode, 2) == "not installed (shipwreck_agents.registry)"
