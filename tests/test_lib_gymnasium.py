@@ -184,3 +184,20 @@ def test_record_video_writes_an_episode(tmp_path: Path) -> None:
     env.close()
     videos = sorted(tmp_path.glob("*.mp4"))
     assert len(videos) == 1 and videos[0].stat().st_size > 1_000
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_the_info_mask_feeds_gymnasiums_own_masked_sample(env_id: str) -> None:
+    """Gymnasium's documented masked sampling, ``action_space.sample(mask=...)``, wants
+    an ``int8`` mask of 1/0; the info's mask is handed to it as it is (AgileRL computes
+    ``1 - mask`` on it too, see tests/test_lib_agilerl.py)."""
+    env = gymnasium.make(env_id, **_kwargs(env_id))
+    env.action_space.seed(0)
+    _obs, info = env.reset(seed=0)
+    for _ in range(50):
+        action = env.action_space.sample(mask=info["action_mask"])
+        assert env.unwrapped.action_masks()[action]
+        _obs, _, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            _obs, info = env.reset()
+    env.close()
