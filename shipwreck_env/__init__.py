@@ -11,6 +11,10 @@ When gymnasium is installed, ``import shipwreck_env`` registers the Gymnasium id
 * ``ShipwreckArcana-Play-v0`` -- the learner is every active player, partners the group;
 * ``ShipwreckArcana-Predict-v0`` -- the learner is the group, partners the active player.
 
+Each id also has a batched vector env, the default of ``gymnasium.make_vec``:
+:class:`~shipwreck_env.vector.gym_vector.ShipwreckVectorEnv` for self-play and
+:class:`~shipwreck_env.vector.gym_roles.ShipwreckRoleVectorEnv` for the other two.
+
 ``shipwreck_env.env(**config)`` / ``raw_env(**config)`` give the PettingZoo AEC env
 (imported from :mod:`shipwreck_env.aec_env` when first asked for; needs pettingzoo).
 """
