@@ -2,7 +2,9 @@
 # Set up what a command needs, once (later runs only check):
 #   scripts/setup.sh --main   .venv only: the project with its train, dev, play, docs and bench extras
 #                             (what ./run.sh, the main job, needs)
-#   scripts/setup.sh          also .venv-rllib (RLlib's own environment) and Debian's chromium
+#   scripts/setup.sh          also the libraries of tests/test_lib_*.py in .venv
+#                             (scripts/requirements-libs.txt), .venv-rllib (RLlib's own
+#                             environment), .venv-agilerl (AgileRL's) and Debian's chromium
 #                             (the browser tests drive it through Playwright): what ./test.sh needs
 # torch==2.13.0 goes first: it is the CPU build on these machines, and the project's
 # own torch range accepts it, so pip never fetches a multi-GB CUDA build.
@@ -32,6 +34,15 @@ fi
 if [ "$ONLY_MAIN" = 1 ]; then
     exit 0
 fi
+# The libraries users wrap the environment with (tests/test_lib_*.py): added to .venv,
+# where pip install --dry-run shows they replace nothing; their own stamp, so a change of
+# the file installs them again.
+lstamp=.venv/.libs-$(sha256sum scripts/requirements-libs.txt | cut -c1-16)
+if [ ! -f "$lstamp" ]; then
+    .venv/bin/python -m pip install --quiet -r scripts/requirements-libs.txt
+    rm -f .venv/.libs-*
+    touch "$lstamp"
+fi
 # RLlib (the distributed extra) gets its own virtualenv, .venv-rllib: ray[rllib] 2.60 pins
 # gymnasium==1.2.2 and .venv runs 1.4 (README, "Training on a Ray cluster"). torch==2.13.0
 # first here too (pip install --dry-run: ray[rllib] then changes no torch). SKIP_RLLIB=1 skips it.
@@ -46,6 +57,25 @@ if [ "${SKIP_RLLIB:-0}" != 1 ]; then
         .venv-rllib/bin/python -m pip install --quiet -e ".[distributed,dev]"
         rm -f .venv-rllib/.installed-*
         touch "$rstamp"
+    fi
+fi
+# AgileRL gets its own virtualenv, .venv-agilerl: agilerl 2.58 pins pettingzoo<1.27 and
+# tensordict==0.13.0 (.venv: pettingzoo 1.27, torchrl 0.14 with tensordict 0.14). The
+# project goes in without extras (the train extra's torchrl would want tensordict 0.14).
+# torch==2.13.0 first (pip install --dry-run: agilerl then changes no torch).
+# SKIP_AGILERL=1 skips it.
+if [ "${SKIP_AGILERL:-0}" != 1 ]; then
+    if [ ! -x .venv-agilerl/bin/python ]; then
+        "$PYTHON" -m venv .venv-agilerl
+    fi
+    astamp=.venv-agilerl/.installed-$(cat pyproject.toml scripts/requirements-agilerl.txt | sha256sum | cut -c1-16)
+    if [ ! -f "$astamp" ]; then
+        .venv-agilerl/bin/python -m pip install --quiet --upgrade pip
+        .venv-agilerl/bin/python -m pip install --quiet torch==2.13.0
+        .venv-agilerl/bin/python -m pip install --quiet -r scripts/requirements-agilerl.txt
+        .venv-agilerl/bin/python -m pip install --quiet -e .
+        rm -f .venv-agilerl/.installed-*
+        touch "$astamp"
     fi
 fi
 if [ ! -x /usr/bin/chromium ]; then
