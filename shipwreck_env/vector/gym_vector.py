@@ -16,8 +16,7 @@ player must decide in each game) stepped at once by one
 single env :class:`~shipwreck_env.gym_env.ShipwreckGymEnv` with ``role="self"`` (same
 rules, observation vector, rewards and end info); its chance outcomes come from the
 batched engine's per-game random stream, so a seed gives other games than the single
-env's seed does. Only the card sets the batched engine covers are allowed (the base set);
-other sets raise ``ValueError`` -- use ``vectorization_mode="sync"`` for them.
+env's seed does. Every card set is covered, as by the batched engine.
 
 ### Action Space
 ``Discrete(259)`` per game, the engine's action list (:mod:`shipwreck_env.actions`).
@@ -56,10 +55,10 @@ A step in which no game ends returns ``infos == {}``; so does ``reset``.
 ``num_envs`` (games, >= 1), ``seed`` (the first ``reset()`` without a seed uses it; game
 ``i``'s chance depends only on the seed and ``i``), ``reward`` (``"win_loss"`` or
 ``"score_doom"``), ``belief`` (bool), ``role`` (only ``"self"``: the id's registered
-default), ``render_mode`` (only ``None``) and every field of
+default; the ``Play`` / ``Predict`` ids have :mod:`shipwreck_env.vector.gym_roles`),
+``render_mode`` (only ``None``) and every field of
 :class:`~shipwreck_env.config.GameConfig` (``num_players``, ``difficulty``,
-``card_sets`` (base only), ``group_decision``, ``challenge_mode``, ``reveal``,
-``max_turns``).
+``card_sets``, ``group_decision``, ``challenge_mode``, ``reveal``, ``max_turns``).
 
 ### Seeding
 ``reset(seed=s)`` starts every game's stream from ``s``: the same seed and actions give
