@@ -281,6 +281,30 @@ def test_the_default_random_partner_never_leaves_an_empty_mask_and_follows_the_s
         assert not np.array_equal(a[0], trajectory(role, 6)[0])
 
 
+def test_record_episode_statistics_adds_up_the_learner_steps_and_rewards():
+    """Gymnasium's vector wrapper reads the SAME_STEP metadata: an episode's length is
+    the learner's steps in it and its return the rewards the learner got."""
+    env = gymnasium.wrappers.vector.RecordEpisodeStatistics(
+        make("predict", partner=HeuristicPlayer(), reward="score_doom", max_turns=3)
+    )
+    env.reset(seed=2)
+    rng = np.random.default_rng(0)
+    returns, lengths, episodes = np.zeros(N), np.zeros(N, int), 0
+    for _ in range(100):
+        _, rewards, terms, truncs, infos = env.step(
+            random_actions(env.unwrapped.action_masks(), rng)
+        )
+        returns += rewards
+        lengths += 1
+        ended = terms | truncs
+        if ended.any():
+            np.testing.assert_allclose(infos["episode"]["r"][ended], returns[ended])
+            np.testing.assert_array_equal(infos["episode"]["l"][ended], lengths[ended])
+            returns[ended], lengths[ended] = 0, 0
+            episodes += int(ended.sum())
+    assert episodes > 0
+
+
 # --- making it, arguments, errors ----------------------------------------------------------
 
 
