@@ -55,8 +55,8 @@ def test_the_info_spec_carries_the_end_of_game_info() -> None:
 
 def test_a_rollout_ends_a_game_with_score_doom_and_won() -> None:
     """A random rollout long enough to end games; at each end the tensordict holds the
-    ended game's counts: one of them is 7 (seven points win, seven doom lose) and
-    ``won`` says which."""
+    ended game's counts: seven points (won) or seven doom or more (lost), and ``won``
+    says which."""
     env = _wrapped(seed=3)
     torch.manual_seed(0)
     # masked random actions: TorchRL's rollout samples the action spec, which carries
@@ -67,8 +67,8 @@ def test_a_rollout_ends_a_game_with_score_doom_and_won() -> None:
         done = rollout["next", group, "done"].squeeze(-1).squeeze(-1)
         info = rollout["next", group, "info"][done]
         for score, doom, won in zip(info["score"], info["doom"], info["won"], strict=True):
-            assert max(int(score), int(doom)) == 7
-            assert bool(won) == (int(score) == 7)
+            assert int(score) >= 7 or int(doom) >= 7
+            assert bool(won) == (int(score) >= 7)
             ends += 1
     assert ends > 0
     # the reward is the team's and every player's is the same at an end
