@@ -156,3 +156,21 @@ def test_subprocess_workers_find_the_module_qualified_id() -> None:
         assert _random_masked_steps(vec, 200, seed=2) > 0
     finally:
         vec.close()
+
+
+def test_vec_video_recorder_writes_a_video(tmp_path) -> None:
+    """SB3's ``VecVideoRecorder`` over ``make_vec_env``'s ``rgb_array`` envs records the
+    first steps as an MP4 (moviepy encodes it)."""
+    pytest.importorskip("moviepy", reason="the recorder needs moviepy (requirements-libs.txt)")
+    from stable_baselines3.common.vec_env import VecVideoRecorder
+
+    vec = VecVideoRecorder(
+        make_vec_env(PLAY, n_envs=2, seed=0, env_kwargs=KWARGS),
+        str(tmp_path),
+        record_video_trigger=lambda step: step == 0,
+        video_length=20,
+    )
+    _random_masked_steps(vec, 30, seed=0)
+    vec.close()
+    videos = sorted(tmp_path.glob("*.mp4"))
+    assert len(videos) == 1 and videos[0].stat().st_size > 1_000
