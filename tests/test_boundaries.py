@@ -167,7 +167,12 @@ def test_importing_a_folder_by_its_bare_name_says_what_to_import() -> None:
 # --- the rules without the RL libraries ---------------------------------------------
 
 
-RL_ADAPTERS = {"shipwreck_env.aec_env", "shipwreck_env.gym_env", "shipwreck_env.vector.gym_vector"}
+RL_ADAPTERS = {
+    "shipwreck_env.aec_env",
+    "shipwreck_env.gym_env",
+    "shipwreck_env.vector.gym_vector",
+    "shipwreck_env.vector.gym_roles",
+}
 """The only core modules that need gymnasium or pettingzoo: the RL adapters."""
 
 
