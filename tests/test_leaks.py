@@ -34,9 +34,10 @@ import numpy as np
 import pytest
 
 from shipwreck_env import aec_env as aec_module
+from shipwreck_env import reference_game as reference_module
 from shipwreck_env import render as render_module
 from shipwreck_env.actions import ACTIONS, PASS, predict_action
-from shipwreck_env.aec_env import raw_env
+from shipwreck_env.aec_env import VERSIONS, raw_env
 from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace
@@ -117,12 +118,15 @@ def alternatives(
 
 class Observers:
     """Two raw envs of a config (belief off / on) that are pointed at any state, so the
-    real ``observe`` / ``view`` / ``render`` code paths read it."""
+    real ``observe`` / ``view`` / ``render`` code paths read it: the default version (v1,
+    the compiled engine) unless ``version`` says otherwise (v0 observes and masks with
+    the reference encoder and ``legal_actions``, which the checker tests plant leaks in)."""
 
-    def __init__(self, config: GameConfig) -> None:
+    def __init__(self, config: GameConfig, version: int = 1) -> None:
         kwargs = config.to_dict()
-        self.plain = raw_env(**kwargs, belief=False, render_mode="ansi")
-        self.belief = raw_env(**kwargs, belief=True, render_mode="ansi")
+        make = VERSIONS[version]
+        self.plain = make(**kwargs, belief=False, render_mode="ansi")
+        self.belief = make(**kwargs, belief=True, render_mode="ansi")
         self.envs = (self.plain, self.belief)
         for e in self.envs:
             e.reset(seed=0)
@@ -149,7 +153,16 @@ class Observers:
             out[f"{name} observation"] = obs["observation"].copy()
             out[f"{name} action_mask"] = obs["action_mask"].copy()
         out["view"] = self.plain.view(agent)
-        out["infos"] = {a: dict(i) for a, i in self.plain.infos.items()}
+        # Every agent's info, but another agent's action_mask is that agent's own (like
+        # its observation): only this player's mask is theirs to see. Lists compare with ==.
+        out["infos"] = {
+            a: {
+                k: v.tolist() if isinstance(v, np.ndarray) else v
+                for k, v in i.items()
+                if k != "action_mask" or a == agent
+            }
+            for a, i in self.plain.infos.items()
+        }
         out["agent_selection"] = self.plain.agent_selection
         return out
 
@@ -174,6 +187,20 @@ def _field_names(e: raw_env, a: np.ndarray, b: np.ndarray) -> list[str]:
     )
 
 
+def same(x: object, y: object) -> bool:
+    """Whether two values are equal, arrays element by element, inside dicts too (infos
+    hold the action mask as an array)."""
+    if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+        return (
+            isinstance(x, np.ndarray)
+            and isinstance(y, np.ndarray)
+            and (x.shape == y.shape and np.array_equal(x, y))
+        )
+    if isinstance(x, dict) and isinstance(y, dict):
+        return x.keys() == y.keys() and all(same(x[k], y[k]) for k in x)
+    return x == y
+
+
 def differences(obs: Observers, a: dict, b: dict) -> list[str]:
     """Keys (with details) where two snapshots differ."""
     out = []
@@ -196,7 +223,7 @@ def differences(obs: Observers, a: dict, b: dict) -> list[str]:
             ]
             if fields:
                 out.append(f"view fields {fields}")
-        elif x != y:
+        elif not same(x, y):
             out.append(f"{key}: {x!r} vs {y!r}")
     return out
 
@@ -206,10 +233,7 @@ def differs(a: dict, b: dict) -> bool:
     for the owner, whose snapshot must differ)."""
     for key, x in a.items():
         y = b[key]
-        if isinstance(x, np.ndarray):
-            if x.shape != y.shape or not np.array_equal(x, y):
-                return True
-        elif x != y:
+        if not same(x, y):
             return True
     return False
 
@@ -475,6 +499,7 @@ def test_checker_detects_leaky_encoder(monkeypatch: pytest.MonkeyPatch) -> None:
     obs = Observers(CONFIG)
     states = _some_states(CONFIG, 40)
     assert not _check_many(obs, states).problems
+    obs = Observers(CONFIG, version=0)  # v0 observes with the (patched) reference encoder
     for e in obs.envs:
         layout = e.observation_layout
         honest = layout.encoder
@@ -516,7 +541,8 @@ def test_checker_detects_leaky_mask(monkeypatch: pytest.MonkeyPatch) -> None:
     obs = Observers(CONFIG)
     states = [s for s in _some_states(CONFIG, 200) if s.phase == Phase.GROUP]
     assert states
-    honest = aec_module.legal_actions
+    obs = Observers(CONFIG, version=0)  # v0 masks with the (patched) reference legal_actions
+    honest = reference_module.legal_actions
 
     def leaky(s: State) -> list[int]:
         legal = honest(s)
@@ -525,7 +551,7 @@ def test_checker_detects_leaky_mask(monkeypatch: pytest.MonkeyPatch) -> None:
             legal = [a for a in legal if a != predict_action(hand[0])]
         return legal
 
-    monkeypatch.setattr(aec_module, "legal_actions", leaky)
+    monkeypatch.setattr(reference_module, "legal_actions", leaky)
     report = _check_many(obs, states)
     assert any("plain action_mask" in p for p in report.problems), report.problems[:3]
 
@@ -547,19 +573,20 @@ def test_checker_detects_leaky_render(monkeypatch: pytest.MonkeyPatch) -> None:
 # --- infos and render over whole games --------------------------------------------------
 
 
-def test_infos_hold_only_the_end_result() -> None:
-    """Mid-game infos are empty; at the end they hold only score, doom and won."""
+def test_infos_hold_only_the_result_and_the_mask() -> None:
+    """Infos hold only score, doom, won (False until the end) and the agent's own mask."""
     for players in (2, 3, 5):
         e = aec_module.env(num_players=players, card_sets="all", difficulty="easy")
         e.reset(seed=players)
         rng = np.random.default_rng(players)
         for _ in e.agent_iter(5000):
             obs, _, term, trunc, info = e.last()
+            assert set(info) == {"score", "doom", "won", "action_mask"}
+            assert info["action_mask"].tolist() == obs["action_mask"].tolist()
             if term or trunc:
-                assert set(info) == {"score", "doom", "won"}
                 e.step(None)
                 continue
-            assert info == {}
+            assert info["won"] is False
             legal = np.flatnonzero(obs["action_mask"])
             e.step(int(legal[rng.integers(len(legal))]))
 
@@ -627,14 +654,14 @@ class TwinReport(Report):
     draws_differ: int = 0
 
 
-def run_twins(pairs: int, max_steps: int, seed0: int) -> TwinReport:
+def run_twins(pairs: int, max_steps: int, seed0: int, version: int = 1) -> TwinReport:
     """Fork ``pairs`` twin games over the sweep's configurations at random moments and
-    follow each pair while its public record agrees."""
+    follow each pair while its public record agrees (seen by AEC env ``version``)."""
     report = TwinReport()
     configs = sweep_configs()
     for n in range(pairs):
         config = configs[n % len(configs)]
-        obs = Observers(config)
+        obs = Observers(config, version)
         seed = seed0 + n
         rng = np.random.default_rng(seed)
         choice = np.random.default_rng([seed, 1])
@@ -754,5 +781,5 @@ def test_twin_checker_detects_an_observation_of_the_next_draw(
         self.encoder = leaky
 
     monkeypatch.setattr(ObservationLayout, "__init__", leaky_layout)
-    report = run_twins(pairs=40, max_steps=40, seed0=0)
+    report = run_twins(pairs=40, max_steps=40, seed0=0, version=0)  # the reference encoder
     assert any("observation fields ['turn']" in p for p in report.problems), report.problems[:3]
