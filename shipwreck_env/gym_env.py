@@ -50,7 +50,9 @@ with an illegal action adds ``illegal_action``.
 
 ### Arguments
 Every :class:`~shipwreck_env.config.GameConfig` field, ``reward``, ``belief``,
-``render_mode``, ``partner`` and ``illegal_action``. ``partner`` decides for the others:
+``render_mode``, ``partner`` and ``illegal_action``. ``partner`` decides for the others (a partner that keeps memory between decisions
+-- see :func:`~shipwreck_env.policy.keeps_memory` -- is copied, so that the envs
+Gymnasium's vector modes make from one set of keyword arguments never share a memory):
 a :class:`~shipwreck_env.policy.Policy` (any ``shipwreck_agents.registry`` policy, trained models
 and the oracle included), asked through :func:`shipwreck_env.policy.decide` -- so it
 gets observations in its own layout and, if it declares ``needs_state``, the state -- or
@@ -64,8 +66,10 @@ that episode on (``{"difficulty": "hard"}``, ``{"max_turns": 50}``, ...); the fi
 that fix the spaces (``num_players``, ``challenge_mode``) cannot change.
 
 ### Seeding
-``reset(seed=...)`` seeds the game and the partners: the game is the PettingZoo env's
-game for that seed, and the same seed and actions give the same episode. ``reset()``
+``reset(seed=...)`` seeds the game and the partners: the game is
+``new_game(config, default_rng(seed))`` of the reference engine (the PettingZoo env's
+game for that seed in its version 0; version 1 deals the batched engine's), and the same
+seed and actions give the same episode. ``reset()``
 without a seed draws the next game's seed from the generator seeded last (Gymnasium's
 convention; the PettingZoo env does the same), so ``reset(seed=1); reset()`` always gives
 the same second game. The environment pickles (for subprocess vector envs) when its
@@ -81,6 +85,7 @@ v0: first release.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -92,7 +97,7 @@ from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import IllegalActionError, legal_actions, new_game, step_inplace
 from shipwreck_env.episodes import apply_reset_options, episode_seed
 from shipwreck_env.observation import ObservationLayout, encode
-from shipwreck_env.policy import Policy, decide
+from shipwreck_env.policy import Policy, decide, keeps_memory
 from shipwreck_env.render import RENDER_MODES, check_render_mode, render_mode_output
 from shipwreck_env.rewards import check_reward, end_info, team_reward
 from shipwreck_env.state import State
@@ -169,6 +174,10 @@ class ShipwreckGymEnv(gymnasium.Env):
             raise ValueError(f"partner {partner!r} is not callable")
         self.config = GameConfig(**config)
         self.role = role
+        if keeps_memory(partner):
+            # Gymnasium's sync vector env passes one partner object to every env it makes:
+            # a partner with memory shared by several games would mix their memories
+            partner = copy.deepcopy(partner)
         self.partner = partner if partner is not None else random_partner
         self._partner_policy = (
             partner if isinstance(partner, Policy) else CallablePartner(self.partner, belief)

@@ -49,6 +49,7 @@ __all__ = [
     "Team",
     "active_decides",
     "decide",
+    "keeps_memory",
     "observation_layouts",
 ]
 
@@ -178,6 +179,16 @@ def observation_layouts(config: GameConfig) -> dict[bool, ObservationLayout]:
     """The observation layouts of ``config`` without and with the belief block
     (``layouts[policy.belief]`` is the one a policy reads)."""
     return {flag: ObservationLayout.for_config(config, flag) for flag in (False, True)}
+
+
+def keeps_memory(partner: object) -> bool:
+    """Whether ``partner`` (a :class:`Policy` or a plain partner function) remembers
+    something between decisions: its class overrides :meth:`Policy.reset`, or the
+    function object has a ``reset`` method. Such a partner must not be shared by two
+    games at once (each environment or game place keeps its own copy)."""
+    if isinstance(partner, Policy):
+        return type(partner).reset is not Policy.reset
+    return callable(getattr(partner, "reset", None))
 
 
 def decide(

@@ -479,3 +479,27 @@ def test_gymnasium_vector_modes_never_hand_a_sampler_an_empty_mask(mode: str) ->
         ends += int(np.sum(term | trunc))
     envs.close()
     assert ends >= 3  # the reset steps after game ends were exercised
+
+
+def test_sync_vector_envs_do_not_share_a_partner_that_keeps_memory() -> None:
+    """``make_vec(..., "sync", partner=P)`` hands one object to every env; a partner with
+    memory (the Bayesian group) must play each game as if it were alone there."""
+    from shipwreck_agents.registry import make_policy
+
+    partner = make_policy("bayes")
+    envs = gymnasium.make_vec(
+        "ShipwreckArcana-Play-v0", num_envs=2, vectorization_mode="sync", partner=partner
+    )
+    alone = [make("ShipwreckArcana-Play-v0", partner=make_policy("bayes")) for _ in range(2)]
+    obs, _ = envs.reset(seed=[3, 4])
+    for i, env in enumerate(alone):
+        np.testing.assert_array_equal(env.reset(seed=3 + i)[0], obs[i])
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        actions = _masked_sample(np.stack(envs.call("action_masks")), rng)
+        obs, _, term, trunc, _ = envs.step(actions)
+        if (term | trunc).any():
+            break
+        for i, env in enumerate(alone):
+            np.testing.assert_array_equal(env.step(int(actions[i]))[0], obs[i])
+    envs.close()

@@ -107,7 +107,7 @@ import numpy as np
 
 from shipwreck_env.actions import NUM_ACTIONS, describe
 from shipwreck_env.engine import IllegalActionError
-from shipwreck_env.policy import BatchedPartner, Policy, decide, observation_layouts
+from shipwreck_env.policy import BatchedPartner, Policy, decide, keeps_memory, observation_layouts
 from shipwreck_env.vector import jit as _jit
 from shipwreck_env.vector.engine import _step_one, count_illegal, legal_masks
 from shipwreck_env.vector.game import VectorGame
@@ -165,9 +165,8 @@ class _PerGame(_Seeded):
     (one copy per game place when it keeps memory)."""
 
     def __init__(self, policy: Policy, num_games: int, game: VectorGame) -> None:
-        keeps_memory = type(policy).reset is not Policy.reset
         self.policies = [
-            copy.deepcopy(policy) if keeps_memory else policy for _ in range(num_games)
+            copy.deepcopy(policy) if keeps_memory(policy) else policy for _ in range(num_games)
         ]
         self.layouts = observation_layouts(game.config)
 
