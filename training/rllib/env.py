@@ -85,9 +85,11 @@ class ShipwreckMultiAgentEnv(MultiAgentEnv):
     def step(self, action_dict: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         game = self.game
         game.step(int(action_dict[game.agent_selection]))
-        state = game.state_
-        if not state.over:
-            agent = game.agent_selection
+        # the AEC fields, not game.state_ (which v1 rebuilds from the compiled game on
+        # every read); at the end every agent is terminated, or every agent truncated
+        agent = game.agent_selection
+        terminated, truncated = game.terminations[agent], game.truncations[agent]
+        if not (terminated or truncated):
             return (
                 {agent: game.observe(agent)},
                 {agent: float(game._cumulative_rewards[agent])},
@@ -96,7 +98,6 @@ class ShipwreckMultiAgentEnv(MultiAgentEnv):
                 {},
             )
         agents = self.possible_agents
-        terminated, truncated = not state.truncated, bool(state.truncated)
         self.agents = []
         return (
             {a: game.observe(a) for a in agents},
