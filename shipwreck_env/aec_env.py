@@ -34,12 +34,13 @@ Terminated for every agent when score reaches 7 or doom reaches 7; truncated (no
 terminated) after ``max_turns`` turns.
 
 ### Infos
-From ``reset()`` on, every agent's info holds ``score``, ``doom``, ``won`` (their values
-now: ``won`` is False until a game is won) and ``action_mask``: the same int8[259] as
-that agent's observation holds (the decider's legal actions; all zeros for the others
-and once the game is over), for libraries that read the mask from the info (AgileRL)
-or build their info spec from the reset infos (TorchRL). The info dicts are updated in
-place; the zero masks are one shared read-only array.
+From ``reset()`` on, every agent's info holds ``score``, ``doom`` and ``won`` (their
+values now: ``won`` is False until a game is won), for libraries that build their info
+spec from the reset infos (TorchRL's ``PettingZooWrapper``). The info dicts are updated
+in place. The action mask lives in the observation only: TorchRL reads it there and
+fails on a second copy in the info, and no library tested reads an AEC env's mask from
+the info (the single-agent Gymnasium env does carry it there; see
+``shipwreck_env.gym_env``).
 
 ### Illegal actions
 :func:`env` (the usual way): an action outside the mask ends the game for every agent
@@ -73,8 +74,8 @@ loads a state of the same configuration (then call ``_after_change()``).
 ### Version history
 * v1 (``shipwreck_arcana_v1``, the default): the rules, observations and masks run on
   the compiled engine (``shipwreck_env.vector.single``), faster per step (the
-  benchmark's AEC rows); a seed now names another game (see Seeding); infos hold ``score``, ``doom``,
-  ``won`` and ``action_mask`` from ``reset()`` on. Rules, observation layout, masks and
+  benchmark's AEC rows); a seed now names another game (see Seeding); infos hold ``score``, ``doom`` and
+  ``won`` from ``reset()`` on. Rules, observation layout, masks and
   rewards are unchanged (a differential test compares them with the reference engine).
 * v0 (``shipwreck_arcana_v0``, ``env(version=0)`` or ``raw_env_v0``): the pure-Python
   reference engine with v0's seeding; since v1 it has the same infos.
@@ -114,8 +115,6 @@ from shipwreck_env.view import AgentView, make_view
 __all__ = ["REWARDS", "VERSIONS", "ShipwreckWrapper", "env", "raw_env", "raw_env_v0"]
 _INT8 = np.dtype(np.int8)
 # The info mask of every agent that does not decide: one shared read-only array.
-_NO_MASK = np.zeros(NUM_ACTIONS, _INT8)
-_NO_MASK.flags.writeable = False
 
 
 def env(standard_wrappers: bool = False, version: int = 1, **kwargs: Any) -> AECEnv:
@@ -277,19 +276,16 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped class raw_env
         infos = getattr(self, "infos", None)
         if self._decider < 0 or infos is None or set(infos) != set(self.agents):
             self.infos = infos = {
-                a: {"score": score, "doom": doom, "won": False, "action_mask": _NO_MASK}
-                for a in self.agents
+                a: {"score": score, "doom": doom, "won": False} for a in self.agents
             }
         else:
-            infos[self.possible_agents[self._decider]]["action_mask"] = _NO_MASK
             first = infos[self.agents[0]]
             if first["score"] != score or first["doom"] != doom:
                 for info in infos.values():
                     info["score"], info["doom"] = score, doom
         self._decider = decider
         if decider >= 0:
-            agent = self.agent_selection = self.possible_agents[decider]
-            infos[agent]["action_mask"] = self._game.mask.copy()
+            self.agent_selection = self.possible_agents[decider]
         if over:
             for info in infos.values():
                 info["won"] = bool(won)

@@ -10,9 +10,10 @@ Three roles, registered by ``shipwreck_env.__init__``:
 
 ### Action space
 Discrete(259), the engine's action list; ``action_masks()`` gives the legal ones (the
-method sb3-contrib's ``MaskablePPO`` reads) and ``info["action_mask"]`` holds the same
-booleans after every ``reset`` and ``step`` (for libraries that read the mask from the
-info, and for Gymnasium's vector envs, which stack it into ``bool[N, 259]``). An action
+method sb3-contrib's ``MaskablePPO`` reads) as booleans, and ``info["action_mask"]``
+holds the same mask as int8 after every ``reset`` and ``step``: the form Gymnasium's
+``Discrete.sample(mask=...)`` takes and AgileRL's algorithms read from the info;
+Gymnasium's vector envs stack it into ``int8[N, 259]``. An action
 outside the space raises ``ValueError``; ``action_masks()`` before the first ``reset()``
 raises ``RuntimeError``.
 
@@ -264,7 +265,7 @@ class ShipwreckGymEnv(gymnasium.Env):
     def _info(self) -> dict:
         """The info every ``reset`` and ``step`` returns (see the module docstring)."""
         info = end_info(self.state)
-        info["action_mask"] = self.action_masks()
+        info["action_mask"] = self.action_masks().view(np.int8)  # 0/1, as Discrete wants
         return info
 
     def action_masks(self) -> np.ndarray:

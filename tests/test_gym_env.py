@@ -428,6 +428,8 @@ def test_info_has_the_same_keys_at_every_step_and_the_mask_of_action_masks(env_i
     keys = set(info)
     done = False
     while not done:
+        assert info["action_mask"].dtype == np.int8  # what Discrete.sample(mask=) takes
+        assert env.action_space.contains(env.action_space.sample(mask=info["action_mask"]))
         np.testing.assert_array_equal(info["action_mask"], env.action_masks())
         assert (info["score"], info["doom"]) == (env.state.score, env.state.doom)
         _, _, term, trunc, info = env.step(learner_action(env, rng))

@@ -573,16 +573,15 @@ def test_checker_detects_leaky_render(monkeypatch: pytest.MonkeyPatch) -> None:
 # --- infos and render over whole games --------------------------------------------------
 
 
-def test_infos_hold_only_the_result_and_the_mask() -> None:
-    """Infos hold only score, doom, won (False until the end) and the agent's own mask."""
+def test_infos_hold_only_the_result() -> None:
+    """Infos hold only score, doom and won (False until the end)."""
     for players in (2, 3, 5):
         e = aec_module.env(num_players=players, card_sets="all", difficulty="easy")
         e.reset(seed=players)
         rng = np.random.default_rng(players)
         for _ in e.agent_iter(5000):
             obs, _, term, trunc, info = e.last()
-            assert set(info) == {"score", "doom", "won", "action_mask"}
-            assert info["action_mask"].tolist() == obs["action_mask"].tolist()
+            assert set(info) == {"score", "doom", "won"}
             if term or trunc:
                 e.step(None)
                 continue
