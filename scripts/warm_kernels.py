@@ -7,7 +7,10 @@ test that needs them loads machine code instead of compiling for minutes.
 (``shipwreck_env.vector``, about half a minute cold), then the batched heuristic and
 Bayesian group (``agents/vector_heuristic.py``, ``agents/vector_bayes.py``, which compile
 the engine's rules in: a few minutes cold), each in its own process so the two cores
-compile at once. A warm cache makes it a few seconds. Caches go stale by themselves when
+compile at once. The engine part also plays the AEC env (its single-game entry points,
+``shipwreck_env.vector.single``); the partners part also steps the Play and Predict
+vector envs with both batched partners (``shipwreck_env.vector.gym_roles``). A warm
+cache makes it a few seconds. Caches go stale by themselves when
 a source they were compiled from changes (``shipwreck_env.vector.jit.stamp_cache``).
 """
 
@@ -52,6 +55,47 @@ def _play(part: str, steps: int = 60) -> None:
         ended = game.step(actions)[2]
         if group is not None:
             group.restart(np.flatnonzero(ended))
+    if part == "engine":
+        _play_aec()
+    else:
+        _play_roles()
+
+
+def _play_aec(steps: int = 200) -> None:
+    """A few hundred steps of the AEC env, which runs one game on its own entry points."""
+    import shipwreck_env
+
+    env = shipwreck_env.env(num_players=3, card_sets="all", difficulty="doomed")
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in env.agent_iter(steps):
+        obs, _, term, trunc, _ = env.last()
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(None if term or trunc else int(rng.choice(legal)))
+
+
+def _play_roles(steps: int = 30) -> None:
+    """The role vector envs with the batched heuristic and Bayesian partners."""
+    import gymnasium
+
+    import shipwreck_env  # noqa: F401 -- registers the ids
+    from shipwreck_agents.registry import make_policy
+
+    rng = np.random.default_rng(0)
+    for env_id in ("ShipwreckArcana-Play-v0", "ShipwreckArcana-Predict-v0"):
+        for partner in ("heuristic", "bayes"):
+            envs = gymnasium.make_vec(
+                env_id,
+                num_envs=4,
+                vectorization_mode="vector_entry_point",
+                partner=make_policy(partner),
+                card_sets="all",
+            )
+            envs.reset(seed=0)
+            for _ in range(steps):
+                mask = envs.unwrapped.action_masks()
+                envs.step(np.array([rng.choice(np.flatnonzero(row)) for row in mask]))
+            envs.close()
 
 
 def main(argv: list[str] | None = None) -> int:
