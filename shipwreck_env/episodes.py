@@ -1,8 +1,10 @@
 """What both environments do between episodes: the next game's seed and configuration.
 
 Seeding follows Gymnasium and PettingZoo: ``reset(seed=n)`` plays the game of seed ``n``
-(the engine's generator is ``default_rng(n)``, so the AEC env, the Gymnasium env and
-``engine.new_game(config, default_rng(n))`` agree), and ``reset()`` without a seed draws
+(in the Gymnasium env and the AEC env's version 0 the engine's generator is
+``default_rng(n)``, so they and ``engine.new_game(config, default_rng(n))`` agree; the
+AEC env's version 1 deals the batched engine's game of seed ``n``), and ``reset()``
+without a seed draws
 the next game's seed from the environment's own generator, seeded by the last seeded
 reset -- so ``reset(seed=1); reset()`` always gives the same second game, whatever was
 played in the first.
