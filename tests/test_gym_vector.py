@@ -112,10 +112,23 @@ def test_spaces_match_the_single_env(kwargs):
 # --- stepping --------------------------------------------------------------------------
 
 
+def assert_step_infos(env, infos: dict) -> None:
+    """The per-game keys of every reset and step (the single env's info, stacked as
+    SyncVectorEnv stacks it): score, doom, won of the games in play and the mask."""
+    a = env.game.arrays
+    np.testing.assert_array_equal(infos["score"], a.score)
+    np.testing.assert_array_equal(infos["doom"], a.doom)
+    np.testing.assert_array_equal(infos["won"], a.won)
+    assert infos["action_mask"].dtype == np.int8
+    np.testing.assert_array_equal(infos["action_mask"], env.action_masks())
+    for key in ("score", "doom", "won", "action_mask"):
+        assert infos[f"_{key}"].all() and infos[f"_{key}"].shape == (env.num_envs,)
+
+
 def test_reset_and_step_shapes_and_dtypes():
     env = make()
     obs, infos = env.reset(seed=0)
-    assert infos == {}
+    assert_step_infos(env, infos)
     assert obs.dtype == np.float32 and obs.shape == env.observation_space.shape
     assert env.observation_space.contains(obs)
     mask = env.action_masks()
@@ -161,8 +174,9 @@ def test_follows_a_vector_game_of_the_same_seed(kwargs):
             assert (rewards[~terms] == 0).all()
         else:
             assert (rewards == np.round(rewards)).all() and (np.abs(rewards) <= 7).all()
+        assert_step_infos(env, infos)
         if not ended.any():
-            assert infos == {}
+            assert "final_info" not in infos
             continue
         final = infos["final_info"]
         np.testing.assert_array_equal(infos["_final_info"], ended)
@@ -204,7 +218,7 @@ def test_final_obs_and_info_agree_with_the_reference_engine(kwargs):
                 np.testing.assert_array_equal(obs[g], encode(state, env.decider[g], layout))
         for g in range(N):
             if not ended[g]:
-                assert infos == {} or infos["final_obs"][g] is None
+                assert "final_obs" not in infos or infos["final_obs"][g] is None
                 continue
             ref = engine.step(states[g], int(actions[g]), streams[g])
             assert ref.over and ref.truncated == truncs[g]
@@ -336,7 +350,7 @@ def test_vector_api_contract_by_hand():
     assert isinstance(env, gymnasium.vector.VectorEnv)
     assert env.unwrapped is env and env.render_mode is None
     obs, infos = env.reset(seed=0, options=None)
-    assert env.observation_space.contains(obs) and infos == {}
+    assert env.observation_space.contains(obs) and "final_info" not in infos
     seed_rng = env.np_random.integers(1 << 30)
     env.reset(seed=0)
     assert env.np_random.integers(1 << 30) == seed_rng
@@ -351,9 +365,10 @@ def test_vector_api_contract_by_hand():
         obs, _, terms, truncs, infos = env.step(actions)
         assert env.observation_space.contains(obs)
         check_infos_masks(infos, N)
-        if infos:
+        assert_step_infos(env, infos)
+        if "final_info" in infos:
             seen_final = True
-            assert set(infos) == {"final_obs", "_final_obs", "final_info", "_final_info"}
+            assert {"final_obs", "_final_obs", "final_info", "_final_info"} <= set(infos)
             assert infos["final_obs"].dtype == object
             for g in range(N):
                 assert (infos["final_obs"][g] is not None) == bool(terms[g] | truncs[g])
@@ -386,14 +401,20 @@ def test_infos_have_the_keys_and_dtypes_of_gymnasiums_sync_vector_env():
 
     theirs = final_infos(sync, lambda: np.stack(sync.call("action_masks")))
     mine = final_infos(ours, ours.action_masks)
-    # The single env's per-step keys (score, doom, won, action_mask) are not ours: the
-    # batched env's infos hold only the ended games' final_* entries, as documented.
-    final_keys = {"final_obs", "_final_obs", "final_info", "_final_info"}
-    assert set(mine) == final_keys and final_keys <= set(theirs)
-    # ... and of the single env's end info, all but its action_mask
-    assert set(mine["final_info"]) == set(theirs["final_info"]) - {"action_mask", "_action_mask"}
+    # the same keys, the single env's per-step ones (score, doom, won, action_mask)
+    # included, with the same dtypes and shapes
+    assert set(mine) == set(theirs)
+    for key, value in mine.items():
+        if isinstance(value, np.ndarray):
+            assert (theirs[key].dtype, theirs[key].shape) == (value.dtype, value.shape), key
+    assert set(mine["final_info"]) == set(theirs["final_info"])
     for key, value in mine["final_info"].items():
         assert theirs["final_info"][key].dtype == value.dtype, key
+        assert theirs["final_info"][key].shape == value.shape, key
+    for infos in (mine, theirs):  # an ended game's last mask allows only action 0
+        ended = infos["_final_info"]
+        masks = infos["final_info"]["action_mask"][ended]
+        assert masks[:, 0].all() and masks.sum() == ended.sum()
     assert mine["final_obs"].dtype == theirs["final_obs"].dtype == object
     sample = next(x for x in theirs["final_obs"] if x is not None)
     mine_sample = next(x for x in mine["final_obs"] if x is not None)

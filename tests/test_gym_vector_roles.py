@@ -132,7 +132,12 @@ def compare(role: str, partner, make_partner, steps: int, seed: int = 3, **kwarg
     ``steps`` random learner steps; assert every output equal. Returns the games ended."""
     env = make(role, partner=partner, **kwargs)
     obs, infos = env.reset(seed=seed)
-    assert infos == {}
+    assert sorted(k for k in infos if not k.startswith("_")) == [
+        "action_mask",
+        "doom",
+        "score",
+        "won",
+    ]
     config = env.config
     layout = ObservationLayout.for_config(config, kwargs.get("belief", False))
     reward = kwargs.get("reward", "win_loss")
@@ -144,6 +149,7 @@ def compare(role: str, partner, make_partner, steps: int, seed: int = 3, **kwarg
     ended_total = 0
     for step in range(steps):
         mask = env.action_masks()
+        np.testing.assert_array_equal(infos["action_mask"], mask)
         for g, ref in enumerate(refs):
             where = f"step {step} game {g}"
             np.testing.assert_array_equal(mask[g], ref.mask(), err_msg=where)
@@ -159,7 +165,8 @@ def compare(role: str, partner, make_partner, steps: int, seed: int = 3, **kwarg
             assert terms[g] == (s.over and not s.truncated), where
             assert truncs[g] == (s.over and s.truncated), where
             if not s.over:
-                assert infos == {} or not infos["_final_info"][g], where
+                assert "final_info" not in infos or not infos["_final_info"][g], where
+                assert (infos["score"][g], infos["doom"][g]) == (s.score, s.doom), where
                 continue
             np.testing.assert_array_equal(infos["final_obs"][g], encode(s, player, layout), where)
             final = infos["final_info"]

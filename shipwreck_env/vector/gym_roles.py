@@ -54,7 +54,8 @@ learner's decision or a partner decision after it; the new game is dealt in the 
 step, its partner decisions are taken up to the learner's first one, and ``infos``
 holds ``final_obs`` (the ended game seen by the player of the learner's last decision,
 as the single env returns it) and ``final_info`` (``score``, ``doom``, ``won``) with
-their masks. A dealt game that ends before the learner's first decision is dealt again
+their masks; every ``reset`` and ``step`` also holds the per-game ``score``, ``doom``,
+``won`` and ``action_mask`` of the games in play, as ``ShipwreckVectorEnv`` does. A dealt game that ends before the learner's first decision is dealt again
 (the single env would hand the learner a finished game).
 
 ### Arguments
@@ -262,7 +263,7 @@ class ShipwreckRoleVectorEnv(ShipwreckVectorEnv):
         :meth:`ShipwreckVectorEnv.reset`).
 
         Returns:
-            ``(obs, infos)``: float32 ``[N, D]`` observations and ``{}``.
+            ``(obs, infos)``: float32 ``[N, D]`` observations and the per-game infos.
         """
         first = not self._reset_once
         seed = self._reset_seed(seed, options)
@@ -270,7 +271,7 @@ class ShipwreckRoleVectorEnv(ShipwreckVectorEnv):
             self._twin.rng = np.random.default_rng(None if seed is None else [seed, 1])
         self.game.reset(seed)
         self._deal(self._everyone, restarted=False)
-        return self.game.observe().copy(), {}
+        return self.game.observe().copy(), self._step_infos()
 
     def step(
         self, actions: Any
@@ -305,6 +306,7 @@ class ShipwreckRoleVectorEnv(ShipwreckVectorEnv):
         if ended.any():
             infos = self._final_infos(ended, decider)
             self._deal(np.flatnonzero(ended), restarted=True)
+        infos.update(self._step_infos())
         return self.game.observe().copy(), rewards, ended & ~truncations, truncations, infos
 
     def action_masks(self) -> np.ndarray:

@@ -45,11 +45,17 @@ belong to the new game. Then ``infos`` holds, as Gymnasium's ``SyncVectorEnv`` d
 * ``infos["final_obs"]``: object array ``[N]``, the finished game's last observation (a
   float32 ``[D]`` array, seen by the player who made the final decision, as the single
   env returns it) where ``infos["_final_obs"]`` is True, ``None`` elsewhere;
-* ``infos["final_info"]``: ``{"score": int64[N], "doom": int64[N], "won": bool[N]}``,
-  each with its mask (``"_score"``, ``"_doom"``, ``"_won"``), and
+* ``infos["final_info"]``: ``{"score": int64[N], "doom": int64[N], "won": bool[N],
+  "action_mask": int8[N, 259]}`` (the single env's last info: the mask of an ended game
+  allows only action 0), each with its mask (``"_score"``, ...), and
   ``infos["_final_info"]``: bool ``[N]``, the games that ended.
 
-A step in which no game ends returns ``infos == {}``; so does ``reset``.
+Every ``reset`` and ``step`` also returns, for every game (as ``SyncVectorEnv`` stacks
+the single env's info, each key with its ``"_key"`` mask, all True): ``score``,
+``doom`` (int64 ``[N]``, the games in play now, so a restarted game's), ``won`` (bool
+``[N]``) and ``action_mask`` (int8 ``[N, 259]``, what :meth:`ShipwreckVectorEnv.action_masks`
+gives), the keys the single env's info holds; code written for
+``vectorization_mode="sync"`` reads them the same way here.
 
 ### Arguments
 ``num_envs`` (games, >= 1), ``seed`` (the first ``reset()`` without a seed uses it; game
@@ -103,6 +109,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from shipwreck_env.actions import NUM_ACTIONS
+from shipwreck_env.gym_env import ENDED_ACTION
 from shipwreck_env.vector.game import VectorGame
 
 __all__ = ["ROLES", "ShipwreckVectorEnv"]
@@ -184,13 +191,13 @@ class ShipwreckVectorEnv(gymnasium.vector.VectorEnv):
             options: no options are supported (``None`` or ``{}``).
 
         Returns:
-            ``(obs, infos)``: float32 ``[N, D]`` observations and ``{}``.
+            ``(obs, infos)``: float32 ``[N, D]`` observations and the per-game infos.
 
         Raises:
             ValueError: a bad seed or any option.
         """
         self.game.reset(self._reset_seed(seed, options))
-        return self.game.observe().copy(), {}
+        return self.game.observe().copy(), self._step_infos()
 
     def _reset_seed(self, seed: Any, options: dict[str, Any] | None) -> int | None:
         """The seed the games restart from (``None``: their streams go on), after the
@@ -239,7 +246,23 @@ class ShipwreckVectorEnv(gymnasium.vector.VectorEnv):
         if ended.any():
             infos = self._final_infos(ended, decider)
             game.restart(np.flatnonzero(ended))  # as VectorGame's own autoreset
+        infos.update(self._step_infos())
         return game.observe().copy(), rewards, terminations, truncations, infos
+
+    def _step_infos(self) -> dict[str, Any]:
+        """The per-game keys every ``reset`` and ``step`` returns (module docstring), of
+        the games in play now."""
+        a = self.game.arrays
+        everyone = np.ones(self.num_envs, bool)
+        infos: dict[str, Any] = {
+            "score": a.score.astype(np.int64),
+            "doom": a.doom.astype(np.int64),
+            "won": a.won.astype(np.bool_),
+            "action_mask": self.action_masks().view(np.int8),
+        }
+        for key in list(infos):
+            infos[f"_{key}"] = everyone
+        return infos
 
     def _final_infos(self, ended: np.ndarray, decider: np.ndarray) -> dict[str, Any]:
         """SyncVectorEnv's SAME_STEP infos for the games that just ``ended`` (their last
@@ -253,6 +276,10 @@ class ShipwreckVectorEnv(gymnasium.vector.VectorEnv):
         for key, dtype in (("score", np.int64), ("doom", np.int64), ("won", np.bool_)):
             final_info[key] = np.where(ended, getattr(a, key), 0).astype(dtype)
             final_info[f"_{key}"] = ended.copy()
+        # as the single env's last info: an ended game allows only ENDED_ACTION
+        final_info["action_mask"] = np.zeros((self.num_envs, NUM_ACTIONS), np.int8)
+        final_info["action_mask"][games, ENDED_ACTION] = 1
+        final_info["_action_mask"] = ended.copy()
         return {
             "final_obs": final_obs,
             "_final_obs": ended.copy(),
