@@ -114,7 +114,6 @@ from shipwreck_env.view import AgentView, make_view
 
 __all__ = ["REWARDS", "VERSIONS", "ShipwreckWrapper", "env", "raw_env", "raw_env_v0"]
 _INT8 = np.dtype(np.int8)
-# The info mask of every agent that does not decide: one shared read-only array.
 
 
 def env(standard_wrappers: bool = False, version: int = 1, **kwargs: Any) -> AECEnv:

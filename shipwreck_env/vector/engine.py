@@ -43,7 +43,7 @@ from shipwreck_env.vector.plays import (
 )
 from shipwreck_env.vector.turn import deal, end_turn
 
-__all__ = ["count_illegal", "deal_games", "legal_masks", "pick_legal", "step_games"]
+__all__ = ["count_illegal", "deal_games", "legal_masks", "pick_legal", "step_games", "step_rewarded"]
 
 PLAY, AFTER_PLAY, REVEAL_PHASE = Phase.PLAY, Phase.AFTER_PLAY, Phase.REVEAL
 GROUP_PHASE, VOTE_PHASE = Phase.GROUP, Phase.VOTE
@@ -134,6 +134,20 @@ def _step_one(s, r, g, action) -> None:
 
 
 @njit
+def step_rewarded(s, r, g, action, score_doom) -> float:
+    """Apply the legal ``action`` in game ``g`` (the automatic rest of the turn included)
+    and return its team reward: ``score_doom`` (+1 per point, -1 per doom) or win/loss,
+    as ``rewards.team_reward`` counts it."""
+    score, doom = s.score[g], s.doom[g]
+    _step_one(s, r, g, action)
+    if score_doom:
+        return float((s.score[g] - score) - (s.doom[g] - doom))
+    if s.over[g] and not s.truncated[g]:
+        return 1.0 if s.won[g] else -1.0
+    return 0.0
+
+
+@njit
 def step_games(s, r, actions, score_doom, autoreset, reward, ended, final) -> int:
     """Apply ``actions[g]`` in every game still playing (the actions must be legal)
     and fill, per game, ``reward`` (team reward: ``score_doom`` or win/loss),
@@ -150,12 +164,7 @@ def step_games(s, r, actions, score_doom, autoreset, reward, ended, final) -> in
         final[g, 3] = 0
         if s.over[g]:
             continue
-        score, doom = s.score[g], s.doom[g]
-        _step_one(s, r, g, actions[g])
-        if score_doom:
-            reward[g] = (s.score[g] - score) - (s.doom[g] - doom)
-        elif s.over[g] and not s.truncated[g]:
-            reward[g] = 1.0 if s.won[g] else -1.0
+        reward[g] = step_rewarded(s, r, g, actions[g], score_doom)
         if s.over[g]:
             count += 1
             ended[g] = True

@@ -110,7 +110,7 @@ from shipwreck_env.actions import NUM_ACTIONS, describe
 from shipwreck_env.engine import IllegalActionError
 from shipwreck_env.policy import BatchedPartner, Policy, decide, keeps_memory, observation_layouts
 from shipwreck_env.vector import jit as _jit
-from shipwreck_env.vector.engine import _step_one, count_illegal, legal_masks
+from shipwreck_env.vector.engine import count_illegal, legal_masks, step_rewarded
 from shipwreck_env.vector.game import VectorGame
 from shipwreck_env.vector.gym_vector import ShipwreckVectorEnv
 from shipwreck_env.vector.jit import njit, pack, rules_for
@@ -136,12 +136,7 @@ def step_games_of(s, r, games, actions, score_doom, reward) -> None:
     as ``engine.step_games`` counts it (no restart)."""
     for i in range(len(games)):
         g = games[i]
-        score, doom = s.score[g], s.doom[g]
-        _step_one(s, r, g, actions[i])
-        if score_doom:
-            reward[g] += (s.score[g] - score) - (s.doom[g] - doom)
-        elif s.over[g] and not s.truncated[g]:
-            reward[g] += 1.0 if s.won[g] else -1.0
+        reward[g] += step_rewarded(s, r, g, actions[i], score_doom)
 
 
 class _Seeded:

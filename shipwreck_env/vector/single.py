@@ -16,7 +16,7 @@ the two structures' addresses as plain integers (read back into typed pointers b
 :func:`_game_at` / :func:`_rules_at`), so a call costs about a microsecond.
 
 Must not: keep a reference ``State`` in step with the arrays (that is rebuilt on demand,
-:meth:`SingleGame.state`), or check legality (the caller does, from :attr:`SingleGame.legal`).
+:meth:`SingleGame.state`), or check legality (the caller does, from :attr:`SingleGame.mask`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from shipwreck_env.observation import ObservationLayout
 from shipwreck_env.state import State
 from shipwreck_env.vector import chance, convert, to_states
 from shipwreck_env.vector.arrays import Arrays
-from shipwreck_env.vector.engine import _step_one, legal_masks
+from shipwreck_env.vector.engine import legal_masks, step_rewarded
 from shipwreck_env.vector.jit import GAME_TYPE, RULES_TYPE, _RefType, njit, pack, rules_for
 from shipwreck_env.vector.observe import _encode, layout_offsets
 from shipwreck_env.vector.tables import COVERED_SETS
@@ -95,14 +95,9 @@ def step_one(game_at, rules_at, action, score_doom, mask, status) -> float:
     ``mask`` and ``status`` as :func:`reset_one`; return the team reward (``score_doom``
     or win/loss, as ``rewards.team_reward``)."""
     s, r = _game_at(game_at), _rules_at(rules_at)
-    score, doom = s.score[0], s.doom[0]
-    _step_one(s, r, 0, action)
+    reward = step_rewarded(s, r, 0, action, score_doom)
     _status(s, r, mask, status)
-    if score_doom:
-        return float((s.score[0] - score) - (s.doom[0] - doom))
-    if s.over[0] and not s.truncated[0]:
-        return 1.0 if s.won[0] else -1.0
-    return 0.0
+    return reward
 
 
 @njit
