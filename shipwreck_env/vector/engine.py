@@ -43,7 +43,14 @@ from shipwreck_env.vector.plays import (
 )
 from shipwreck_env.vector.turn import deal, end_turn
 
-__all__ = ["count_illegal", "deal_games", "legal_masks", "pick_legal", "step_games", "step_rewarded"]
+__all__ = [
+    "count_illegal",
+    "deal_games",
+    "legal_masks",
+    "pick_legal",
+    "step_games",
+    "step_rewarded",
+]
 
 PLAY, AFTER_PLAY, REVEAL_PHASE = Phase.PLAY, Phase.AFTER_PLAY, Phase.REVEAL
 GROUP_PHASE, VOTE_PHASE = Phase.GROUP, Phase.VOTE
