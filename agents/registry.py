@@ -33,7 +33,7 @@ from pathlib import Path
 from shipwreck_agents.base import Policy, Team
 from shipwreck_agents.models import model_path, shipped_names, shipped_team
 
-__all__ = ["GROUP_SPECS", "PLAY_SPECS", "SPECS", "make_policy", "make_team"]
+__all__ = ["GROUP_SPECS", "PLAY_SPECS", "SPECS", "make_policy", "make_team", "shown", "spec_number"]
 
 SPECS: tuple[tuple[str, str], ...] = (
     ("random[:P]", "uniform legal actions, passes with probability P (0.5)"),
@@ -58,7 +58,38 @@ GROUP_SPECS = ("random", "literal", "bayes", "convention", "oracle")
 """Scripted group policies, weakest first (the oracle cheats)."""
 
 
-def _convention_options(arg: str) -> dict:
+def shown(text: str, limit: int = 60) -> str:
+    """``text`` quoted for an error message, cut to ``limit`` characters (a refusal must
+    not echo a megabyte of input back)."""
+    return (
+        repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
+    )
+
+
+def spec_number(spec: str, text: str, low: float, high: float, integer: bool = False) -> float:
+    """The number ``text`` inside ``spec``, if it is finite and in ``[low, high]``.
+
+    Every number a spec carries passes here, so ``convention:nan``, ``random:inf`` or a
+    5,000-digit integer is refused with one sentence rather than accepted or answered
+    with a Python internal.
+
+    Raises:
+        ValueError: naming ``spec``, the bad text and the allowed range.
+    """
+    kind = "an integer" if integer else "a number"
+    allowed = f"allowed: {kind} from {low:g} to {high:g}"
+    if len(text) > 20:
+        raise ValueError(f"policy {shown(spec)}: {shown(text, 20)} is too long; {allowed}")
+    try:
+        value = int(text) if integer else float(text)
+    except ValueError:
+        raise ValueError(f"policy {shown(spec)}: {shown(text)} is not {kind}; {allowed}") from None
+    if not low <= value <= high:  # also refuses NaN and the infinities
+        raise ValueError(f"policy {shown(spec)}: {shown(text)} is out of range; {allowed}")
+    return value
+
+
+def _convention_options(spec: str, arg: str) -> dict:
     """``convention:A`` sets the accuracy of its race value; ``noplan`` (after a comma)
     stops it planning the group's powers into its code, ``noown`` stops the player using
     Shells and Sinners, ``kN`` makes a failed turn of its race value cost N doom."""
@@ -69,9 +100,9 @@ def _convention_options(arg: str) -> dict:
         elif part == "noown":
             options["player_powers"] = False
         elif part.startswith("k"):
-            options["fail_doom"] = int(part[1:])
+            options["fail_doom"] = int(spec_number(spec, part[1:], 0, 7, integer=True))
         else:
-            options["accuracy"] = float(part)
+            options["accuracy"] = spec_number(spec, part, 0.0, 1.0)
     return options
 
 
@@ -127,11 +158,11 @@ def make_policy(spec: str) -> Policy:
     if name == "random":
         from shipwreck_agents.simple import RandomPolicy
 
-        return RandomPolicy(float(arg)) if arg else RandomPolicy()
+        return RandomPolicy(spec_number(spec, arg, 0.0, 1.0)) if arg else RandomPolicy()
     if name == "literal":
         from shipwreck_agents.simple import LiteralPolicy
 
-        return LiteralPolicy(float(arg)) if arg else LiteralPolicy()
+        return LiteralPolicy(spec_number(spec, arg, 0.0, 1.0)) if arg else LiteralPolicy()
     if name == "heuristic" and not arg:
         from shipwreck_agents.heuristic import HeuristicPlayer
 
@@ -143,7 +174,7 @@ def make_policy(spec: str) -> Policy:
     if name == "convention":
         from shipwreck_agents.convention import ConventionPolicy
 
-        return ConventionPolicy(**_convention_options(arg))
+        return ConventionPolicy(**_convention_options(spec, arg))
     if name == "oracle" and not arg:
         from shipwreck_agents.simple import OracleGroup
 
@@ -171,7 +202,7 @@ def make_policy(spec: str) -> Policy:
 
         return load_rllib_policy(arg)
     raise ValueError(
-        f"policy {spec!r} is not known; allowed: {', '.join(form for form, _ in SPECS)}"
+        f"policy {shown(spec)} is not known; allowed: {', '.join(form for form, _ in SPECS)}"
     )
 
 

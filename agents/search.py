@@ -517,9 +517,12 @@ def parse_phases(text: str) -> tuple[str, ...]:
     return tuple(p for p in SEARCH_PHASES if p in names)
 
 
+MAX_SAMPLES = 100_000
+"""The most rollouts a search setting may ask for per choice (a bound on one decision's cost)."""
+
 _OPTIONS_ALLOWED = (
-    "samples=N (an integer >= 1), margin=M (>= 0), uncertain=U (0 < U <= 1), "
-    "confirm=C (an integer >= 0)"
+    f"samples=N (an integer from 1 to {MAX_SAMPLES}), margin=M (a finite number >= 0), "
+    f"uncertain=U (0 < U <= 1), confirm=C (an integer from 0 to {MAX_SAMPLES})"
 )
 
 
@@ -535,15 +538,15 @@ def check_search_options(samples: int, margin: float, uncertain: float, confirm:
     Raises:
         ValueError: naming the bad value and what is allowed.
     """
-    if not _is_count(samples, 1):
+    if not (_is_count(samples, 1) and samples <= MAX_SAMPLES):
         raise ValueError(f"search samples={samples!r} is not allowed; allowed: {_OPTIONS_ALLOWED}")
-    if not margin >= 0:  # also refuses NaN
+    if not 0 <= margin < float("inf"):  # also refuses NaN
         raise ValueError(f"search margin={margin!r} is not allowed; allowed: {_OPTIONS_ALLOWED}")
     if not 0 < uncertain <= 1:
         raise ValueError(
             f"search uncertain={uncertain!r} is not allowed; allowed: {_OPTIONS_ALLOWED}"
         )
-    if not _is_count(confirm, 0):
+    if not (_is_count(confirm, 0) and confirm <= MAX_SAMPLES):
         raise ValueError(f"search confirm={confirm!r} is not allowed; allowed: {_OPTIONS_ALLOWED}")
 
 
@@ -567,7 +570,7 @@ def parse_search_spec(arg: str) -> tuple[str, dict]:
         key, _, value = part.partition("=")
         if key not in kinds:
             raise ValueError(
-                f"search option {part!r} is not known; allowed: samples=N, margin=M, "
+                f"search option {part[:60]!r} is not known; allowed: samples=N, margin=M, "
                 "uncertain=U, confirm=C, phases=P+Q"
             )
         try:
@@ -576,7 +579,7 @@ def parse_search_spec(arg: str) -> tuple[str, dict]:
             if key == "phases":
                 raise
             raise ValueError(
-                f"search option {part!r} has a bad value; allowed: {_OPTIONS_ALLOWED}"
+                f"search option {part[:60]!r} has a bad value; allowed: {_OPTIONS_ALLOWED}"
             ) from error
     given = {k: v for k, v in options.items() if k != "phases"}
     check_search_options(**{"samples": 1, "margin": 0.0, "uncertain": 1.0, **given})  # in range

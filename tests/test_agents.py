@@ -59,6 +59,35 @@ def test_registry_rejects_unknown_specs():
             make_policy(spec)
 
 
+@pytest.mark.parametrize(
+    ("spec", "says"),
+    [
+        ("convention:nan", "out of range"),
+        ("convention:inf", "out of range"),
+        ("convention:-1", "out of range"),
+        ("convention:k99", "out of range"),
+        ("convention:k1.5", "not an integer"),
+        ("random:inf", "out of range"),
+        ("literal:" + "9" * 5000, "too long"),
+        ("convention:k" + "9" * 5000, "too long"),
+        ("search:best,margin=inf", "margin=inf is not allowed"),
+        ("search:best,samples=" + "9" * 5000, "has a bad value"),
+        ("search:best,samples=1000001", "is not allowed"),
+    ],
+)
+def test_spec_numbers_must_be_finite_and_in_range_and_the_refusal_is_a_short_sentence(spec, says):
+    """Odd numbers in a spec (NaN, infinities, huge integers) are refused with a sentence
+    naming the allowed range, never accepted or answered with a Python internal, and the
+    refusal does not echo a huge spec back."""
+    if spec.startswith("search:"):
+        pytest.importorskip("torch")
+    with pytest.raises(ValueError, match=says) as info:
+        make_policy(spec)
+    text = str(info.value)
+    assert "allowed" in text and len(text) < 400
+    assert "4300" not in text and "invalid literal" not in text
+
+
 def _random_states(config: GameConfig, n: int, seed: int) -> list[State]:
     rng = np.random.default_rng(seed)
     states: list[State] = []
