@@ -10,7 +10,14 @@ import pytest
 
 from shipwreck_apps.play.replay_view import Replay
 from shipwreck_apps.play.seat_view import event_text
-from shipwreck_apps.play.table import PlayError, Table, TeammateError, make_team, reading_due
+from shipwreck_apps.play.table import (
+    PlayError,
+    StaleVersion,
+    Table,
+    TeammateError,
+    make_team,
+    reading_due,
+)
 from shipwreck_env.config import GameConfig
 from shipwreck_env.view import make_view
 
@@ -161,11 +168,15 @@ def test_a_teammate_failing_after_an_action_leaves_the_game_as_before_and_stops_
     rng_state = table.rng.bit_generator.state
     table.team.play = Flaky(table.team.play, 1)
     table.team.group = Flaky(table.team.group, 2)  # fails after some AI decisions stood
-    with pytest.raises(TeammateError, match="the model broke"):
+    with pytest.raises(TeammateError, match=r"failed to decide .*\(RuntimeError\)") as failed:
         table.play(0, table.legal(0)[0])
+    assert "the model broke" in str(failed.value.__cause__)  # the details, for a log
     assert table.state == before[0] and table.actions == before[1] and table.log == before[2]
     assert table.rng.bit_generator.state == rng_state
-    assert table.ended and "the model broke" in table.ended
+    # issue 41: a seat is told who failed, never the exception's text (it may quote the
+    # policy's own hand)
+    assert table.ended and "failed to decide" in table.ended
+    assert "the model broke" not in json.dumps(table.seat_data(0))
     assert table.closed and table.waiting_for is None and table.legal(0) == []
     with pytest.raises(PlayError, match="stopped"):
         table.play(0, 0)
@@ -288,3 +299,22 @@ def test_a_lost_game_says_why() -> None:
         reason = data["end_reason"]
         assert reason.startswith(f"doom reached {table.state.doom}")
         assert "wrong prediction (+1)" in reason or "faded (+" in reason
+
+
+def test_an_action_names_the_version_it_was_chosen_at() -> None:
+    """Issue 41, finding 2: the same action sent twice became a second move on the next
+    decision. With the view's version it applies once; the copy, or an action chosen at
+    any other version, is refused and changes nothing."""
+    table = Table(GameConfig(num_players=2), [0, 1], "convention", seed=3)
+    view = table.seat_data(table.waiting_for)
+    assert view["version"] == table.version == 0
+    player, action = table.waiting_for, view["legal"][0]["action"]
+    table.play(player, action, version=view["version"])
+    assert table.version == 1
+    before = (table.state.copy(), list(table.actions))
+    for stale in (0, 2, 99):
+        with pytest.raises(StaleVersion, match=f"version {stale} .* now at version 1"):
+            table.play(table.waiting_for, table.legal(table.waiting_for)[0], version=stale)
+        assert table.state == before[0] and table.actions == before[1]
+    table.play(table.waiting_for, table.legal(table.waiting_for)[0])  # no version: applies
+    assert table.version == 2

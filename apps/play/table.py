@@ -49,6 +49,7 @@ from shipwreck_env.view import make_view
 __all__ = [
     "SAVE_FORMAT",
     "PlayError",
+    "StaleVersion",
     "Table",
     "TeammateError",
     "log_entry",
@@ -70,8 +71,15 @@ class PlayError(ValueError):
     the game is unchanged."""
 
 
+class StaleVersion(PlayError):
+    """An action chosen at another version of the game than the current one (a repeated
+    or late request); nothing was applied."""
+
+
 class TeammateError(RuntimeError):
-    """The AI teammates failed to decide (an exception inside a policy)."""
+    """The AI teammates failed to decide (an exception inside a policy). Its message is
+    fixed -- who failed and the exception's type, never the exception's text, which may
+    quote the policy's own hand; the exception itself is its ``__cause__``."""
 
 
 class Table:
@@ -148,9 +156,11 @@ class Table:
                 asked.add(id(team.policy_for(make_view(s, s.decider))))
                 step_inplace(s, decide(team, s, self.layouts, rng).action, rng)
         except Exception as exc:  # any failure of theirs: refuse them, name the spec
+            # the scratch game is a copy of the real deal: the exception's text stays out
             raise ValueError(
-                f"teammates {self.teammates!r} cannot play this game: {type(exc).__name__}: {exc}"
-            ) from None
+                f"teammates {self.teammates!r} cannot play this game: they failed "
+                f"({type(exc).__name__}) when tried on a scratch copy of it"
+            ) from exc
 
     # --- playing -------------------------------------------------------------------------
 
@@ -163,6 +173,12 @@ class Table:
     def closed(self) -> bool:
         """Is the game over, or stopped (:attr:`ended`)? Nobody acts at a closed table."""
         return self.state.over or self.ended is not None
+
+    @property
+    def version(self) -> int:
+        """Decisions applied to the game so far (people's and AI's): a seat's view carries
+        it, and an action names the version it was chosen at (:meth:`play`)."""
+        return len(self.actions)
 
     @property
     def waiting_for(self) -> int | None:
@@ -216,21 +232,33 @@ class Table:
             except Exception as exc:
                 raise TeammateError(
                     f"the AI teammates ({teammates_label(self.teammates)}) failed to decide "
-                    f"for player {self.state.decider}: {type(exc).__name__}: {exc}"
+                    f"for player {self.state.decider} ({type(exc).__name__})"
                 ) from exc
             entries.append(self._apply(action, by="ai"))
         return entries
 
-    def play(self, player: int, action: object) -> list[dict]:
+    def play(self, player: int, action: object, version: int | None = None) -> list[dict]:
         """``player`` takes ``action`` and the AI teammates play until a person must decide
         again: all of it, or nothing. Returns the log entries.
 
+        ``version`` is the :attr:`version` of the view the action was chosen in; an action
+        chosen at any other version (a request sent twice, or one overtaken by another) is
+        refused rather than applied to a decision its sender never saw. Without it the
+        action applies to whatever decision is current (unsafe to repeat).
+
         Raises:
+            StaleVersion: ``version`` is not the current one; nothing changed.
             PlayError: the action is refused (:meth:`act`); nothing changed.
             TeammateError: the teammates failed after the action; the game is put back
                 exactly as it was before the action and stopped (:attr:`ended`).
             Exception: anything else that failed; the game is put back as it was.
         """
+        if version is not None and version != self.version:
+            raise StaleVersion(
+                f"this action was chosen at version {version} of the game, which is now at "
+                f"version {self.version}: it was sent twice or overtaken, so it was not "
+                "applied; look at the table again and choose"
+            )
         with self.transaction():
             return [self.act(player, action), *self.advance()]
 
@@ -334,7 +362,7 @@ class Table:
         log = self.log if log_tail is None else self.log[-log_tail:]
         reading = self._readings.get(player) if self.ended is None else None
         data = view_data(view, log, reading, faded_cards(self.state))
-        data["version"] = len(self.actions)
+        data["version"] = self.version
         data["humans"] = list(self.humans)
         data["teammates"] = teammates_label(self.teammates)
         data["ended"] = self.ended
