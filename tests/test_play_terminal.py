@@ -234,7 +234,9 @@ def test_a_teammate_failure_stops_the_game_and_says_so(tmp_path: Path) -> None:
     out = io.StringIO()
     assert play_terminal(table, 0, io.StringIO("1\n"), out, str(save)) == 1
     assert "The game is stopped, as it was before your last action" in out.getvalue()
-    assert "the model broke" in out.getvalue()
+    # the teammates' failure is named by its type; its text (which may quote a policy's
+    # own hand) stays out of what people see (issue 41, finding 4)
+    assert "(RuntimeError)" in out.getvalue() and "the model broke" not in out.getvalue()
     assert table.state == before and json.loads(save.read_text())["record"]
 
 
@@ -261,4 +263,30 @@ def test_the_screen_explains_itself() -> None:
     assert table.over
     assert "1 turns" not in text
     if not table.state.won:
-        assert f"lost: doom reached {table.state.doom}" in text
+        assert "Doom reached 7: the table lost." in text
+        assert f"Last turn: doom reached {table.state.doom}" in text
+
+
+def test_the_terminal_teaches_the_game() -> None:
+    """Issue 41, finding 5 (terminal): the goal at the start, the rules on ``r``, card
+    names (never ids) in the log, what this turn's plays tell, the end in words and
+    never a doom past its track ("Doom 8/7")."""
+    from test_explain import ID_WORD
+
+    from shipwreck_apps.play.seat_view import RULES_HELP
+
+    table = Table(GameConfig(num_players=3, difficulty="hard"), [0], "bayes", seed=5)
+    out = io.StringIO()
+    play_terminal(table, 0, io.StringIO("\n".join(["r", *["1"] * 400]) + "\n"), out)
+    text = out.getvalue()
+    assert "Goal: Score 7 before doom reaches 7 (doom starts at 4 on hard)" in text
+    for title, body in RULES_HELP:
+        assert f"  {title}: {body}" in text
+    assert "refilled with The " in text or "refilled with Dawn" in text
+    log_lines = [line for line in text.splitlines() if line.startswith("  [")]
+    assert log_lines and not any(ID_WORD.search(line) for line in log_lines)
+    assert "read literally with what is public: player " in text
+    assert "The AI group's model reads player " in text
+    assert table.over and table.state.doom > 7  # this seed ends past the track
+    assert "Doom reached 7: the table lost." in text
+    assert not any(f"{d}/7" in text for d in range(8, 12))

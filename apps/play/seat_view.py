@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shipwreck_env.actions import ACTIONS, PASS, describe
+from shipwreck_apps.play.explain import card_name, play_words, slots_at_events, turn_reading
+from shipwreck_env.actions import ACTIONS, HOURS_TARGET, PASS, describe
 from shipwreck_env.cards import CARD_INDEX, CARDS, POWER_INDEX, POWERS, fate_hours
-from shipwreck_env.fading import LOSE_DOOM, fade_cost
+from shipwreck_env.config import DIFFICULTIES
+from shipwreck_env.fading import LOSE_DOOM, WIN_SCORE, fade_cost
 from shipwreck_env.render import describe_event
 from shipwreck_env.rules import mask_values
 from shipwreck_env.state import PHASES, State
@@ -21,13 +23,17 @@ from shipwreck_env.view import AgentView, make_view
 __all__ = [
     "HOURS_TEXT",
     "PHASE_WORDS",
+    "RULES_HELP",
     "action_text",
     "card_data",
     "end_reason",
+    "end_words",
     "event_text",
+    "goal_text",
     "omniscient_data",
     "power_data",
     "screen_text",
+    "track_text",
     "view_data",
 ]
 
@@ -52,6 +58,68 @@ HOURS_TEXT = "hours per fate: " + ", ".join(
 """How many hours a fate of each value counts in front of a card (Scions and Imago
 change it on their card; the card's total is always the engine's)."""
 
+RULES_HELP: tuple[tuple[str, str], ...] = (
+    (
+        "Goal",
+        f"Everybody plays together. The table wins when the score reaches {WIN_SCORE} "
+        f"(correct predictions) and loses when doom reaches {LOSE_DOOM}. Doom starts at "
+        + ", ".join(f"{d} on {name}" for name, d in DIFFICULTIES.items())
+        + ".",
+    ),
+    (
+        "A turn",
+        "The active player holds two fates (numbers 1 to 7), plays one of them face up in "
+        "front of an arcana card whose condition the pair meets, and keeps the other "
+        "hidden. If no card takes either fate, the fate goes to The Hours and slides to "
+        "the leftmost card.",
+    ),
+    (
+        "Predictions",
+        "Nobody may talk: the others learn about the hidden fate only from where the "
+        "other one was played. The group (its leader, or a vote) then names a value or "
+        "passes. Right: +1 score. Wrong: +1 doom. After a prediction the hidden fate goes "
+        "back to the bag; after a pass its player keeps it for their next turn.",
+    ),
+    (
+        "Number lines",
+        "Each seat's number line shows the values its hidden fate can still have, from "
+        "public facts only: the cards it was played beside, power answers, wrong "
+        "predictions.",
+    ),
+    (
+        "Fading and powers",
+        "Fates add hours to their card (1-3 count 1, 4-6 count 2, 7 counts 3). When a "
+        "card's hours reach its moons it fades: +2 doom unless the turn's prediction was "
+        "right (The Blind Man costs nothing). A faded card leaves a power, used once: "
+        "most ask a yes/no question about the hidden fate or give an extra prediction; "
+        "a few are the active player's, before or after the play.",
+    ),
+    (
+        "The end",
+        f"At the end of a turn: score {WIN_SCORE} wins, doom {LOSE_DOOM} loses; "
+        "otherwise the next seat plays.",
+    ),
+)
+"""How to play, in short paragraphs (title, text): the table page's "How to play"
+panel shows the same words (a test compares them) and the terminal's ``rules``
+command prints them."""
+
+
+def goal_text(difficulty: str) -> str:
+    """The goal with this game's starting doom: "Score 7 before doom reaches 7 (doom
+    starts at 2 on normal)".
+
+    Raises:
+        ValueError: ``difficulty`` is not one of :data:`DIFFICULTIES`.
+    """
+    if difficulty not in DIFFICULTIES:
+        raise ValueError(f"difficulty {difficulty!r} is not allowed; allowed: {list(DIFFICULTIES)}")
+    return (
+        f"Score {WIN_SCORE} before doom reaches {LOSE_DOOM} "
+        f"(doom starts at {DIFFICULTIES[difficulty]} on {difficulty})"
+    )
+
+
 _PASS_WORDS = {
     "play": "pass",
     "steal": "take nothing",
@@ -64,25 +132,73 @@ _PASS_WORDS = {
 }
 
 
-def action_text(action: int, phase: str, group_decision: str) -> str:
+def action_text(
+    action: int, phase: str, group_decision: str, slots: Sequence[str | None] | None = None
+) -> str:
     """An action in words for the phase it is taken in: each kind of pass says what is
-    declined, and a prediction says "vote" only in vote mode."""
+    declined, and a prediction says "vote" only in vote mode. With ``slots`` (the card
+    id in each slot now), a play names its card: "play fate 5 on The Blind Man (slot 1)"."""
     if action == PASS:
         return _PASS_WORDS.get(phase, describe(action))
     spec = ACTIONS[action]
     if spec.kind == "predict":
         return f"vote {spec.value}" if phase == "vote" else f"predict {spec.value}"
+    if spec.kind == "play" and slots is not None and spec.slot != HOURS_TARGET:
+        return f"play fate {spec.value} on {card_name(slots[spec.slot])} (slot {spec.slot})"
     return describe(action)
 
 
-def event_text(event: tuple) -> str:
-    """A public event in words; a draw says how many fates were drawn (not a value)."""
-    if event[0] == "draw":
+def _power_event_text(power: str, arg: object, answer: object) -> str:
+    title = POWERS[POWER_INDEX[power]].title
+    text = f"used {power} ({title})"
+    if power == "sparrows":
+        old, new = answer
+        return f"{text}: {card_name(old)} in slot {arg} was replaced by {card_name(new)}"
+    if power == "skies":
+        slot, value, to_slot = arg
+        return f"{text}: moved the {value} from slot {slot} to slot {to_slot}"
+    if power == "sinners":
+        slot, value = arg
+        return f"{text}: the {value} on slot {slot} went back to the bag"
+    if power == "scions":
+        return f"{text}: attached to slot {arg}"
+    if arg is not None:
+        text += f" {arg}"
+    if answer is not None:
+        text += f": {'yes' if answer else 'no'}"
+    return text
+
+
+def event_text(event: tuple, slots: Sequence[str | None] | None = None) -> str:
+    """A public event in words, cards by their printed names; a draw says how many fates
+    were drawn (not a value). With ``slots`` (the card id in each slot when the event
+    happened), a play names its card too."""
+    kind = event[0]
+    if kind == "draw":
         n = event[2]
         return f"seat {event[1]} drew {n} fate{'' if n == 1 else 's'}"
-    if event[0] == "predict" and len(event) > 2:
+    if kind == "predict" and len(event) > 2:
         return f"the group predicted {event[1]}: {'correct' if event[2] else 'wrong'}"
+    if kind == "play" and slots is not None:
+        return "played " + play_words(event[1], event[2], event[3], slots)
+    if kind == "fade":
+        return f"{card_name(event[2])} faded (slot {event[1]})"
+    if kind == "refill":
+        return f"slot {event[1]} refilled with {card_name(event[2])}"
+    if kind == "power":
+        return _power_event_text(*event[1:])
     return describe_event(event)
+
+
+def end_words(won: bool, truncated: bool, max_turns: int | None = None) -> str:
+    """How a finished game ended, in words and within the track: "Score reached 7: the
+    table won." or "Doom reached 7: the table lost." (never a doom past the track)."""
+    if won:
+        return f"Score reached {WIN_SCORE}: the table won."
+    if truncated:
+        limit = f" ({max_turns})" if max_turns else ""
+        return f"The turn limit{limit} was reached: the game stopped without a result."
+    return f"Doom reached {LOSE_DOOM}: the table lost."
 
 
 def end_reason(s: State, turn_doom: int) -> str:
@@ -143,6 +259,7 @@ def view_data(
     """The view as JSON-ready data (seats and players are absolute numbers); ``faded``
     names the faded cards (:func:`faded_cards`), so each power shows its card."""
     P = view.config.num_players
+    at_events = slots_at_events(view)
     seats = []
     for seat, line in enumerate(view.lines):
         mine = seat in view.my_seats
@@ -174,6 +291,10 @@ def view_data(
         "over": view.over,
         "won": view.won,
         "truncated": view.truncated,
+        "goal": goal_text(view.config.difficulty),
+        "end_words": (
+            end_words(view.won, view.truncated, view.config.max_turns) if view.over else None
+        ),
         "deck": {"size": view.deck_size, "top": card_data(view.deck_top)},
         "slots": [
             {
@@ -195,12 +316,16 @@ def view_data(
         "exiled": list(view.exiled),
         "unseen": list(view.unseen),
         "seats": seats,
-        "turn_events": [event_text(e) for e in view.events],
+        "turn_events": [event_text(e, at_events[i]) for i, e in enumerate(view.events)],
+        "reading": turn_reading(view),
         "votes": list(view.votes),
         "predictions": list(view.predictions),
         "predictions_left": view.predictions_left,
         "legal": [
-            {"action": a, "text": action_text(a, view.phase, view.config.group_decision)}
+            {
+                "action": a,
+                "text": action_text(a, view.phase, view.config.group_decision, view.slots),
+            }
             for a in view.legal
         ],
         "log": list(log),
@@ -211,11 +336,14 @@ def view_data(
 def omniscient_data(s: State, log: Sequence[dict] = ()) -> dict:
     """Everything: the view of player 0 plus every hand and the deck order (replays of
     finished games only)."""
-    data = view_data(make_view(s, 0), log, None, faded_cards(s))
+    view = make_view(s, 0)
+    data = view_data(view, log, None, faded_cards(s))
     data["player"] = None
+    data["reading"] = turn_reading(view, None)
     phase = PHASES[s.phase]
     data["legal"] = [
-        {"action": a, "text": action_text(a, phase, s.config.group_decision)} for a in _legal(s)
+        {"action": a, "text": action_text(a, phase, s.config.group_decision, view.slots)}
+        for a in _legal(s)
     ]
     for seat in data["seats"]:
         seat["fates"] = list(s.hands[seat["seat"]])
@@ -240,10 +368,9 @@ def screen_text(data: dict) -> str:
     out = []
     me = data["player"]
     if data["over"]:
-        result = "stopped" if data["truncated"] else ("WON" if data["won"] else "lost")
         turns = f"{data['turn']} turn{'' if data['turn'] == 1 else 's'}"
-        reason = f": {data['end_reason']}" if data.get("end_reason") else ""
-        out.append(f"== Game over after {turns}: {result}{reason} ==")
+        reason = f" Last turn: {data['end_reason']}." if data.get("end_reason") else ""
+        out.append(f"== Game over after {turns}. {data['end_words']}{reason} ==")
     elif data.get("ended"):
         out.append(f"== The game was stopped: {data['ended']} ==")
     else:
@@ -253,9 +380,12 @@ def screen_text(data: dict) -> str:
             f"now: {data['phase_words']}; leader is player {data['leader']} =="
         )
     out.append(
-        f"Score {data['score']}/7   Doom {data['doom']}/7   ({data['difficulty']}, "
+        f"{track_text('Score', data['score'], WIN_SCORE)}   "
+        f"{track_text('Doom', data['doom'], LOSE_DOOM)}   ({data['difficulty']}, "
         f"{data['num_players']} players, {data['group_decision']})"
     )
+    if not data["over"]:
+        out.append(f"Goal: {data['goal']}.")
     top = data["deck"]["top"]
     top_text = f"{top['name']} [{top['title']}: {top['condition']}]" if top else "none"
     out.append(f"Deck: {data['deck']['size']} cards, top: {top_text}")
@@ -303,10 +433,21 @@ def screen_text(data: dict) -> str:
         )
     if data["turn_events"]:
         out.append("This turn: " + "; ".join(data["turn_events"]))
+    reading = data.get("reading")
+    if reading:
+        out.append(reading["text"])
     if data["posterior"]:
         p = data["posterior"]
+        whose = f"player {reading['player']}'s" if reading else "the"
         out.append(
-            "The group's reading of the hidden fate: "
+            f"The AI group's model reads {whose} hidden fate as: "
             + "  ".join(f"{v + 1}:{p[v]:.0%}" for v in range(7) if p[v] > 0)
         )
     return "\n".join(out)
+
+
+def track_text(name: str, value: int, end: int) -> str:
+    """A track as "Doom 5/7"; past its end, "Doom 7/7 (8 counted)": never "8/7"."""
+    if value <= end:
+        return f"{name} {value}/{end}"
+    return f"{name} {end}/{end} ({value} counted)"

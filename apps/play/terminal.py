@@ -6,7 +6,13 @@ words, numbered. Commands::
 
     <number>     take that action            s [FILE]  save (default: the last save path)
     t            show the table again        l         show the whole log
-    h            help                        q         quit (saves first with --save)
+    r            how to play (the rules)     h         help
+    q            quit (saves first with --save)
+
+The screen starts with the goal; each AI play in the log says what it tells about the
+hidden fate when the log carries that line (``note``, from
+:func:`shipwreck_apps.play.explain.play_note`), and the table shows what this turn's
+plays tell (:func:`shipwreck_apps.play.explain.turn_reading`).
 
 Commands are whole words (``savexyz`` is not a save). A save that fails keeps the
 previous save path. Bad input gets a message and changes nothing. End of input (Ctrl-D) and Ctrl-C quit like
@@ -19,20 +25,28 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from shipwreck_apps.play.seat_view import screen_text
+from shipwreck_apps.play.seat_view import RULES_HELP, goal_text, screen_text
 from shipwreck_apps.play.table import PlayError, Table, TeammateError, teammates_label
 
-__all__ = ["HELP", "play_terminal"]
+__all__ = ["HELP", "RULES", "play_terminal"]
 
 HELP = """\
 Commands: a number takes that action; t shows the table; l shows the log;
-s [FILE] saves the game; h shows this help; q quits (saving first if --save was given)."""
+r shows how to play; s [FILE] saves the game; h shows this help;
+q quits (saving first if --save was given)."""
+
+RULES = "How to play:\n" + "\n".join(f"  {title}: {text}" for title, text in RULES_HELP)
+"""The rules in short (:data:`~shipwreck_apps.play.seat_view.RULES_HELP`), as the ``r``
+command prints them."""
 
 
 def _entry_text(entry: dict, me: int) -> str:
     who = "you" if entry["player"] == me else f"player {entry['player']}"
+    if entry.get("by") == "ai":
+        who += " (AI)"
     events = f" -> {'; '.join(entry['events'])}" if entry["events"] else ""
-    return f"  [{entry['index']}] {who}: {entry['action']}{events}"
+    note = f"\n        ({entry['note']})" if entry.get("note") else ""
+    return f"  [{entry['index']}] {who}: {entry['action']}{events}{note}"
 
 
 def _save(table: Table, path: str | None, out: TextIO) -> bool:
@@ -83,6 +97,7 @@ def play_terminal(
 def _session(table: Table, player: int, inp: TextIO, out: TextIO, save_path: str | None) -> int:
     out.write(
         f"Shipwreck Arcana: you are player {player}. Teammates: {teammates_label(table.teammates)}.\n"
+        f"Goal: {goal_text(table.config.difficulty)}; type r for how to play.\n"
     )
     out.write(HELP + "\n")
     for entry in table.log[-12:]:  # a resumed game: where we were
@@ -120,6 +135,9 @@ def _session(table: Table, player: int, inp: TextIO, out: TextIO, save_path: str
                 return 0
             if command in ("h", "help", "?") and len(words) == 1:
                 out.write(HELP + "\n")
+                continue
+            if command in ("r", "rules") and len(words) == 1:
+                out.write(RULES + "\n")
                 continue
             if command in ("t", "table") and len(words) == 1:
                 _show(table, player, out)
