@@ -1,0 +1,328 @@
+"""Type inference at play time: a group (and a player) that works out which kind of
+partner it sits with, from that partner's own plays, and reads and signals under the
+resulting mixture. Scripted Bayesian reasoning; nothing is trained.
+
+The library. Each *type* is a model of how an active player plays: uniformly random
+legal play (``uniform``), the heuristic player (``heuristic``,
+:mod:`shipwreck_agents.heuristic`) and the convention player (``convention``,
+:class:`~shipwreck_agents.convention.ConventionPolicy`). Each type owns a
+:class:`~shipwreck_agents.bayes.BayesGroup` with that model, which replays the public turn
+for every hand the active seat could hold and scores the observed actions (mixed with
+``epsilon`` of uniform play, so a deviation is never impossible). The sum over kept fates
+of that group's unnormalised posterior (times the number line) is the probability of the
+turn's observations under the type: the turn's *evidence*.
+
+The group. Per (reading player, partner seat) it keeps a log posterior over types,
+starting from ``prior``. At a group decision on seat ``s``'s turn, the kept-fate
+posterior is ``sum_m P(m | earlier turns) * joint_m`` normalised, where ``joint_m`` is type
+``m``'s unnormalised posterior for this turn: the exact Bayesian answer for a partner
+whose type is one of the library's. When a later turn is seen, the last evidence of
+``s``'s turn is folded into its type posterior (once per finished turn). The decision
+(predict, pass, use a power) is :class:`BayesGroup`'s expected-value rule on that
+mixture. With a one-type library the group decides exactly as that type's BayesGroup.
+
+The player. In the play phase, for each legal first play it builds the turn as the
+table would see it after the play (its true hand; no other hidden fates) and asks each
+type's reader what it would then believe about the kept fate; the play's value is the
+type-weighted mass on the true kept fate, less :class:`HeuristicPlayer`'s fade penalty.
+The weights are the type posterior of the partner who reads it (the leader; in vote
+mode every partner) if this player has watched that partner, else the pooled evidence
+of every partner it has watched: in a 3-player leader game a player only decides on
+its predecessor's turns, so it never sees its own reader play, and it assumes the
+table's strangers are alike. Ties, plays it cannot score (The Feast's first play) and
+every other decision of the active player go to the heuristic player. The readers used
+for signalling keep no memory between turns (a carried fate is read from the pool), so
+they use only public facts.
+
+What it must not do: read hidden facts. It sees only its :class:`AgentView`; every
+memory is keyed by the reading player and starts empty in each game (:meth:`reset`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from shipwreck_agents.bayes import BayesGroup
+from shipwreck_agents.convention import ConventionPolicy
+from shipwreck_agents.heuristic import HeuristicPlayer
+from shipwreck_agents.knowledge import doom_of_fades, fading_slots, literal_posterior, mask_to_array
+from shipwreck_agents.simple import RandomPolicy
+from shipwreck_env.actions import ACTIONS, HOURS_TARGET
+from shipwreck_env.config import GameConfig
+from shipwreck_env.engine import step_inplace
+from shipwreck_env.policy import BatchedPartner, Policy
+from shipwreck_env.scenario import ForcedDraws, hypothetical_turn_start
+from shipwreck_env.state import State
+from shipwreck_env.view import AgentView, make_view
+
+__all__ = ["DEFAULT_TYPES", "TypeGroup", "TypeReader", "make_reader"]
+
+DEFAULT_TYPES = ("uniform", "heuristic", "convention")
+"""The library's types, by name (:func:`make_reader`)."""
+
+
+class TypeReader(BayesGroup):
+    """A BayesGroup for one partner type that also hands out the turn's unnormalised
+    posterior (:meth:`joint`), whose sum is the evidence for the type."""
+
+    def __init__(self, type_name: str, model: Policy, epsilon: float) -> None:
+        super().__init__(model=model, epsilon=epsilon)
+        self.type_name = type_name
+        self._last_part = np.zeros(7)
+
+    def _model_posterior(self, view: AgentView) -> np.ndarray:
+        # BayesGroup.posterior caches exactly one entry, the last computed here, so
+        # after posterior() this is the model part it used.
+        self._last_part = super()._model_posterior(view)
+        return self._last_part
+
+    def joint(self, view: AgentView) -> np.ndarray:
+        """P(the turn's observed actions, kept fate = v + 1 | this type), v = 0..6, from
+        this player's knowledge (zeros when the active seat does not hold one fate).
+        Also updates the reader's own memory of the seat's carried fate."""
+        if self.posterior(view).sum() <= 0:
+            return np.zeros(7)
+        return self._last_part * mask_to_array(view.lines[view.active_seat])
+
+
+class _ConventionModel(ConventionPolicy):
+    """The convention player as a model the replay can ask about hypothetical hands.
+
+    The convention's code on a carried turn depends on the public likelihood its last
+    turn left; the replay asks with the active player's (hypothetical) view, so the code
+    is looked up under the reading player's memory (``reader``), which the reading
+    player's own call of :meth:`posterior` on the real view keeps. The memory a play
+    leaves for the rest of its turn is cleared at each hand's first decision, so one
+    hand's line never leaks into another's replay.
+    """
+
+    reader: int = -1
+
+    def _memory(self, view: AgentView) -> tuple[float, ...] | None:
+        return self._carry.get((self.reader, view.active_seat, view.turn - len(view.holding)))
+
+    def act(self, observation, mask, view: AgentView, rng, state: State | None = None) -> int:
+        if not view.turn_actions:
+            key = (view.player, view.turn)
+            for memory in (self._rescues, self._lines, self._kept_first):
+                memory.pop(key, None)
+        return super().act(observation, mask, view, rng, state)
+
+
+class _ConventionReader(TypeReader):
+    """The convention type: keeps the convention's code memory beside the replay."""
+
+    model: _ConventionModel
+
+    def joint(self, view: AgentView) -> np.ndarray:
+        self.model.reader = view.player
+        self.model.posterior(view)  # records the public likelihood this turn leaves
+        return super().joint(view)
+
+    def reset(self) -> None:
+        super().reset()
+        self.model.reset()
+
+
+def make_reader(type_name: str, epsilon: float = 0.05) -> TypeReader:
+    """The reader of one library type: ``uniform`` (every legal action alike),
+    ``heuristic`` or ``convention``, each mixed with ``epsilon`` of uniform play.
+
+    Raises:
+        ValueError: an unknown type name or an epsilon outside [0, 1].
+    """
+    if not 0.0 <= epsilon <= 1.0:
+        raise ValueError(f"epsilon {epsilon!r} is not allowed; allowed: 0 to 1")
+    if type_name == "uniform":
+        return TypeReader(type_name, RandomPolicy(), epsilon=1.0)
+    if type_name == "heuristic":
+        return TypeReader(type_name, HeuristicPlayer(), epsilon)
+    if type_name == "convention":
+        return _ConventionReader(type_name, _ConventionModel(), epsilon)
+    raise ValueError(f"type {type_name!r} is not known; allowed: {', '.join(DEFAULT_TYPES)}")
+
+
+class TypeGroup(BayesGroup):
+    """See the module docstring. One object plays both roles (a team of one policy).
+
+    Args:
+        types: the library, by name (:data:`DEFAULT_TYPES`).
+        prior: prior probability of each type (uniform by default).
+        epsilon: uniform play mixed into the heuristic and convention models.
+        info_value, power_cost: as in :class:`BayesGroup`.
+        signal: choose plays by the mixture's reading (else play like the heuristic).
+    """
+
+    name = "types"
+
+    def __init__(
+        self,
+        types: Sequence[str] = DEFAULT_TYPES,
+        prior: Sequence[float] | None = None,
+        epsilon: float = 0.05,
+        info_value: float = 0.01,
+        power_cost: float = 0.005,
+        signal: bool = True,
+    ) -> None:
+        super().__init__(
+            model=HeuristicPlayer(), epsilon=epsilon, info_value=info_value, power_cost=power_cost
+        )
+        self.types = tuple(types)
+        if not self.types or len(set(self.types)) != len(self.types):
+            raise ValueError(f"types {list(types)!r} are not allowed; allowed: distinct names")
+        self.readers = [make_reader(t, epsilon) for t in self.types]
+        self._signal_readers = [make_reader(t, epsilon) for t in self.types]
+        weights = np.ones(len(self.types)) if prior is None else np.asarray(prior, dtype=float)
+        if weights.shape != (len(self.types),) or not np.all(weights >= 0) or weights.sum() <= 0:
+            raise ValueError(
+                f"prior {prior!r} is not allowed; allowed: {len(self.types)} non-negative "
+                "weights, not all zero"
+            )
+        self.log_prior = np.log(weights / weights.sum())
+        self.signal = signal
+        self._log_post: dict[tuple[int, int], np.ndarray] = {}
+        self._pending: dict[tuple[int, int], tuple[int, np.ndarray]] = {}
+
+    def reset(self) -> None:
+        super().reset()
+        for reader in (*self.readers, *self._signal_readers):
+            reader.reset()
+        self._log_post.clear()
+        self._pending.clear()
+
+    def batched(self, num_games: int, config: GameConfig, decisions: str) -> BatchedPartner | None:
+        """No compiled twin (BayesGroup's twin would model one type only)."""
+        return None
+
+    # --- the type posterior --------------------------------------------------------------
+
+    def _commit(self, player: int, turn: int) -> None:
+        """Fold the evidence of every finished turn ``player`` watched into its posteriors."""
+        for key in [k for k, (t, _) in self._pending.items() if k[0] == player and t < turn]:
+            _, log_evidence = self._pending.pop(key)
+            if np.isfinite(log_evidence).any():
+                self._log_post[key] = _normalised(self.log_post(*key) + log_evidence)
+
+    def log_post(self, player: int, seat: int) -> np.ndarray:
+        """Log P(type) of ``seat`` for ``player`` from the finished turns it watched."""
+        return self._log_post.get((player, seat), self.log_prior)
+
+    def type_posterior(self, player: int, seat: int) -> np.ndarray:
+        """P(type) of ``seat``'s player as ``player`` has concluded so far."""
+        return np.exp(self.log_post(player, seat))
+
+    def posterior(self, view: AgentView) -> np.ndarray:
+        """P(active seat's kept fate = v + 1) under the type mixture (see the module
+        docstring), from this player's knowledge."""
+        seat = view.active_seat
+        if sum(view.holding[seat : seat + 1]) != 1:
+            return np.zeros(7)
+        self._commit(view.player, view.turn)
+        joints = [reader.joint(view) for reader in self.readers]
+        with np.errstate(divide="ignore"):
+            log_evidence = np.log([j.sum() for j in joints])
+        self._pending[(view.player, seat)] = (view.turn, log_evidence)
+        weights = np.exp(self.log_post(view.player, seat))
+        mixture = 0.0
+        for weight, joint in zip(weights, joints, strict=True):
+            mixture = mixture + weight * joint
+        total = float(np.sum(mixture))
+        if total <= 0:
+            posterior = literal_posterior(view.lines[seat], view.unseen)
+            return posterior / posterior.sum()
+        return mixture / total
+
+    # --- the player ----------------------------------------------------------------------
+
+    def act(self, observation, mask, view: AgentView, rng, state: State | None = None) -> int:
+        if view.decider == view.active_player:
+            self._commit(view.player, view.turn)
+            heuristic = self.model.act(observation, mask, view, rng)
+            if self.signal and view.phase == "play" and not view.turn_actions:
+                return self._signal(view, heuristic)
+            return heuristic
+        return super().act(observation, mask, view, rng, state)
+
+    def reader_weights(self, view: AgentView) -> np.ndarray:
+        """P(type) of the partners who read this player's play: the leader's (every
+        partner's in vote mode) where this player has watched them, else the pooled
+        evidence of every partner it has watched."""
+        me = view.player
+        if view.config.group_decision == "leader":
+            readers = [view.leader % view.config.num_players]
+        else:
+            readers = [p for p in range(view.config.num_players) if p != me]
+        seats = {
+            seat for (player, seat) in self._log_post if player == me and seat not in view.my_seats
+        }
+        per_reader = [
+            self.type_posterior(me, seat)
+            for seat in seats
+            if seat % view.config.num_players in readers
+        ]
+        if per_reader:
+            return np.mean(per_reader, axis=0)
+        pooled = self.log_prior + sum((self.log_post(me, s) - self.log_prior for s in seats), 0.0)
+        return np.exp(_normalised(pooled))
+
+    def _signal(self, view: AgentView, heuristic: int) -> int:
+        """The legal first play whose reading under the type mixture puts most mass on
+        the kept fate, less the heuristic's fade penalty; ties go to ``heuristic``."""
+        weights = self.reader_weights(view)
+        reader = view.leader if view.leader != view.player else (view.player + 1)
+        reader %= view.config.num_players
+        hand = view.my_hands[view.my_seats.index(view.active_seat)]
+        scores: dict[int, float] = {}
+        for action in view.legal:
+            spec = ACTIONS[action]
+            if spec.kind != "play" or (
+                spec.slot != HOURS_TARGET and view.slots[spec.slot] == "feast"
+            ):
+                continue
+            after = _view_after(view, hand, action, reader)
+            if after is None or after.holding[view.active_seat] != 1:
+                continue
+            kept = hand[1] if hand[0] == spec.value else hand[0]
+            reading = 0.0
+            for weight, signal_reader in zip(weights, self._signal_readers, strict=True):
+                if weight > 1e-6:
+                    signal_reader.reset()  # public facts only: no memory of past turns
+                    reading += weight * float(signal_reader.posterior(after)[kept - 1])
+            doom = doom_of_fades(after, fading_slots(after))
+            scores[action] = reading - self.model.doom_weight * doom * (1.0 - reading)
+        if heuristic not in scores:
+            return heuristic
+        best = max(scores.values())
+        if scores[heuristic] >= best - 1e-9:
+            return heuristic
+        return max(scores, key=lambda a: (scores[a], -a))
+
+
+def _normalised(log_weights: np.ndarray) -> np.ndarray:
+    top = np.max(log_weights)
+    if not np.isfinite(top):
+        return log_weights
+    shifted = log_weights - top
+    return shifted - np.log(np.exp(shifted).sum())
+
+
+def _view_after(view: AgentView, hand: tuple[int, ...], action: int, reader: int):
+    """``reader``'s view of this turn after the active player (``view.player``, holding
+    ``hand``) takes ``action``, on the public turn start with no other hidden fates; or
+    ``None`` if the turn cannot be replayed."""
+    carried = view.carried_into_turn
+    if carried:
+        c = view.my_carried or hand[0]
+        ordered = (c, hand[1] if hand[0] == c else hand[0])
+    else:
+        ordered = tuple(hand)
+    state = hypothetical_turn_start(view, list(ordered), carried=carried)
+    draws = ForcedDraws(state, [])
+    try:
+        for past in (*view.turn_actions, action):
+            step_inplace(state, past, draws, check=False)
+    except ForcedDraws.Impossible:
+        return None
+    return make_view(state, reader)
