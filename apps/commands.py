@@ -76,15 +76,21 @@ def add_commands(sub: argparse._SubParsersAction, formatter: type) -> None:
         "then open to anyone on the network)",
     )
     serve.add_argument(
-        "--record", default=None, metavar="DIR", help="write every finished game to DIR"
+        "--record",
+        default=None,
+        metavar="DIR",
+        help="write every finished game to DIR (checked writable at start; without it "
+        "finished games go to a private temporary folder)",
     )
-    serve.add_argument(
-        "--idle-timeout",
-        type=positive_float,
-        default=3600.0,
-        metavar="SECONDS",
-        help="a game (finished or not) expires after this long without a request",
-    )
+    for flag, kind, default, metavar, words in (  # defaults as in web.games.Limits
+        ("--idle-timeout", positive_float, 3600.0, "SECONDS", "a game in progress expires "
+         "after this long without a request"),
+        ("--games-per-minute", at_least(1), 30, "N", "games one client address may create "
+         "in any 60 seconds"),
+        ("--finished-games", at_least(1), 10_000, "N", "finished games kept reachable (on "
+         "disk); past it the oldest expires"),
+    ):  # fmt: skip
+        serve.add_argument(flag, type=kind, default=default, metavar=metavar, help=words)
     serve.add_argument(
         "--allowed-host",
         action="append",
@@ -146,12 +152,13 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     try:
-        from shipwreck_apps.web.app import serve
+        from shipwreck_apps.web.server import serve
     except ImportError as exc:
         raise SystemExit(
             f"shipwreck-arcana serve needs the play extra ({exc}); install it with "
             'pip install -e ".[play]"'
         ) from None
+    from shipwreck_apps.web.games import Limits
     from shipwreck_apps.web.guard import LOOPBACK
 
     local = args.host in LOOPBACK
@@ -179,6 +186,10 @@ def _serve(args: argparse.Namespace) -> int:
         args.replays,
         args.record,
         allowed_hosts=args.allowed_host,
-        idle_timeout=args.idle_timeout,
+        limits=Limits(
+            per_minute=args.games_per_minute,
+            max_finished=args.finished_games,
+            idle_timeout=args.idle_timeout,
+        ),
     )
     return 0

@@ -155,7 +155,9 @@ def test_a_teammate_that_fails_at_run_time_is_refused_at_creation(server) -> Non
     assert len(app.state.games) == 0
 
 
-def test_a_teammate_failing_after_an_action_leaves_the_game_unchanged_and_stopped(server) -> None:
+def test_a_teammate_failing_after_an_action_leaves_the_game_unchanged_and_stopped(
+    server, caplog
+) -> None:
     app, client = server
     gid, headers = seat(create(client, teammates="convention", seed=2))
     table = app.state.games.get(gid).table
@@ -165,18 +167,19 @@ def test_a_teammate_failing_after_an_action_leaves_the_game_unchanged_and_stoppe
     action = client.get(url, headers=headers).json()["legal"][0]["action"]
     r = client.post(url + "/actions", headers=headers, json={"action": action})
     assert r.status_code == 500 and r.headers["content-type"] == "application/json"
-    assert "not applied" in r.json()["error"] and "the model broke" in r.json()["ended"]
+    assert "not applied" in r.json()["error"] and "failed to decide" in r.json()["ended"]
     assert table.state == before[0] and table.actions == before[1]
     view = client.get(url, headers=headers).json()
-    assert "the model broke" in view["ended"] and view["legal"] == []
+    assert "failed to decide" in view["ended"] and view["legal"] == []
+    # issue 41, finding 4: the exception's text (it may quote that policy's own hand)
+    # reaches the server's log, never a seat
+    assert "the model broke" not in r.text + json.dumps(view)
+    assert any("the model broke" in (rec.exc_text or "") for rec in caplog.records)
     r = client.post(url + "/actions", headers=headers, json={"action": action})
-    assert r.status_code == 409 and "stopped" in r.json()["error"]
+    assert r.status_code == 409 and "over" in r.json()["error"]
     assert client.get(url + "/replay", headers=headers).status_code == 200  # it is closed
-    # a stopped game does not count against its creator's games in progress
-    assert not any(
-        g.client == "127.0.0.1" and not g.table.closed
-        for g in (app.state.games.get(i) for i in app.state.games)
-    )
+    # a stopped game left memory: it counts against nobody's games in progress
+    assert len(app.state.games) == 0
 
 
 def test_any_failure_answers_json_and_changes_nothing(server, monkeypatch) -> None:
@@ -194,23 +197,6 @@ def test_any_failure_answers_json_and_changes_nothing(server, monkeypatch) -> No
     assert table.state == before[0] and table.actions == before[1] and table.ended is None
     monkeypatch.undo()
     assert client.get(url, headers=headers).json()["version"] == len(before[1])
-
-
-def test_a_record_that_cannot_be_written_undoes_the_last_action(tmp_path: Path) -> None:
-    blocker = tmp_path / "file"
-    blocker.write_text("")  # --record names a file: writing the record fails
-    app = create_app(record=blocker / "records")
-    with running_server(app) as base, httpx.Client(base_url=base, timeout=60) as client:
-        gid, headers = seat(create(client))
-        table = app.state.games.get(gid).table
-        url = f"/api/games/{gid}/seats/0"
-        for _ in range(2000):  # bounded: play until the last action fails to record
-            before = (table.state.copy(), list(table.actions))
-            r = client.post(url + "/actions", headers=headers, json={"action": table.legal(0)[-1]})
-            if r.status_code != 200:
-                break
-        assert r.status_code == 500 and "unchanged" in r.json()["error"]
-        assert table.state == before[0] and table.actions == before[1] and not table.over
 
 
 # --- findings 4 and 8: limits and expiry -------------------------------------------------
@@ -243,19 +229,20 @@ def test_idle_games_expire_and_the_page_is_told() -> None:
 
 def test_a_finished_game_stays_reachable_whatever_the_load() -> None:
     """Issue 22, finding 8: on a full server the next new game evicted a game that had
-    just finished; its view and replay answered 404 at once."""
+    just finished. Issue 41, finding 1: finished games then filled the store instead;
+    now they leave memory for the disk and stay reachable after the idle timeout."""
     clock = Clock()
-    app = create_app(limits=Limits(max_games=2, per_client=5, idle_timeout=600), clock=clock)
+    app = create_app(limits=Limits(max_games=1, per_client=5, idle_timeout=600), clock=clock)
     with running_server(app) as base, httpx.Client(base_url=base, timeout=60) as client:
         gid, headers = seat(create(client))
         finish(client, gid, headers)
-        assert create(client).status_code == 201
-        clock.now += 599
+        assert create(client).status_code == 201  # the finished game holds no room
         r = create(client)
         assert r.status_code == 503 and "expires" in r.json()["error"]
+        clock.now += 6000
         replay = client.get(f"/api/games/{gid}/seats/0/replay?viewer=all", headers=headers)
         assert replay.status_code == 200
-        assert client.get(f"/api/games/{gid}/seats/0", headers=headers).status_code == 200
+        assert client.get(f"/api/games/{gid}/seats/0", headers=headers).json()["over"]
 
 
 # --- findings 4 and 5: cross-site requests -----------------------------------------------
@@ -452,8 +439,9 @@ def test_the_docs_state_the_limits_the_server_enforces() -> None:
     limits = Limits()
     for phrase in (
         f"default {limits.idle_timeout:g}",
-        f"at most {limits.per_client} games in progress per client address (429) and "
-        f"{limits.max_games} in all",
+        f"at most {limits.per_client} games in progress and {limits.per_minute} new games a "
+        f"minute per client address (429), and {limits.max_games} games in progress in all",
+        f"the newest {limits.max_finished:,} finished games",
         f"bodies over {MAX_BODY // 1000} KB are refused while reading (413)",
         f"JSON nested over {MAX_DEPTH} deep or with integers over {MAX_INT_DIGITS} digits",
     ):

@@ -1,30 +1,48 @@
 """The games a web app holds: a secret key per person's seat, limits, and expiry.
 
-A game expires after :attr:`Limits.idle_timeout` seconds without a request for it
-(finished or not), so a finished game stays reachable for its replay for at least that
-long whatever the load: a new game never pushes one out; when the store is full the new
-game is refused (503) instead. Each client address may hold at most
-:attr:`Limits.per_client` games in progress. An expired game answers 410 (the page says
-so) rather than 404 for as long as its id is remembered.
+Memory holds only games in progress: when a game ends (or is stopped) it moves to the
+:class:`~shipwreck_apps.web.archive.Archive` on disk and is served from there, links
+unchanged, so finished games never fill the store. Each client address may hold at most
+:attr:`Limits.per_client` games in progress and create at most :attr:`Limits.per_minute`
+games a minute; the store holds at most :attr:`Limits.max_games` games in memory and
+the archive :attr:`Limits.max_finished` finished ones (the oldest leaves first). A game
+in progress expires after :attr:`Limits.idle_timeout` seconds without a request. A
+game that expired or left the archive answers 410 (the page says so) rather than 404
+for as long as its id is remembered.
+
+Seat keys are kept only as hashes (:func:`~shipwreck_apps.web.archive.key_hash`); the
+keys themselves go once into the links of the answer that created the game.
 """
 
 from __future__ import annotations
 
+import logging
+import re
 import secrets
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from shipwreck_apps.play.replay_view import Replay
 from shipwreck_apps.play.table import Table
+from shipwreck_apps.web.archive import Archive, Finished, key_hash
 from shipwreck_apps.web.guard import HTTPError
 
-__all__ = ["Game", "Games", "Limits"]
+__all__ = ["LOG_TAIL", "Game", "Games", "Limits"]
+
+_log = logging.getLogger(__name__)
 
 _REMEMBERED = 10_000
 """Expired game ids kept to answer 410."""
+_ADDRESSES = 10_000
+"""Client addresses whose recent creations are counted (the oldest is forgotten first)."""
+_WINDOW = 60.0
+"""Seconds of the per-address creation limit."""
+_GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+LOG_TAIL = 60
+"""Log entries sent with each view."""
 
 
 @dataclass(frozen=True)
@@ -32,88 +50,160 @@ class Limits:
     """The store's limits."""
 
     max_games: int = 200
-    """Games held at once (in progress and finished)."""
+    """Games held in memory at once (in progress, or finished but not archived)."""
     per_client: int = 20
     """Games in progress one client address may hold."""
+    per_minute: int = 30
+    """Games one client address may create in any 60 seconds."""
+    max_finished: int = 10_000
+    """Finished games kept on disk; past it the oldest leaves (its links then answer 410)."""
     idle_timeout: float = 3600.0
-    """Seconds without a request after which a game expires."""
+    """Seconds without a request after which a game in progress expires."""
+
+    def __post_init__(self) -> None:
+        for name in ("max_games", "per_client", "per_minute", "max_finished"):
+            value = getattr(self, name)
+            if type(value) is not int or value < 1:
+                raise ValueError(f"{name} {value!r} is not allowed; allowed: a whole number >= 1")
+        if not self.idle_timeout > 0:
+            raise ValueError(f"idle_timeout {self.idle_timeout!r} must be a positive number")
 
 
 @dataclass
 class Game:
-    """A table, the secret key of each person's seat, and its bookkeeping."""
+    """A table in memory, the hash of each person's seat key, and its bookkeeping."""
 
     table: Table
     keys: dict[int, str]
+    """Each person's seat and the hash of its key."""
     client: str
     last_used: float
     lock: threading.Lock = field(default_factory=threading.Lock)
     replay: Replay | None = None
-    """The finished game's replay (built when first asked for)."""
-    recorded: bool = False
+    """The finished game's replay, when it could not be archived."""
 
 
 class Games:
-    """Every game of the app, by id (thread-safe)."""
+    """Every game of the app, by id (thread-safe): in progress in memory, finished in
+    ``archive``."""
 
-    def __init__(self, limits: Limits, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, limits: Limits, archive: Archive, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.limits = limits
+        self.archive = archive
         self._clock = clock
         self._games: dict[str, Game] = {}
         self._expired: OrderedDict[str, None] = OrderedDict()
+        self._created: OrderedDict[str, deque[float]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def add(self, table: Table, client: str) -> tuple[str, Game]:
-        """Hold ``table``, created by ``client``; returns its id and game.
+    def admit(self, client: str) -> None:
+        """Count a new game for ``client`` before it is built (building one costs the
+        teammates' check), if the limits allow it.
 
         Raises:
-            HTTPError: 429 the client holds its share of games in progress, 503 the
-                store is full.
+            HTTPError: 429 the client created its share of games this minute or holds
+                its share in progress, 503 the store is full.
         """
         now = self._clock()
-        game = Game(table, {p: secrets.token_urlsafe(18) for p in table.humans}, client, now)
         with self._lock:
             self._sweep(now)
-            mine = sum(1 for g in self._games.values() if g.client == client and not g.table.closed)
-            if mine >= self.limits.per_client:
+            recent = self._created.pop(client, deque())
+            while recent and now - recent[0] >= _WINDOW:
+                recent.popleft()
+            self._created[client] = recent  # now the newest address
+            while len(self._created) > _ADDRESSES:
+                self._created.popitem(last=False)
+            if len(recent) >= self.limits.per_minute:
+                wait = _WINDOW - (now - recent[0])
                 raise HTTPError(
                     429,
-                    f"this address has {mine} games in progress (at most "
-                    f"{self.limits.per_client}); finish one or wait for it to expire",
+                    f"this address created {len(recent)} games in the last minute (at most "
+                    f"{self.limits.per_minute}); try again in {max(wait, 1):.0f} s",
                 )
-            if len(self._games) >= self.limits.max_games:
-                raise HTTPError(
-                    503,
-                    f"the server holds {len(self._games)} games (at most "
-                    f"{self.limits.max_games}); a game expires after "
-                    f"{self.limits.idle_timeout:g} s without a move: try later",
-                )
+            self._check_room(client)
+            recent.append(now)
+
+    def _check_room(self, client: str) -> None:
+        mine = sum(1 for g in self._games.values() if g.client == client and not g.table.closed)
+        if mine >= self.limits.per_client:
+            raise HTTPError(
+                429,
+                f"this address has {mine} games in progress (at most "
+                f"{self.limits.per_client}); finish one or wait for it to expire",
+            )
+        if len(self._games) >= self.limits.max_games:
+            raise HTTPError(
+                503,
+                f"the server holds {len(self._games)} games in progress (at most "
+                f"{self.limits.max_games}); a game expires after "
+                f"{self.limits.idle_timeout:g} s without a move: try later",
+            )
+
+    def add(self, table: Table, client: str) -> tuple[str, dict[int, str]]:
+        """Hold ``table``, created by ``client`` (admitted by :meth:`admit`); returns its
+        id and each person's seat key (kept here only as hashes).
+
+        Raises:
+            HTTPError: as :meth:`admit` (others may have filled the room meanwhile).
+        """
+        keys = {p: secrets.token_urlsafe(18) for p in table.humans}
+        now = self._clock()
+        game = Game(table, {p: key_hash(k) for p, k in keys.items()}, client, now)
+        with self._lock:
+            self._sweep(now)
+            self._check_room(client)
             gid = secrets.token_urlsafe(18)
             self._games[gid] = game
-        return gid, game
+        if table.closed:  # a game the teammates ended before a person's first decision
+            self.finish(gid, game)
+        return gid, keys
 
-    def get(self, gid: str) -> Game:
-        """The game ``gid``, marked as used now.
+    def get(self, gid: str) -> Game | Finished:
+        """The game ``gid``: in memory (marked as used now) or archived.
 
         Raises:
             HTTPError: 404 no such game, 410 it expired.
         """
         now = self._clock()
+        if not _GAME_ID.match(gid):
+            raise HTTPError(404, "no such game: a game id is letters, digits, - and _")
         with self._lock:
             game = self._games.get(gid)
             if game is not None and now - game.last_used >= self.limits.idle_timeout:
                 self._expire(gid)
                 game = None
-            if game is None:
-                if gid in self._expired:
-                    raise HTTPError(
-                        410,
-                        f"game {gid!r} expired after {self.limits.idle_timeout:g} s "
-                        "without a request",
-                    )
-                raise HTTPError(404, f"no game {gid!r}")
-            game.last_used = now
-        return game
+            if game is not None:
+                game.last_used = now
+                return game
+            expired = gid in self._expired
+        finished = None if expired else self.archive.get(gid)
+        if finished is not None:
+            return finished
+        if expired:
+            raise HTTPError(
+                410,
+                f"game {gid!r} has expired (after {self.limits.idle_timeout:g} s without a "
+                f"request, or as one of more than {self.limits.max_finished} finished games)",
+            )
+        raise HTTPError(404, f"no game {gid!r}")
+
+    def finish(self, gid: str, game: Game) -> None:
+        """Move the closed game ``gid`` to the archive with each seat's last view (call it
+        holding ``game.lock``). If that fails the failure is logged and the game stays in
+        memory (finished, until it expires): its players can still see its end."""
+        table = game.table
+        views = {p: table.seat_data(p, LOG_TAIL) for p in table.humans}
+        try:
+            dropped = self.archive.put(gid, game.keys, views, table.record(), table.ended)
+        except OSError:
+            _log.exception("game %s ended but could not be archived; it stays in memory", gid)
+            return
+        with self._lock:
+            self._games.pop(gid, None)
+            if dropped:
+                self._remember(dropped)
 
     def _sweep(self, now: float) -> None:
         for gid in [
@@ -123,11 +213,15 @@ class Games:
 
     def _expire(self, gid: str) -> None:
         del self._games[gid]
+        self._remember(gid)
+
+    def _remember(self, gid: str) -> None:
         self._expired[gid] = None
         while len(self._expired) > _REMEMBERED:
             self._expired.popitem(last=False)
 
     def __len__(self) -> int:
+        """Games in memory."""
         return len(self._games)
 
     def __iter__(self):
