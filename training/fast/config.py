@@ -30,6 +30,7 @@ from shipwreck_training.common.config import (
     load,
     validate,
 )
+from shipwreck_training.fast.obl import OBLSettings
 from shipwreck_training.fast.zsc import ZSCSettings
 
 __all__ = [
@@ -172,6 +173,9 @@ class FastConfig(RunConfig):
     imitation: ImitationSettings = Field(default_factory=ImitationSettings)
     zsc: ZSCSettings = Field(default_factory=ZSCSettings)
     """Zero-shot-coordination training (:mod:`shipwreck_training.fast.zsc`)."""
+    obl: OBLSettings = Field(default_factory=OBLSettings)
+    """Off-Belief Learning (:mod:`shipwreck_training.fast.obl`): the group's targets
+    from fictitious transitions grounded in ``obl.grounding``. Off by default."""
 
     @field_validator("overlap", mode="before")
     @classmethod
@@ -223,7 +227,21 @@ class FastConfig(RunConfig):
                 f"ppo.signal_coef {self.ppo.signal_coef} is not allowed with env.belief "
                 f"{self.env.belief!r}; allowed: 0 (or env.belief 'policy')"
             )
+        if self.obl.on:
+            self._check_obl()
         return self
+
+    def _check_obl(self) -> None:
+        from shipwreck_training.fast.obl import grounding_policy
+
+        if self.regime != "selfplay" or self.env.belief not in ("literal", "none"):
+            raise ValueError(
+                f"obl.grounding {self.obl.grounding!r} is not allowed with regime "
+                f"{self.regime!r} and env.belief {self.env.belief!r}; allowed: regime "
+                "'selfplay' with env.belief 'literal' or 'none' (the fictitious next states "
+                "are observed as the engine encodes them)"
+            )
+        grounding_policy(self.obl.grounding)  # a bad spec fails now, not mid-run
 
     @property
     def belief_kind(self) -> str:

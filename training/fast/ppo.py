@@ -63,6 +63,7 @@ from shipwreck_training.common.signal import (
 )
 from shipwreck_training.fast.collector import CollectorProcess, children_ignore_sigint
 from shipwreck_training.fast.config import FastConfig
+from shipwreck_training.fast.obl import apply_targets, make_obl
 from shipwreck_training.fast.partners import Partners
 from shipwreck_training.fast.zsc import make_zsc
 
@@ -90,6 +91,10 @@ class Rollout:
     signal_on: torch.Tensor = field(default_factory=lambda: torch.zeros(0, dtype=torch.bool))
     signal_w: torch.Tensor = field(default_factory=lambda: torch.zeros(0))
     signal_masks: torch.Tensor = field(default_factory=lambda: torch.zeros(0, dtype=torch.bool))
+    # Off-Belief Learning ([T, N]; [0] when it is off): the decision's target is the
+    # fictitious Q of training/fast/obl.py, not its real return
+    obl_on: torch.Tensor = field(default_factory=lambda: torch.zeros(0, dtype=torch.bool))
+    obl_q: torch.Tensor = field(default_factory=lambda: torch.zeros(0))
 
 
 def advantages(r: Rollout, gamma: float, lam: float) -> tuple[torch.Tensor, torch.Tensor]:
@@ -156,6 +161,7 @@ class Trainer:
             else None
         )
         self.zsc = make_zsc(cfg.zsc, cfg.num_games, cfg.env.num_players, cfg.seed)
+        self.obl = make_obl(cfg.obl, self.games, cfg.ppo.gamma)
         # the games whose first plays teach the signalling loss, spread over the parts
         signal = min(cfg.ppo.signal_games, cfg.num_games) if cfg.ppo.signal_coef else 0
         self.signal_games = np.arange(signal, dtype=np.int64) * cfg.num_games // max(signal, 1)
@@ -199,6 +205,7 @@ class Trainer:
     def empty_rollout(self) -> Rollout:
         """A rollout of this run's size, to be filled by :meth:`collect`."""
         T, N, S = self.cfg.rollout_steps, self.cfg.num_games, len(self.signal_games)
+        obl_shape = (T, N) if self.obl is not None else (0,)
         return Rollout(
             obs=torch.zeros(T, N, self.obs_dim),
             mask=torch.zeros(T, N, NUM_ACTIONS, dtype=torch.bool),
@@ -213,6 +220,8 @@ class Trainer:
             signal_on=torch.zeros(T, S, dtype=torch.bool),
             signal_w=torch.zeros(T, S, len(HANDS_X)),
             signal_masks=torch.zeros(T, S, len(PAIRS), NUM_PLAYS, dtype=torch.bool),
+            obl_on=torch.zeros(obl_shape, dtype=torch.bool),
+            obl_q=torch.zeros(obl_shape),
         )
 
     def collect(self, model: ActorCritic | None = None, out: Rollout | None = None) -> Rollout:
@@ -241,6 +250,8 @@ class Trainer:
                 self._signal(r, t, obs, mask, learn)
             if self.belief is not None:
                 self.belief.record(g, obs, mask, chosen, model)
+            if self.obl is not None:
+                self._obl(r, t, obs, mask, chosen, model)
             reward, terminated, truncated, info = g.step(chosen)
             r.actions[t], r.logp[t], r.values[t] = actions, logp, values
             r.rewards[t] = torch.from_numpy(reward)
@@ -252,6 +263,22 @@ class Trainer:
         with torch.no_grad():
             r.last_value[...] = model.value(torch.from_numpy(obs))
         return r
+
+    def _obl(
+        self,
+        r: Rollout,
+        t: int,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        chosen: np.ndarray,
+        model: ActorCritic,
+    ) -> None:
+        """Record step ``t``'s fictitious targets and the grounding belief's plays."""
+        rows, q = self.obl.targets(self.games, chosen, model)
+        r.obl_on[t] = False
+        r.obl_on[t, rows] = True
+        r.obl_q[t, rows] = torch.from_numpy(q).float()
+        self.obl.record(self.games, obs, mask, chosen)
 
     def _signal(
         self, r: Rollout, t: int, obs: np.ndarray, mask: np.ndarray, learn: np.ndarray
@@ -297,6 +324,8 @@ class Trainer:
             self.belief.restart(ended)
         if self.zsc is not None:
             self.zsc.restart(ended)
+        if self.obl is not None:
+            self.obl.restart(ended)
         per = self.games.per_part
         for e in ended:
             self.episodes.append(
@@ -323,6 +352,8 @@ class Trainer:
             frac = max(0.0, 1.0 - step / self.cfg.total_steps)
             self.optimizer.param_groups[0]["lr"] = cfg.learning_rate * max(frac, 0.02)
         adv, target = advantages(r, cfg.gamma, cfg.gae_lambda)
+        if self.obl is not None:
+            adv, target = apply_targets(r.obl_on, r.obl_q, r.values, adv, target)
         flat = {
             "obs": r.obs.flatten(0, 1),
             "mask": r.mask.flatten(0, 1),
@@ -464,6 +495,7 @@ class Trainer:
             "scripted": self.scripted.state_dict() if self.scripted is not None else None,
             "belief": self.belief.state_dict() if self.belief is not None else None,
             "zsc": self.zsc.state_dict() if self.zsc is not None else None,
+            "obl": self.obl.state_dict() if self.obl is not None else None,
             "global_step": self.global_step,
         }
 
@@ -477,6 +509,8 @@ class Trainer:
             self.belief.load_state_dict(state["belief"])
         if self.zsc is not None:
             self.zsc.load_state_dict(state["zsc"])
+        if self.obl is not None:
+            self.obl.load_state_dict(state["obl"])
         self.global_step = state["global_step"]
         if self._collector is not None:
             self._collector.load(state)
