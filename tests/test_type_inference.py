@@ -1,0 +1,223 @@
+"""Tests of the type-inference group and player (agents/type_inference.py)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterator
+
+import numpy as np
+import pytest
+from test_leaks import swapped
+
+from shipwreck_agents.bayes import BayesGroup
+from shipwreck_agents.convention import ConventionPolicy
+from shipwreck_agents.crossplay import MixedTable
+from shipwreck_agents.heuristic import HeuristicPlayer
+from shipwreck_agents.simple import RandomPolicy
+from shipwreck_agents.type_inference import DEFAULT_TYPES, TypeGroup, make_reader
+from shipwreck_env.actions import NUM_ACTIONS
+from shipwreck_env.config import GameConfig
+from shipwreck_env.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.policy import Team
+from shipwreck_env.state import State
+from shipwreck_env.view import make_view
+
+
+def _mask(s: State) -> np.ndarray:
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask[legal_actions(s)] = 1
+    return mask
+
+
+def _act(policy, s: State, state: State | None = None) -> int:
+    """``policy``'s decision at ``s`` (``state`` handed over too, to catch a peek)."""
+    view = make_view(s, s.decider)
+    return policy.act(None, _mask(s), view, np.random.default_rng(0), state=state)
+
+
+def _partner(type_name: str) -> Team:
+    """A team whose player plays like ``type_name``."""
+    if type_name == "convention":
+        policy = ConventionPolicy()
+        return Team(policy, policy)
+    player = RandomPolicy() if type_name == "uniform" else HeuristicPlayer()
+    return Team(player, BayesGroup())
+
+
+def _decisions(
+    config: GameConfig, table: Callable[[int], Team], games: int, seed: int
+) -> Iterator[tuple[int, State, Team]]:
+    """(game number, state, table) at every decision of ``games`` games, the table of game
+    ``i`` being ``table(i)`` (reset before the game)."""
+    rng = np.random.default_rng(seed)
+    for i in range(games):
+        team = table(i)
+        team.reset()
+        s = new_game(config, rng)
+        while not s.over:
+            yield i, s, team
+            step_inplace(s, _act(team.policy_for(make_view(s, s.decider)), s), rng)
+
+
+# --- the type posterior ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("true_type", DEFAULT_TYPES)
+def test_type_posterior_concentrates_on_the_partner_s_true_type(true_type):
+    """A TypeGroup at seat 0 of a 3-player leader game watches seat 2 (it decides for the
+    group on seat 2's turns), whose player plays like ``true_type``; over a few games
+    (the turns it watched, each game's evidence pooled) the posterior puts nearly all its
+    mass on that type, and in most single games it is already the most likely one."""
+    config = GameConfig(num_players=3, difficulty="normal")
+    types = TypeGroup()
+    partner = _partner(true_type)
+    games, right = 6, 0
+    evidence = np.zeros(len(DEFAULT_TYPES))
+    rng = np.random.default_rng(4)
+    for _ in range(games):
+        table = MixedTable([Team(types, types), partner, partner])
+        table.reset()
+        s = new_game(config, rng)
+        while not s.over:
+            step_inplace(s, _act(table.policy_for(make_view(s, s.decider)), s), rng)
+        posterior = types.type_posterior(0, 2)
+        right += int(np.argmax(posterior)) == DEFAULT_TYPES.index(true_type)
+        evidence += types.log_post(0, 2) - types.log_prior
+    pooled = np.exp(evidence - evidence.max())
+    pooled /= pooled.sum()
+    assert pooled[DEFAULT_TYPES.index(true_type)] > 0.99, pooled
+    assert right >= games // 2 + 1, right
+
+
+def test_posterior_is_the_prior_before_any_turn_was_watched():
+    types = TypeGroup(prior=(1, 2, 1))
+    assert np.allclose(types.type_posterior(0, 2), [0.25, 0.5, 0.25])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "says"),
+    [
+        (dict(types=("heuristic", "psychic")), "type 'psychic' is not known"),
+        (dict(types=()), "distinct names"),
+        (dict(types=("heuristic", "heuristic")), "distinct names"),
+        (dict(prior=(1.0, 1.0)), "3 non-negative weights"),
+        (dict(prior=(1.0, -1.0, 1.0)), "3 non-negative weights"),
+        (dict(prior=(0, 0, 0)), "not all zero"),
+        (dict(epsilon=1.5), "epsilon 1.5"),
+    ],
+)
+def test_bad_options_are_refused_by_name(kwargs, says):
+    with pytest.raises(ValueError, match=says):
+        TypeGroup(**kwargs)
+
+
+# --- one type: exactly the Bayesian group --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("type_name", "bayes"),
+    [
+        ("heuristic", lambda: BayesGroup()),
+        ("uniform", lambda: BayesGroup(model=RandomPolicy(), epsilon=1.0)),
+    ],
+)
+@pytest.mark.parametrize(
+    "config",
+    [
+        GameConfig(num_players=3, difficulty="normal"),
+        GameConfig(num_players=3, difficulty="hard", card_sets="all"),
+        GameConfig(num_players=4, card_sets="all", group_decision="vote"),
+    ],
+    ids=["3p-normal", "3p-hard-all", "4p-all-vote"],
+)
+def test_one_type_library_decides_exactly_like_bayes_group_with_that_model(
+    type_name, bayes, config
+):
+    """At every group decision of games between varied partners, a TypeGroup whose library
+    is one type gives the same posterior (to the bit) and the same decision as the
+    BayesGroup modelling that type, both having watched the same decisions before."""
+    kinds = ("heuristic", "uniform", "convention")
+    checked, game = 0, -1
+    for i, s, _ in _decisions(config, lambda i: _partner(kinds[i % 3]), games=8, seed=11):
+        if i != game:  # a new game: both start afresh
+            game, one, reference = i, TypeGroup(types=(type_name,)), bayes()
+        if s.decider == s.active_player:
+            continue
+        view = make_view(s, s.decider)
+        if len(s.hands[s.active]) == 1:
+            assert np.array_equal(one.posterior(view), reference.posterior(view))
+        assert _act(one, s) == _act(reference, s), (s.turn, view.phase)
+        checked += 1
+    assert checked > 80
+
+
+def test_the_reader_s_joint_sums_to_the_likelihood_of_a_sure_observation():
+    """Under the uniform type every legal action is alike, so the evidence of a first play
+    is the probability of the hand that allows it times 1/(number of legal actions):
+    a turn's evidence is a probability (never above 1)."""
+    config = GameConfig(num_players=3)
+    reader = make_reader("uniform")
+    for _, s, _ in _decisions(config, lambda i: _partner("heuristic"), games=2, seed=3):
+        if s.decider != s.active_player and len(s.hands[s.active]) == 1:
+            joint = reader.joint(make_view(s, s.decider))
+            assert 0.0 < joint.sum() <= 1.0 + 1e-12
+
+
+# --- hidden facts --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("host", ["heuristic", "convention"])
+def test_decisions_do_not_depend_on_hidden_fates_of_others(host):
+    """Twin states that differ only in a fate the decider cannot see (another player's
+    fate, the active seat's kept fate included), the TypeGroup's memory copied: the same
+    decision, as player and as group (the full state is handed over too, which a fair
+    policy ignores, so that a peek at it would show here)."""
+    config = GameConfig(num_players=3, difficulty="normal")
+    types = TypeGroup()
+    partner = _partner(host)
+
+    def table(i: int) -> Team:
+        return MixedTable([Team(types, types) if p == i % 3 else partner for p in range(3)])
+
+    checked = 0
+    for _, s, mixed in _decisions(config, table, games=8, seed=6):
+        view = make_view(s, s.decider)
+        if mixed.teams[s.decider].play is not types:
+            continue
+        before = _act(copy.deepcopy(types), s, state=s)
+        for seat, hand in enumerate(s.hands):
+            if s.owner(seat) == s.decider:
+                continue
+            for index in range(len(hand)):
+                for w in range(1, 8):
+                    t = swapped(s, seat, index, w)
+                    if t is None:
+                        continue
+                    assert _act(copy.deepcopy(types), t, state=t) == before, (seat, w, view.phase)
+                    checked += 1
+    assert checked > 100
+
+
+@pytest.mark.parametrize("difficulty", ["normal", "hard"])
+def test_convention_reader_without_noise_keeps_the_fate_the_convention_group_keeps(difficulty):
+    """With no uniform play mixed in, the convention type's reader keeps only hands whose
+    replay under the convention reproduces the turn. Beside a table of convention
+    players, wherever the convention's own group gives the real kept fate some mass, so
+    does the reader (on carried turns too, which needs the code's memory of the seat's
+    last turn, looked up under the reading player)."""
+    config = GameConfig(num_players=3, difficulty=difficulty)
+    reader = make_reader("convention", epsilon=0.0)
+    checked, game = 0, -1
+    for i, s, table in _decisions(config, lambda i: _partner("convention"), games=8, seed=2):
+        if i != game:
+            game = i
+            reader.reset()
+        if s.decider == s.active_player or len(s.hands[s.active]) != 1:
+            continue
+        view = make_view(s, s.decider)
+        kept = s.hands[s.active][0]
+        joint = reader.joint(view)
+        if table.group.posterior(view)[kept - 1] > 0:
+            assert joint[kept - 1] > 0, (i, s.turn)
+            checked += 1
+    assert checked > 60
