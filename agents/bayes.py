@@ -100,11 +100,14 @@ class BayesGroup(Policy):
         self.power_cost = power_cost
         self._likelihood: dict[tuple[int, int], tuple[int, np.ndarray]] = {}
         self._cache: dict[tuple, np.ndarray] = {}
-        self._model_rng = np.random.default_rng(0)  # the model is deterministic; unused
+        self._model_rng = np.random.default_rng(0)  # for models that break ties at random
 
     def reset(self) -> None:
         self._likelihood.clear()
         self._cache.clear()
+        # A model that breaks ties at random (the natural player) draws from this: a
+        # fresh stream per game keeps every game the same whichever games came before.
+        self._model_rng = np.random.default_rng(0)
 
     # --- acting ------------------------------------------------------------------------
 

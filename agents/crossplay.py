@@ -41,6 +41,7 @@ __all__ = [
     "crossplay_markdown",
     "method_markdown",
     "method_summary",
+    "run_cell",
     "team_labels",
 ]
 
@@ -83,7 +84,10 @@ def _table(newcomer: Team, hosts: Team, players: int, game: int) -> Team:
     return MixedTable([newcomer if p == seat else hosts for p in range(players)])
 
 
-def _run_cell(task: tuple) -> list[bool]:
+def run_cell(task: tuple) -> list[bool]:
+    """Win or loss of each game of one cell: ``task`` is ``(config as a dict, newcomer
+    spec, host spec, seed, game numbers)``; a worker process rebuilds the teams from
+    their specs."""
     config_dict, newcomer_spec, host_spec, seed, games = task
     config = GameConfig.from_dict(config_dict)
     newcomer = make_team(newcomer_spec)
@@ -141,7 +145,7 @@ def crossplay(
         for b in teams
         for start in range(0, games, chunk)
     ]
-    results = list(map_tasks(_run_cell, tasks, jobs))
+    results = list(map_tasks(run_cell, tasks, jobs))
     won: dict[tuple[str, str], int] = {}
     for task, out in zip(tasks, results, strict=True):
         won[(task[1], task[2])] = won.get((task[1], task[2]), 0) + sum(out)

@@ -8,6 +8,8 @@
 | ``bayes`` | the Bayesian group (models the heuristic player) | group |
 | ``convention`` / ``convention:A`` | the convention team: one public code per turn (agents/convention.py) | both |
 | ``oracle`` | CHEATS: the group sees the hidden fate | group |
+| ``natural`` | plays and reads as the rulebook suggests a newcomer would (``agents/natural.py``) | both |
+| ``noisy:E:SPEC`` | ``SPEC`` (a policy, or a team with ``+``), its plays random with probability E (``agents/noisy.py``) | as ``SPEC`` |
 | ``ppo:PATH`` | a trained Stable-Baselines3 model | as trained |
 | ``rllib:PATH`` | an RLlib checkpoint of ``shipwreck_training.rllib`` (``agents/rllib_policy.py``) | as trained |
 | ``fast:PATH`` | a ``shipwreck_training.fast`` team, one object for both roles (``agents/fast_team.py``) | both |
@@ -42,6 +44,8 @@ SPECS: tuple[tuple[str, str], ...] = (
     ("bayes", "the Bayesian group (group only)"),
     ("convention[:A,...]", "the convention team, both roles (the best scripted one)"),
     ("oracle", "CHEATS: the group reads the hidden fate (never at a person's table)"),
+    ("natural", "plays and reads as the rulebook suggests a newcomer would (both roles)"),
+    ("noisy:E:SPEC", "SPEC (a policy or PLAY+GROUP team) whose plays are random with chance E"),
     ("ppo:PATH", "a trained Stable-Baselines3 model"),
     ("rllib:PATH", "an RLlib checkpoint of shipwreck_training.rllib"),
     ("fast:PATH", "a fast-trainer team, both roles (fast:results/models/fast_selfplay.pth)"),
@@ -175,6 +179,13 @@ def make_policy(spec: str) -> Policy:
         from shipwreck_agents.convention import ConventionPolicy
 
         return ConventionPolicy(**_convention_options(spec, arg))
+    if name == "natural" and not arg:
+        from shipwreck_agents.natural import natural_team
+
+        return natural_team()
+    if name == "noisy":
+        epsilon, inner = _noisy_parts(spec, arg)
+        return _noisy(make_policy(inner), epsilon)
     if name == "oracle" and not arg:
         from shipwreck_agents.simple import OracleGroup
 
@@ -206,6 +217,20 @@ def make_policy(spec: str) -> Policy:
     )
 
 
+def _noisy_parts(spec: str, arg: str) -> tuple[float, str]:
+    """``E:SPEC`` -> (E, SPEC)."""
+    text, _, inner = arg.partition(":")
+    if not inner:
+        raise ValueError(f"policy {shown(spec)} needs a spec to make noisy; allowed: noisy:E:SPEC")
+    return spec_number(spec, text, 0.0, 1.0), inner
+
+
+def _noisy(policy: Policy, epsilon: float) -> Policy:
+    from shipwreck_agents.noisy import NoisyPolicy
+
+    return NoisyPolicy(policy, epsilon)
+
+
 _PLAY_ONLY = ("heuristic",)
 _GROUP_ONLY = ("oracle",)
 
@@ -229,6 +254,12 @@ def make_team(spec: str) -> Team:
     Raises:
         ValueError: an unknown spec.
     """
+    if spec.startswith("noisy:"):  # before "+": the noise wraps the whole team
+        epsilon, inner = _noisy_parts(spec, spec.partition(":")[2])
+        team = make_team(inner)
+        play = _noisy(team.play, epsilon)
+        group = play if team.group is team.play else _noisy(team.group, epsilon)
+        return Team(play, group)
     if "+" in spec:
         play, _, group = spec.partition("+")
         return Team(make_policy(play), make_policy(group))

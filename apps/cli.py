@@ -184,6 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="also write DIR/crossplay.json, .md and a heatmap .png",
     )
+    from shipwreck_apps.adhoc import add_adhoc
+
+    add_adhoc(sub, _HelpFormatter)
     bench = sub.add_parser(
         "bench",
         help="the speed benchmark (its own options: bench --help)",
@@ -222,6 +225,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _evaluate(args)
     elif args.command == "crossplay":
         return _crossplay(args)
+    elif args.command == "adhoc":
+        from shipwreck_apps.adhoc import run_adhoc
+
+        return run_adhoc(args)
     elif args.command in ("play", "replay", "serve"):
         from shipwreck_apps.commands import run
 

@@ -10,7 +10,7 @@ from shipwreck_agents.base import Team
 from shipwreck_agents.bayes import BayesGroup, race_value
 from shipwreck_agents.evaluate import evaluate
 from shipwreck_agents.heuristic import HeuristicPlayer
-from shipwreck_agents.registry import make_policy
+from shipwreck_agents.registry import make_policy, make_team
 from shipwreck_agents.simple import LiteralPolicy, OracleGroup, RandomPolicy
 from shipwreck_env.actions import NUM_ACTIONS, PASS, play_action, predict_action
 from shipwreck_env.config import GameConfig
@@ -100,7 +100,10 @@ def _random_states(config: GameConfig, n: int, seed: int) -> list[State]:
     return states
 
 
-@pytest.mark.parametrize("team_spec", ["heuristic+bayes", "convention+convention"])
+@pytest.mark.parametrize(
+    "team_spec",
+    ["heuristic+bayes", "convention+convention", "natural+natural", "noisy:0.5:heuristic+bayes"],
+)
 @pytest.mark.parametrize(
     "config",
     [GameConfig(num_players=3), GameConfig(num_players=4, card_sets="all", group_decision="vote")],
@@ -111,8 +114,7 @@ def test_scripted_choices_do_not_depend_on_other_players_hidden_fates(config, te
     convention team) must choose the same action."""
 
     def new_team() -> Team:
-        play, group = team_spec.split("+")
-        return Team(make_policy(play), make_policy(group))
+        return make_team(team_spec)
 
     checked = 0
     for s in _random_states(config, 250, seed=3):

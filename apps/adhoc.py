@@ -1,0 +1,168 @@
+"""The ``adhoc`` subcommand: the ad-hoc benchmark (:mod:`shipwreck_agents.adhoc`) of one
+or more teams, and the report of every team measured so far.
+
+``shipwreck-arcana adhoc TEAM [TEAM ...] --out-dir results`` measures each team with the
+held-out partners, writes ``results/adhoc/<team>.json`` (with the command that made it),
+then rebuilds ``results/adhoc.md`` and ``results/adhoc.png`` from every JSON file in
+``results/adhoc/``: the report grows team by team, and each row names its command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+__all__ = ["add_adhoc", "report_folder", "run_adhoc"]
+
+
+def add_adhoc(sub: argparse._SubParsersAction, formatter: type) -> None:
+    """Add the ``adhoc`` parser to ``sub``."""
+    from shipwreck_agents.adhoc import ADHOC_DIFFICULTIES, ADHOC_SEED
+    from shipwreck_apps.arguments import at_least, between
+
+    parser = sub.add_parser(
+        "adhoc",
+        help="the ad-hoc benchmark: a team with held-out partners it never met",
+        description="Ad-hoc teamwork: each team's self-play and its pooled win rate with the "
+        "held-out partners (shipwreck_agents.adhoc.HELD_OUT_PARTNERS), one stranger among the "
+        "team and one of the team among strangers, with 95%% intervals.",
+        formatter_class=formatter,
+    )
+    parser.add_argument("teams", nargs="+", help="team specs (SPEC or PLAY+GROUP)")
+    parser.add_argument("--games", type=at_least(1), default=1000, help="games per cell")
+    parser.add_argument("--seed", type=at_least(0), default=ADHOC_SEED, help="the deals' seed")
+    parser.add_argument("--players", type=between(2, 5), default=3, help="players, 2 to 5")
+    parser.add_argument("--card-sets", default="base", help="card sets, e.g. base or all")
+    parser.add_argument("--jobs", type=at_least(1), default=1, help="worker processes")
+    parser.add_argument(
+        "--difficulty",
+        default=",".join(ADHOC_DIFFICULTIES),
+        help="difficulties, a comma list",
+    )
+    parser.add_argument(
+        "--partners",
+        default=None,
+        help="partner team specs separated by ';' (default: the held-out partners)",
+    )
+    parser.add_argument(
+        "--out-dir",
+        default=None,
+        metavar="DIR",
+        help="also write DIR/adhoc/TEAM.json and rebuild DIR/adhoc.md and DIR/adhoc.png",
+    )
+
+
+def _file_name(team: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", team).strip("_")[:120] + ".json"
+
+
+def run_adhoc(args: argparse.Namespace) -> int:
+    """Run the ``adhoc`` subcommand; 2 on a bad team, partner or option."""
+    from shipwreck_agents.adhoc import adhoc, adhoc_markdown
+
+    command = "shipwreck-arcana " + " ".join(sys.argv[1:])
+    partners = [p for p in args.partners.split(";") if p] if args.partners else None
+    reports = []
+    for team in args.teams:
+        try:
+            report = adhoc(
+                team,
+                partners=partners,
+                difficulties=[d for d in args.difficulty.split(",") if d],
+                games=args.games,
+                seed=args.seed,
+                players=args.players,
+                jobs=args.jobs,
+                card_sets=args.card_sets,
+            )
+        except (ValueError, ModuleNotFoundError) as exc:
+            print(f"shipwreck-arcana adhoc: error: {exc}", file=sys.stderr)
+            return 2
+        report["command"] = command
+        reports.append(report)
+        if args.out_dir:
+            folder = Path(args.out_dir) / "adhoc"
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / _file_name(team)
+            path.write_text(json.dumps(report, indent=2) + "\n")
+            print(f"wrote {path}")
+    print(adhoc_markdown(reports))
+    if args.out_dir:
+        for path in report_folder(Path(args.out_dir)):
+            print(f"wrote {path}")
+    return 0
+
+
+def report_folder(out_dir: Path) -> list[Path]:
+    """Rebuild ``out_dir/adhoc.md`` and ``adhoc.png`` from ``out_dir/adhoc/*.json``, the
+    teams in order of their pooled ad-hoc win rate at the first difficulty."""
+    from shipwreck_agents.adhoc import adhoc_markdown
+    from shipwreck_agents.crossplay import team_labels
+
+    reports = [json.loads(p.read_text()) for p in sorted((out_dir / "adhoc").glob("*.json"))]
+    if not reports:
+        return []
+    first = next(iter(reports[0]["results"]))
+    reports.sort(
+        key=lambda r: -r["results"].get(first, {"adhoc": {"win_rate": 0}})["adhoc"]["win_rate"]
+    )
+    names = [r["team"] for r in reports] + [p for r in reports for p in r["partners"]]
+    labels = team_labels(list(dict.fromkeys(names)))
+    config = reports[0]["config"]
+    header = [
+        "# Ad-hoc benchmark",
+        "",
+        f"{config['num_players']} players, card sets {config['card_sets']}, "
+        f"{config['group_decision']}; the held-out partners of `shipwreck_agents.adhoc` "
+        "(docs/adhoc.md). Each team's rows were made by the command listed under the tables.",
+        "Win rate [95% interval]; ad-hoc pools both seatings over every partner.",
+        "",
+    ]
+    commands = sorted({r["command"] for r in reports})
+    footer = ["", "Commands:", ""] + [f"- `{c}`" for c in commands]
+    md = out_dir / "adhoc.md"
+    md.write_text(
+        "\n".join(header) + adhoc_markdown(reports, labels) + "\n" + "\n".join(footer) + "\n"
+    )
+    png = out_dir / "adhoc.png"
+    _plot(reports, labels, png)
+    return [md, png]
+
+
+def _plot(reports: list[dict], labels: dict[str, str], path: Path) -> None:
+    """Self-play and pooled ad-hoc win rate per team and difficulty, with intervals."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    difficulties = list(dict.fromkeys(d for r in reports for d in r["results"]))
+    fig, axes = plt.subplots(
+        1,
+        len(difficulties),
+        figsize=(5 * len(difficulties), 0.45 * len(reports) + 2),
+        squeeze=False,
+    )
+    for ax, difficulty in zip(axes[0], difficulties, strict=True):
+        shown = [r for r in reports if difficulty in r["results"]]
+        for offset, key, colour in ((-0.18, "self", "tab:gray"), (0.18, "adhoc", "tab:blue")):
+            rates = [r["results"][difficulty][key] for r in shown]
+            ys = [i + offset for i in range(len(shown))]
+            xs = [rate["win_rate"] for rate in rates]
+            errors = [
+                [x - rate["ci95"][0] for x, rate in zip(xs, rates, strict=True)],
+                [rate["ci95"][1] - x for x, rate in zip(xs, rates, strict=True)],
+            ]
+            ax.barh(ys, xs, height=0.34, xerr=errors, color=colour, label=key)
+        ax.set_yticks(range(len(shown)), [labels.get(r["team"], r["team"]) for r in shown])
+        ax.invert_yaxis()
+        ax.set_xlim(0, 1)
+        ax.set_xlabel("win rate")
+        ax.set_title(difficulty)
+        ax.legend(["self-play", "ad-hoc, held-out partners"], loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
