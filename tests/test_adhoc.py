@@ -248,3 +248,15 @@ def test_a_noisy_team_wraps_both_roles_and_keeps_one_object_for_a_one_object_tea
     split = make_team("noisy:0.2:heuristic+bayes")
     assert split.play is not split.group
     assert split.play.inner.name == "heuristic" and split.group.inner.name == "bayes"
+
+
+def test_the_docs_table_of_the_pool_matches_the_split():
+    text = (ROOT / "docs" / "adhoc.md").read_text()
+    rows = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 4 and cells[0] in ("training", "held out"):
+            rows[cells[1].strip("`")] = cells[0]
+    want = {p.spec: "training" for p in TRAINING_PARTNERS}
+    want.update({p.spec: "held out" for p in HELD_OUT_PARTNERS})
+    assert rows == want
