@@ -153,7 +153,14 @@ def test_replay_api_serves_a_viewer_only_their_view(records: Path) -> None:
                 body = r.json()
                 s = replay.states[step]
                 expected = view_data(make_view(s, viewer), replay.log[:step], None, faded_cards(s))
-                assert {k: body[k] for k in expected} == expected
+                assert {k: body[k] for k in expected if k != "log"} == {
+                    k: v for k, v in expected.items() if k != "log"
+                }
+                # the log is the table's, each play with what it told (public facts)
+                assert [{k: v for k, v in e.items() if k != "note"} for e in body["log"]] == (
+                    expected["log"]
+                )
+                assert [e.get("note") for e in body["log"]] == replay.notes[:step]
                 for twin in twins(s, viewer, rng, per_fate=1):
                     assert view_data(make_view(twin, viewer)) == view_data(make_view(s, viewer))
         everybody = client.get("/api/replays/hard-00001.json?step=1&viewer=all").json()
@@ -170,6 +177,20 @@ def test_replay_api_serves_a_viewer_only_their_view(records: Path) -> None:
             r = client.get(path)
             assert r.status_code == status, path
             assert r.json()["error"]
+
+
+def test_a_replay_says_what_each_play_told(records: Path) -> None:
+    """Issue 41, finding 5: each play of a replay carries its literal reading (the
+    number line of the seat that played, right after the play), in the web data and in
+    the terminal viewer."""
+    replay = Replay(records / "normal-00000.json")
+    data = replay.step_data(replay.steps, 1)
+    noted = [e for e in data["log"] if e.get("note")]
+    assert noted and all(e["action"].startswith("play fate") for e in noted)
+    assert all("this play says player " in e["note"] for e in noted)
+    done = run_cli("replay", str(records / "normal-00000.json"), "--all")
+    assert done.returncode == 0, done.stderr
+    assert "(this play says player " in done.stdout
 
 
 def test_web_replay_steps_and_switches_viewer(records: Path) -> None:

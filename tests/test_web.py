@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import threading
 import warnings
 from pathlib import Path
@@ -45,8 +46,17 @@ def new_game(client, **body) -> tuple[str, dict[int, str]]:
     return data["game"], keys
 
 
+_TABLES: dict = {}
+
+
 def table_of(app, gid: str) -> Table:
-    return app.state.games.get(gid).table
+    """The table of game ``gid``: from the app while it is in memory, else as it was
+    last seen here (a finished game leaves memory for its record on disk)."""
+    table = getattr(app.state.games.get(gid), "table", None)
+    if table is not None:
+        _TABLES[app, gid] = table
+        return table
+    return _TABLES[app, gid]
 
 
 # --- the API ------------------------------------------------------------------------------
@@ -127,7 +137,7 @@ def test_bad_requests_get_4xx_and_change_nothing(app_client) -> None:
 def test_bad_new_games_are_refused(app_client) -> None:
     _, client = app_client
     for body, words in [
-        ({"players": 9}, "num_players"),
+        ({"players": 9}, "players must be"),
         ({"difficulty": "silly"}, "difficulty"),
         ({"humans": []}, "humans"),
         ({"humans": [5]}, "human seats"),
@@ -277,6 +287,9 @@ def check_no_leak(app, bodies: list, rng: np.random.Generator) -> int:
         if path == "/api/games":
             assert set(body) == {"game", "links"}, body
             continue
+        if path == "/api/teams":  # the lobby's list of team specs
+            assert all(isinstance(spec, str) for spec in body), body
+            continue
         if path == "/api/replays" or set(body) == {"error"}:
             continue
         if path.split("?")[0].endswith("/replay"):  # served only once the game is over (409)
@@ -341,7 +354,10 @@ def test_a_whole_game_by_clicking_without_a_leak(browser) -> None:
         page.fill("input[name=seed]", "12")
         page.click("#create")
         page.wait_for_selector("a.seat-link")
-        page.goto(base + page.get_attribute("a.seat-link", "href"))  # the seat's secret link
+        link = page.get_attribute("a.seat-link", "href")
+        gid = link.split("/")[2]
+        page.goto(base + link)  # the seat's secret link
+        table_of(app, gid)  # kept for the checks below: a finished game leaves memory
         seat_page = page
         seat_page.wait_for_selector("button.action")
         screenshot_taken = False
@@ -372,7 +388,6 @@ def test_a_whole_game_by_clicking_without_a_leak(browser) -> None:
         )
         assert screenshot_taken
         page.close()
-    gid = next(iter(app.state.games._games))
     assert table_of(app, gid).over
     assert check_no_leak(app, bodies, np.random.default_rng(0)) >= 5
 
@@ -529,7 +544,13 @@ def test_the_lobby_shows_a_clear_error_for_a_bad_teammate(browser) -> None:
 
 def test_static_pages_carry_no_game_data(app_client) -> None:
     _, client = app_client
-    for path in ("/", "/static/render.js", "/static/table.js", "/static/style.css"):
+    for path in (
+        "/",
+        "/static/render.js",
+        "/static/table.js",
+        "/static/style.css",
+        "/static/favicon.svg",
+    ):
         r = client.get(path)
         assert r.status_code == 200
     assert json.loads(client.get("/api/replays").text) == []
@@ -569,3 +590,197 @@ def test_a_challenge_game_gives_a_person_both_their_seats(app_client) -> None:
     assert all(s["fates"] is None for s in view["seats"] if not s["mine"])
     r = client.post("/api/games", json={"players": 3, "challenge_mode": True})
     assert r.status_code == 400 and "challenge_mode" in r.json()["error"]
+
+
+# --- issue 41, finding 5: a page that teaches the game ----------------------------------
+
+
+def open_seat(browser, base: str, body: dict, viewport=(1300, 900), clock: bool = False):
+    """Create a game over HTTP and open its first person's seat in a new page; returns
+    (page, game id, the links). With ``clock``, the page's timers (its polling) run only
+    when the test moves its clock."""
+    import httpx
+
+    data = httpx.post(base + "/api/games", json=body).json()
+    page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
+    if clock:
+        page.clock.install()
+    seat = min(int(s) for s in data["links"])
+    page.goto(base + data["links"][str(seat)])
+    page.wait_for_selector(".seat")
+    return page, data["game"], data["links"]
+
+
+def test_the_page_teaches_the_game(browser) -> None:
+    """Issue 41, finding 5: a "How to play" panel (collapsible, the same words as the
+    terminal's rules), the goal, card names in the log (never ids), the group's reading
+    says whose fate and from which plays, each turn's plays read literally, the end in
+    words and never "Doom 8/7", and a favicon that loads."""
+    from test_explain import ID_WORD
+
+    from shipwreck_apps.play.seat_view import RULES_HELP
+
+    app = create_app()
+    with running_server(app) as base:
+        body = {"players": 3, "teammates": "bayes", "seed": 25, "difficulty": "hard"}
+        page, gid, _ = open_seat(browser, base, body)
+        table = table_of(app, gid)
+        helper = page.locator("#how-to-play")
+        assert helper.count() == 1 and not helper.evaluate("d => d.open")  # collapsed
+        assert not page.locator("#how-to-play dd").first.is_visible()
+        page.click("#how-to-play summary")
+        assert page.locator("#how-to-play dd").first.is_visible()
+        shown = list(
+            zip(
+                page.locator("#how-to-play dt").all_inner_texts(),
+                page.locator("#how-to-play dd").all_inner_texts(),
+                strict=True,
+            )
+        )
+        assert shown == [(t, b) for t, b in RULES_HELP]
+        assert "Score 7 before doom reaches 7 (doom starts at 4 on hard)" in page.inner_text(
+            ".goal"
+        )
+        icon = page.get_attribute("link[rel=icon]", "href")
+        status, kind = page.evaluate(
+            "url => fetch(url).then(r => [r.status, r.headers.get('content-type')])", icon
+        )
+        assert status == 200 and kind.startswith("image/")
+        rng = np.random.default_rng(2)
+        readings, posteriors, logs = set(), [], set()
+        for _ in range(400):  # bounded
+            if page.evaluate("document.body.dataset.over") == "1":
+                break
+            if page.locator(".reading-text").count():
+                readings.add(page.inner_text(".reading-text"))
+            if page.locator(".posterior").count():
+                posteriors.append(
+                    (page.inner_text(".posterior h3"), page.inner_text(".reading-from"))
+                )
+            logs |= set(page.locator(".log-list li").all_inner_texts())
+            click_an_action(page, rng)
+        assert table.over
+        logs |= set(page.locator(".log-list li").all_inner_texts())
+        assert any("refilled with" in text for text in logs)
+        assert not any(ID_WORD.search(text) for text in logs), [
+            t for t in logs if ID_WORD.search(t)
+        ]
+        assert readings and all("read literally" in r and "hidden fate is" in r for r in readings)
+        assert posteriors
+        for heading, source in posteriors:
+            assert re.search(r"about player \d's hidden fate", heading), heading
+            assert re.search(r"from \d on (The )?[A-Z]", source), source
+        status = page.inner_text(".status")
+        assert table.state.doom > 7  # this seed ends past the track
+        assert "Doom reached 7: the table lost." in status
+        assert not re.search(r"\b([89]|1\d)/7", page.inner_text("#table"))
+        page.close()
+
+
+def test_an_error_shows_where_the_eye_is(browser) -> None:
+    """Issue 41, finding 5: a refusal is shown in a banner that stays in the window and
+    above the action buttons (it was below the fold); the page then shows the table as
+    it is now."""
+    app = create_app()
+    with running_server(app) as base:
+        body = {"players": 3, "teammates": "convention", "seed": 2}
+        page, _, _ = open_seat(browser, base, body, viewport=(1000, 600))
+        page.wait_for_selector("button.action")
+
+        def refuse(route) -> None:
+            if route.request.method == "POST":
+                route.fulfill(status=409, json={"error": "it is player 1's decision, not yours"})
+            else:
+                route.continue_()
+
+        page.route("**/actions", refuse)
+        page.evaluate("window.scrollTo(0, 0)")
+        page.locator("button.action").first.click()
+        page.wait_for_selector(".action-error")
+        banner = page.locator("#error")
+        assert "player 1's decision" in banner.inner_text()
+        box = banner.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 600
+        page.locator("button.action").first.scroll_into_view_if_needed()
+        box = banner.bounding_box()
+        assert box is not None and 0 <= box["y"] < 600  # sticky: still in the window
+        near = page.locator(".actions .action-error")
+        assert "player 1's decision" in near.inner_text()
+        assert near.bounding_box()["y"] < page.locator("button.action").first.bounding_box()["y"]
+        page.close()
+
+
+def test_a_stale_click_is_refused_and_the_page_shows_the_table_again(browser) -> None:
+    """Issue 41: an action names the version it was chosen at; a click on a view the
+    game has already left (here the same seat played from another tab) is refused, not
+    applied to a decision the person never saw, and the page reloads the table."""
+    import httpx
+
+    app = create_app()
+    with running_server(app) as base:
+        body = {"players": 3, "humans": [0], "teammates": "bayes", "seed": 8}
+        page, gid, links = open_seat(browser, base, body, clock=True)
+        page.wait_for_selector("button.action")
+        table = table_of(app, gid)
+        seen = int(page.evaluate("document.body.dataset.version"))
+        key = links["0"].split("#key=")[1]
+        r = httpx.post(
+            f"{base}/api/games/{gid}/seats/0/actions",
+            json={"action": table.legal(0)[0], "version": seen},
+            headers={"X-Seat-Key": key},
+        )
+        assert r.status_code == 200, r.text
+        moved = table.version
+        assert moved > seen and not table.over
+        page.locator("button.action").first.click()  # chosen at the old version
+        page.wait_for_function("v => document.body.dataset.version === v", arg=str(moved))
+        assert table.version == moved  # the stale click changed nothing
+        assert "Not played" in page.inner_text("#error")
+        page.close()
+
+
+def test_an_action_lost_on_the_network_is_resent_safely(browser) -> None:
+    """Issue 41: the page sends an action again when its answer is lost; the copy that
+    arrives second is refused by its version, so the game takes exactly one move."""
+    app = create_app()
+    with running_server(app) as base:
+        body = {"players": 3, "humans": [0], "teammates": "bayes", "seed": 8}
+        page, gid, _ = open_seat(browser, base, body, clock=True)
+        page.wait_for_selector("button.action")
+        table = table_of(app, gid)
+        before = len([e for e in table.log if e["by"] == "person"])
+        posts: list[int] = []
+
+        def lose_first_answer(route) -> None:
+            if route.request.method != "POST":
+                route.continue_()
+                return
+            posts.append(1)
+            if len(posts) == 1:
+                route.fetch()  # the server gets it and applies it; the answer is lost
+                route.abort("connectionreset")
+            else:
+                route.continue_()
+
+        page.route("**/actions", lose_first_answer)
+        version = page.evaluate("document.body.dataset.version")
+        page.locator("button.action").first.click()
+        page.clock.run_for(2000)  # the page's wait before sending again
+        page.wait_for_function("v => document.body.dataset.version !== v", arg=version)
+        assert len(posts) == 2
+        assert len([e for e in table.log if e["by"] == "person"]) == before + 1
+        assert page.evaluate("document.body.dataset.version") == str(table.version)
+        page.close()
+
+
+def test_the_lobby_offers_the_teams_the_server_offers(browser) -> None:
+    """Issue 41, finding 4 (page side): the lobby lists the teams GET /api/teams names
+    (only teams that can be created here), not a fixed list."""
+    with running_server(create_app(teams=["bayes", "random"])) as base:
+        page = browser.new_page()
+        page.goto(base + "/")
+        page.wait_for_function("document.querySelectorAll('#specs option').length === 2")
+        values = page.eval_on_selector_all("#specs option", "os => os.map(o => o.value)")
+        assert values == ["bayes", "random"]
+        assert page.input_value("input[name=teammates]") == "bayes"
+        page.close()

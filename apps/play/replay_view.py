@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TextIO
 
 from shipwreck_agents.records import ReplayError, load_record, replay_states
+from shipwreck_apps.play.explain import play_note
 from shipwreck_apps.play.seat_view import (
     end_reason,
     faded_cards,
@@ -44,12 +45,18 @@ def _record_of(source: str | Path | dict) -> dict:
 
 
 class Replay:
-    """Every step of a recorded game (step 0: before the first action)."""
+    """Every step of a recorded game (step 0: before the first action).
+
+    ``log`` holds the table's own log entries (:func:`log_entry`); ``notes`` holds, per
+    action, what a play told about the hidden fate (:func:`play_note`, public facts of
+    the step after it) or ``None``; :meth:`step_data` shows each entry with its note.
+    """
 
     def __init__(self, source: str | Path | dict) -> None:
         self.record = _record_of(source)
         self.states = replay_states(self.record)
         self.log: list[dict] = []
+        self.notes: list[str | None] = []
         humans = set(self.record.get("players", {}).get("humans", []))
         for i, action in enumerate(self.record["actions"]):
             before, after = self.states[i], self.states[i + 1]
@@ -66,6 +73,7 @@ class Replay:
                     by,
                 )
             )
+            self.notes.append(play_note(make_view(after, 0), action))
 
     @property
     def steps(self) -> int:
@@ -82,7 +90,10 @@ class Replay:
         if not 0 <= step <= self.steps:
             raise ReplayError(f"step {step!r} is not in this replay; allowed: 0..{self.steps}")
         s = self.states[step]
-        log = self.log[:step]
+        log = [
+            {**entry, "note": note} if note and "note" not in entry else entry
+            for entry, note in zip(self.log[:step], self.notes, strict=False)
+        ]
         if viewer is None:
             data = omniscient_data(s, log)
         else:
@@ -133,7 +144,10 @@ def replay_terminal(
         if step:
             entry = replay.log[step - 1]
             events = f" -> {'; '.join(entry['events'])}" if entry["events"] else ""
+            note = replay.notes[step - 1]
             out.write(f"player {entry['player']}: {entry['action']}{events}\n")
+            if note:
+                out.write(f"  ({note})\n")
         out.write(screen_text(data) + "\n")
         if not wait:
             if step == replay.steps:

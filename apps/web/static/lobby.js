@@ -75,7 +75,26 @@ async function replays() {
   }
 }
 
+async function teams() {
+  // The teams this server can create (GET /api/teams); the page's own list stays when
+  // the server does not say.
+  const r = await fetch("/api/teams").catch(() => null);
+  if (!r || !r.ok) return;
+  const specs = await r.json().catch(() => null);
+  if (!Array.isArray(specs) || !specs.length) return;
+  const list = document.getElementById("specs");
+  list.textContent = "";
+  for (const spec of specs) {
+    const o = document.createElement("option");
+    o.value = spec;
+    list.appendChild(o);
+  }
+  const input = document.querySelector("input[name=teammates]");
+  if (!specs.includes(input.value)) input.value = specs[0];
+}
+
 document.getElementById("players").addEventListener("change", seatBoxes);
 document.getElementById("new-game").addEventListener("submit", create);
 seatBoxes();
+teams();
 replays();

@@ -57,6 +57,40 @@ function numberLine(values) {
   return line;
 }
 
+function trackText(name, value, end) {
+  // "Doom 5/7"; past the end of the track "Doom 7/7 (8 counted)", never "8/7".
+  return value <= end ? name + " " + value + "/" + end : name + " " + end + "/" + end + " (" + value + " counted)";
+}
+
+function readingPanel(data) {
+  // What this turn's plays tell about the active seat's hidden fate, read literally
+  // (the server's words), and the AI group's model's reading of that same fate.
+  const box = el("div", "reading");
+  if (data.reading) {
+    box.appendChild(el("h3", null, "What this turn's plays tell"));
+    box.appendChild(el("p", "reading-text", data.reading.text));
+  }
+  if (data.posterior) {
+    const whose = data.reading ? "player " + data.reading.player + "'s hidden fate" : "the hidden fate";
+    const post = el("div", "posterior");
+    post.appendChild(el("h3", null, "What the group concludes about " + whose));
+    const from = data.reading ? "from " + data.reading.plays.join("; ") + ", " : "";
+    post.appendChild(el("p", "muted reading-from", "The AI teammates' model reads it " + from +
+      "with every public step of the game so far, as your teammates would:"));
+    data.posterior.forEach((p, i) => {
+      const bar = el("div", "bar-row");
+      bar.appendChild(el("span", "bar-label", i + 1));
+      const b = el("span", "bar");
+      b.style.width = Math.round(p * 160) + "px";
+      bar.appendChild(b);
+      bar.appendChild(el("span", "bar-value", Math.round(p * 100) + "%"));
+      post.appendChild(bar);
+    });
+    box.appendChild(post);
+  }
+  return box;
+}
+
 function renderTable(root, data, opts) {
   opts = opts || {};
   root.textContent = "";
@@ -64,9 +98,8 @@ function renderTable(root, data, opts) {
   const status = el("div", "status");
   if (data.over) {
     const turns = data.turn + (data.turn === 1 ? " turn" : " turns");
-    const result = data.truncated ? "stopped" : data.won ? "you won together!" : "lost";
-    const reason = data.end_reason ? " \u2014 " + data.end_reason : "";
-    status.appendChild(el("strong", data.won ? "won" : "lost", "Game over after " + turns + ": " + result + reason));
+    const reason = data.end_reason ? " Last turn: " + data.end_reason + "." : "";
+    status.appendChild(el("strong", data.won ? "won" : "lost", "Game over after " + turns + ". " + data.end_words + reason));
   } else if (data.ended) {
     status.appendChild(el("strong", "lost", "The game was stopped: " + data.ended));
   } else {
@@ -78,12 +111,13 @@ function renderTable(root, data, opts) {
   }
   top.appendChild(status);
   const score = el("div", "meter");
-  score.appendChild(el("span", "label", "Score " + data.score + "/7"));
+  score.appendChild(el("span", "label", trackText("Score", data.score, 7)));
   score.appendChild(pips(data.score, 7, "score"));
-  score.appendChild(el("span", "label", "Doom " + data.doom + "/7"));
+  score.appendChild(el("span", "label", trackText("Doom", data.doom, 7)));
   score.appendChild(pips(data.doom, 7, "doom"));
   score.appendChild(el("span", "muted", data.difficulty + ", " + data.num_players + " players, " + data.card_sets.join("+") + ", " + data.group_decision));
   top.appendChild(score);
+  if (!data.over) top.appendChild(el("div", "goal", "Goal: " + data.goal + ". The rules in short: \u201cHow to play\u201d above."));
   root.appendChild(top);
 
   const board = el("section", "board");
@@ -141,26 +175,14 @@ function renderTable(root, data, opts) {
     row.appendChild(el("span", null, " " + p.summary));
     powers.appendChild(row);
   }
-  if (data.posterior) {
-    const post = el("div", "posterior");
-    post.appendChild(el("h3", null, "What the group concludes about the hidden fate"));
-    data.posterior.forEach((p, i) => {
-      const bar = el("div", "bar-row");
-      bar.appendChild(el("span", "bar-label", i + 1));
-      const b = el("span", "bar");
-      b.style.width = Math.round(p * 160) + "px";
-      bar.appendChild(b);
-      bar.appendChild(el("span", "bar-value", Math.round(p * 100) + "%"));
-      post.appendChild(bar);
-    });
-    powers.appendChild(post);
-  }
+  if (data.reading || data.posterior) powers.appendChild(readingPanel(data));
   mid.appendChild(powers);
   root.appendChild(mid);
 
   const lower = el("section", "lower");
   const actions = el("div", "panel actions");
   actions.appendChild(el("h3", null, opts.onAction ? "Your decision" : "Legal actions"));
+  if (opts.error) actions.appendChild(el("p", "error action-error", opts.error));
   if (data.turn_events.length) actions.appendChild(el("p", "events", "This turn: " + data.turn_events.join("; ")));
   if (!data.legal.length) {
     actions.appendChild(el("p", "muted", data.over ? "The game is over." : data.ended ? "The game was stopped." : "Waiting for player " + data.decider + "..."));
@@ -181,6 +203,7 @@ function renderTable(root, data, opts) {
   for (const e of data.log.slice().reverse()) {
     const who = e.player === data.player ? "you" : "player " + e.player + (e.by === "ai" ? " (AI)" : "");
     const li = el("li", null, who + ": " + e.action + (e.events.length ? " \u2192 " + e.events.join("; ") : ""));
+    if (e.note) li.appendChild(el("div", "note", e.note));
     li.value = e.index;
     ol.appendChild(li);
   }

@@ -18,7 +18,9 @@ async function show(step) {
   const r = await fetch(SOURCE + q, { headers: OWN_GAME ? { "X-Seat-Key": KEY } : {} });
   const data = await r.json().catch(() => ({ error: "the server answered " + r.status }));
   if (!r.ok) {
-    document.getElementById("error").textContent = data.error;
+    const banner = document.getElementById("error");
+    banner.textContent = data.error;
+    banner.hidden = false;
     const loading = document.getElementById("loading");
     if (loading) loading.textContent = data.error;
     return;
