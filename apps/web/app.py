@@ -123,9 +123,10 @@ def _json_kind(value: object) -> str:
     if isinstance(value, bool) or value is None:
         return str(value).lower() if value is not None else "null"
     if isinstance(value, (int, float)):
-        return f"the number {shown(str(value), 30)}"
+        text = str(value)
+        return f"the number {text if len(text) <= 30 else text[:30] + '...'}"
     if isinstance(value, str):
-        return shown(value)
+        return f"the text {shown(value)}"
     return "a list" if isinstance(value, list) else "an object"
 
 
@@ -193,8 +194,10 @@ def _check_teammates(spec: object, teams: Sequence[str] = TEAMS) -> str:
     specs and shipped models is refused: a browser must not make the server load an
     arbitrary file (a model file is a pickle), and the oracle cheats. (The table checks
     the team itself too: :class:`~shipwreck_apps.play.table.Table`.)"""
-    if not isinstance(spec, str) or not 0 < len(spec) <= 200:
+    if not isinstance(spec, str) or not spec:
         raise HTTPError(400, f"teammates must be a team's name (a spec), got {_json_kind(spec)}")
+    if len(spec) > 200:
+        raise HTTPError(400, f"teammates {shown(spec)} is too long; at most 200 characters")
     parts = []
     for part in spec.split("+", 1):
         if _SCRIPTED.match(part):
