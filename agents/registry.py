@@ -8,6 +8,7 @@
 | ``bayes`` | the Bayesian group (models the heuristic player) | group |
 | ``convention`` / ``convention:A`` | the convention team: one public code per turn (agents/convention.py) | both |
 | ``oracle`` | CHEATS: the group sees the hidden fate | group |
+| ``types`` / ``types:T,...`` | reads and signals under a posterior over partner types T (``agents/type_inference.py``) | both |
 | ``natural`` | plays and reads as the rulebook suggests a newcomer would (``agents/natural.py``) | both |
 | ``noisy:E:SPEC`` | ``SPEC`` (a policy, or a team with ``+``), its plays random with probability E (``agents/noisy.py``) | as ``SPEC`` |
 | ``ppo:PATH`` | a trained Stable-Baselines3 model | as trained |
@@ -44,6 +45,10 @@ SPECS: tuple[tuple[str, str], ...] = (
     ("bayes", "the Bayesian group (group only)"),
     ("convention[:A,...]", "the convention team, both roles (the best scripted one)"),
     ("oracle", "CHEATS: the group reads the hidden fate (never at a person's table)"),
+    (
+        "types[:T,...]",
+        "infers its partners' types (uniform, heuristic, convention) from their plays",
+    ),
     ("natural", "plays and reads as the rulebook suggests a newcomer would (both roles)"),
     ("noisy:E:SPEC", "SPEC (a policy or PLAY+GROUP team) whose plays are random with chance E"),
     ("ppo:PATH", "a trained Stable-Baselines3 model"),
@@ -179,6 +184,10 @@ def make_policy(spec: str) -> Policy:
         from shipwreck_agents.convention import ConventionPolicy
 
         return ConventionPolicy(**_convention_options(spec, arg))
+    if name == "types":
+        from shipwreck_agents.type_inference import TypeGroup
+
+        return TypeGroup(arg.split(",")) if arg else TypeGroup()
     if name == "natural" and not arg:
         from shipwreck_agents.natural import natural_team
 

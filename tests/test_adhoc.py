@@ -260,3 +260,13 @@ def test_the_docs_table_of_the_pool_matches_the_split():
     want = {p.spec: "training" for p in TRAINING_PARTNERS}
     want.update({p.spec: "held out" for p in HELD_OUT_PARTNERS})
     assert rows == want
+
+
+def test_the_types_spec_builds_one_policy_for_both_roles_and_refuses_unknown_types():
+    from shipwreck_agents.type_inference import TypeGroup
+
+    team = make_team("types")
+    assert team.play is team.group and isinstance(team.play, TypeGroup)
+    assert make_policy("types:uniform,heuristic").types == ("uniform", "heuristic")
+    with pytest.raises(ValueError, match="'nobody' is not known"):
+        make_policy("types:nobody")
