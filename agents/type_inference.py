@@ -180,7 +180,8 @@ class TypeGroup(BayesGroup):
                 f"prior {prior!r} is not allowed; allowed: {len(self.types)} non-negative "
                 "weights, not all zero"
             )
-        self.log_prior = np.log(weights / weights.sum())
+        with np.errstate(divide="ignore"):  # a type the prior rules out: log 0
+            self.log_prior = np.log(weights / weights.sum())
         self.signal = signal
         self._log_post: dict[tuple[int, int], np.ndarray] = {}
         self._pending: dict[tuple[int, int], tuple[int, np.ndarray]] = {}
@@ -267,14 +268,15 @@ class TypeGroup(BayesGroup):
         pooled = self.log_prior + sum((self.log_post(me, s) - self.log_prior for s in seats), 0.0)
         return np.exp(_normalised(pooled))
 
-    def _signal(self, view: AgentView, heuristic: int) -> int:
-        """The legal first play whose reading under the type mixture puts most mass on
-        the kept fate, less the heuristic's fade penalty; ties go to ``heuristic``."""
+    def play_values(self, view: AgentView) -> dict[int, float]:
+        """For each legal first play the player can score (not The Feast's): the
+        type-weighted mass its reading puts on the kept fate, less the heuristic's
+        penalty for the doom of the fades it leaves (``view`` is the active player's)."""
         weights = self.reader_weights(view)
         reader = view.leader if view.leader != view.player else (view.player + 1)
         reader %= view.config.num_players
         hand = view.my_hands[view.my_seats.index(view.active_seat)]
-        scores: dict[int, float] = {}
+        values: dict[int, float] = {}
         for action in view.legal:
             spec = ACTIONS[action]
             if spec.kind != "play" or (
@@ -291,13 +293,16 @@ class TypeGroup(BayesGroup):
                     signal_reader.reset()  # public facts only: no memory of past turns
                     reading += weight * float(signal_reader.posterior(after)[kept - 1])
             doom = doom_of_fades(after, fading_slots(after))
-            scores[action] = reading - self.model.doom_weight * doom * (1.0 - reading)
-        if heuristic not in scores:
+            values[action] = reading - self.model.doom_weight * doom * (1.0 - reading)
+        return values
+
+    def _signal(self, view: AgentView, heuristic: int) -> int:
+        """The play of highest :meth:`play_values`; ties and plays it cannot score go to
+        ``heuristic``."""
+        values = self.play_values(view)
+        if heuristic not in values or values[heuristic] >= max(values.values()) - 1e-9:
             return heuristic
-        best = max(scores.values())
-        if scores[heuristic] >= best - 1e-9:
-            return heuristic
-        return max(scores, key=lambda a: (scores[a], -a))
+        return max(values, key=lambda a: (values[a], -a))
 
 
 def _normalised(log_weights: np.ndarray) -> np.ndarray:

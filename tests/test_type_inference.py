@@ -15,11 +15,12 @@ from shipwreck_agents.crossplay import MixedTable
 from shipwreck_agents.heuristic import HeuristicPlayer
 from shipwreck_agents.simple import RandomPolicy
 from shipwreck_agents.type_inference import DEFAULT_TYPES, TypeGroup, make_reader
-from shipwreck_env.actions import NUM_ACTIONS
+from shipwreck_env.actions import NUM_ACTIONS, play_action
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace
 from shipwreck_env.policy import Team
-from shipwreck_env.state import State
+from shipwreck_env.scenario import arrange
+from shipwreck_env.state import Phase, State
 from shipwreck_env.view import make_view
 
 
@@ -185,16 +186,14 @@ def test_decisions_do_not_depend_on_hidden_fates_of_others(host):
         if mixed.teams[s.decider].play is not types:
             continue
         before = _act(copy.deepcopy(types), s, state=s)
-        for seat, hand in enumerate(s.hands):
-            if s.owner(seat) == s.decider:
-                continue
-            for index in range(len(hand)):
-                for w in range(1, 8):
-                    t = swapped(s, seat, index, w)
-                    if t is None:
-                        continue
-                    assert _act(copy.deepcopy(types), t, state=t) == before, (seat, w, view.phase)
-                    checked += 1
+        hidden = [
+            (seat, index) for seat in range(len(s.hands)) if s.owner(seat) != s.decider
+            for index in range(len(s.hands[seat]))
+        ]  # fmt: skip
+        twins = [swapped(s, seat, index, w) for seat, index in hidden for w in range(1, 8)]
+        for t in filter(None, twins):
+            assert _act(copy.deepcopy(types), t, state=t) == before, (s.turn, view.phase)
+            checked += 1
     assert checked > 100
 
 
@@ -221,3 +220,41 @@ def test_convention_reader_without_noise_keeps_the_fate_the_convention_group_kee
             assert joint[kept - 1] > 0, (i, s.turn)
             checked += 1
     assert checked > 60
+
+
+# --- the player --------------------------------------------------------------------------
+
+
+def test_a_play_that_names_the_kept_fate_is_read_for_sure_by_every_type():
+    """Holding 3 and 3 with The Mirror in play, playing on The Mirror tells every reader
+    the kept fate (value 1, nothing fades); on The Blind Man no type can be sure."""
+    s = arrange(slots=["blind_man", "mirror", "judge", "deep"], hand=[3, 3])
+    values = TypeGroup().play_values(make_view(s, 0))
+    assert values[play_action(3, 1)] == pytest.approx(1.0)
+    assert values[play_action(3, 0)] < 0.9
+    assert _act(TypeGroup(), s) == play_action(3, 1)
+
+
+@pytest.mark.parametrize("believed", DEFAULT_TYPES)
+def test_the_player_takes_the_best_valued_play_and_keeps_the_heuristic_s_on_ties(believed):
+    """At first plays of many games, with the prior all on one type: the play chosen has
+    the highest value of :meth:`TypeGroup.play_values` (or is the heuristic's, when the
+    heuristic's is as good or cannot be valued); and the signalling changes some plays."""
+    config = GameConfig(num_players=3, difficulty="normal")
+    prior = [float(t == believed) for t in DEFAULT_TYPES]
+    changed = checked = 0
+    for _, s, _ in _decisions(config, lambda i: _partner("heuristic"), games=6, seed=9):
+        if s.decider != s.active_player or s.phase != Phase.PLAY or s.turn_actions:
+            continue
+        view = make_view(s, s.decider)
+        player = TypeGroup(prior=prior)
+        chosen, heuristic = _act(player, s), _act(HeuristicPlayer(), s)
+        values = player.play_values(view)
+        if heuristic in values:
+            assert values[chosen] >= max(values.values()) - 1e-9
+            assert chosen == heuristic or values[chosen] > values[heuristic] + 1e-9
+        else:
+            assert chosen == heuristic
+        changed += chosen != heuristic
+        checked += 1
+    assert checked > 30 and changed > 0, (checked, changed)
