@@ -194,10 +194,10 @@ class Games:
         holding ``game.lock``). If that fails the failure is logged and the game stays in
         memory (finished, until it expires): its players can still see its end."""
         table = game.table
-        views = {p: table.seat_data(p, LOG_TAIL) for p in table.humans}
         try:
+            views = {p: table.seat_data(p, LOG_TAIL) for p in table.humans}
             dropped = self.archive.put(gid, game.keys, views, table.record(), table.ended)
-        except OSError:
+        except Exception:  # the game has ended all the same: never answer otherwise
             _log.exception("game %s ended but could not be archived; it stays in memory", gid)
             return
         with self._lock:
