@@ -138,6 +138,7 @@ def _plot(reports: list[dict], labels: dict[str, str], path: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
 
     difficulties = list(dict.fromkeys(d for r in reports for d in r["results"]))
     fig, axes = plt.subplots(
@@ -156,13 +157,14 @@ def _plot(reports: list[dict], labels: dict[str, str], path: Path) -> None:
                 [x - rate["ci95"][0] for x, rate in zip(xs, rates, strict=True)],
                 [rate["ci95"][1] - x for x, rate in zip(xs, rates, strict=True)],
             ]
-            ax.barh(ys, xs, height=0.34, xerr=errors, color=colour, label=key)
+            ax.barh(ys, xs, height=0.34, xerr=errors, color=colour)
         ax.set_yticks(range(len(shown)), [labels.get(r["team"], r["team"]) for r in shown])
         ax.invert_yaxis()
         ax.set_xlim(0, 1)
         ax.set_xlabel("win rate")
         ax.set_title(difficulty)
-        ax.legend(["self-play", "ad-hoc, held-out partners"], loc="lower right", fontsize=8)
-    fig.tight_layout()
+    handles = [Patch(color="tab:gray"), Patch(color="tab:blue")]
+    fig.legend(handles, ["self-play", "ad-hoc, held-out partners"], loc="lower center", ncol=2)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     fig.savefig(path, dpi=110)
     plt.close(fig)
