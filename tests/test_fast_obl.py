@@ -197,6 +197,7 @@ def _model(games_layout_size: int, seed: int) -> ActorCritic:
     return model
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 def test_fictitious_targets_equal_the_brute_force_over_every_hand(seed):
     """At every covered group decision of random games, the batched belief under the
@@ -208,6 +209,7 @@ def test_fictitious_targets_equal_the_brute_force_over_every_hand(seed):
     assert _compare(seed, 120, model) >= 150
 
 
+@pytest.mark.slow
 def test_the_real_kept_fate_reproduces_the_real_step():
     """The fictitious world of the real kept fate is the real game: same reward, same
     next observation, and the real game is not changed by the fictitious steps."""
@@ -357,3 +359,13 @@ def test_a_run_with_obl_resumes_exactly():
     got = b.collect()
     torch.testing.assert_close(got.obl_q, want.obl_q)
     assert torch.equal(got.obl_on, want.obl_on)
+
+
+def test_an_obl_model_names_its_grounding_in_its_meta_and_plain_runs_do_not():
+    from shipwreck_training.fast.run import meta
+
+    obl = meta(from_dict(_config(obl={"grounding": "uniform"})), "ppo:x.pth")
+    plain = meta(from_dict(_config()), "ppo:x.pth")
+    assert obl["obl_grounding"] == "uniform"
+    assert "obl_grounding" not in plain
+    assert {k: v for k, v in obl.items() if k != "obl_grounding"} == plain

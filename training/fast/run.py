@@ -76,6 +76,8 @@ def meta(cfg: FastConfig, spec: str) -> dict:
     info["belief_kind"] = cfg.belief_kind  # policy_carry is the fast trainer's own
     if cfg.belief_after_play:  # only when on: the metas of every other run stay as they were
         info["belief_after_play"] = True
+    if cfg.obl.on:  # what its group's targets were grounded in (training/fast/obl.py)
+        info["obl_grounding"] = cfg.obl.grounding
     return info
 
 
