@@ -432,16 +432,19 @@ def test_a_bounded_load_gets_only_2xx_and_4xx_and_moves_games_only_by_legal_acti
 
 
 def test_the_docs_state_the_limits_the_server_enforces() -> None:
-    from shipwreck_apps.web.guard import MAX_DEPTH, MAX_INT_DIGITS
+    from shipwreck_apps.web.guard import BODY_TIMEOUT, MAX_DEPTH, MAX_INT_DIGITS
+    from shipwreck_apps.web.server import HEADER_TIMEOUT
 
     readme = Path(__file__).resolve().parents[1] / "docs" / "play.md"
     text = " ".join(readme.read_text().split())
     limits = Limits()
     for phrase in (
         f"default {limits.idle_timeout:g}",
-        f"at most {limits.per_client} games in progress and {limits.per_minute} new games a "
-        f"minute per client address (429), and {limits.max_games} games in progress in all",
-        f"the newest {limits.max_finished:,} finished games",
+        f"Each client address may hold at most {limits.per_client} games in progress and "
+        f"create at most {limits.per_minute} games a minute (429",
+        f"at most {limits.max_games} games in progress in all (503)",
+        f"The newest {limits.max_finished:,} finished games stay reachable",
+        f"headers within {HEADER_TIMEOUT:g} s and its body within {BODY_TIMEOUT:g} s",
         f"bodies over {MAX_BODY // 1000} KB are refused while reading (413)",
         f"JSON nested over {MAX_DEPTH} deep or with integers over {MAX_INT_DIGITS} digits",
     ):
