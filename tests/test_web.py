@@ -607,8 +607,12 @@ def open_seat(browser, base: str, body: dict, viewport=(1300, 900), clock: bool 
         page.clock.install()
     seat = min(int(s) for s in data["links"])
     page.goto(base + data["links"][str(seat)])
-    page.wait_for_selector(".seat")
+    page.wait_for_selector("button.action")  # the person decides first in these games
     return page, data["game"], data["links"]
+
+
+ONE_PERSON = {"players": 3, "humans": [0], "teammates": "bayes", "seed": 8}
+"""A game whose person (player 0) decides first and again before it ends."""
 
 
 def test_the_page_teaches_the_game(browser) -> None:
@@ -684,8 +688,7 @@ def test_an_error_shows_where_the_eye_is(browser) -> None:
     app = create_app()
     with running_server(app) as base:
         body = {"players": 3, "teammates": "convention", "seed": 2}
-        page, _, _ = open_seat(browser, base, body, viewport=(1000, 600))
-        page.wait_for_selector("button.action")
+        page, _, _ = open_seat(browser, base, body, viewport=(1000, 600), clock=True)
 
         def refuse(route) -> None:
             if route.request.method == "POST":
@@ -696,7 +699,7 @@ def test_an_error_shows_where_the_eye_is(browser) -> None:
         page.route("**/actions", refuse)
         page.evaluate("window.scrollTo(0, 0)")
         page.locator("button.action").first.click()
-        page.wait_for_selector(".action-error")
+        page.wait_for_function("document.body.dataset.busy === '0'")  # the refusal is shown
         banner = page.locator("#error")
         assert "player 1's decision" in banner.inner_text()
         box = banner.bounding_box()
@@ -718,9 +721,7 @@ def test_a_stale_click_is_refused_and_the_page_shows_the_table_again(browser) ->
 
     app = create_app()
     with running_server(app) as base:
-        body = {"players": 3, "humans": [0], "teammates": "bayes", "seed": 8}
-        page, gid, links = open_seat(browser, base, body, clock=True)
-        page.wait_for_selector("button.action")
+        page, gid, links = open_seat(browser, base, ONE_PERSON, clock=True)
         table = table_of(app, gid)
         seen = int(page.evaluate("document.body.dataset.version"))
         key = links["0"].split("#key=")[1]
@@ -744,9 +745,7 @@ def test_an_action_lost_on_the_network_is_resent_safely(browser) -> None:
     arrives second is refused by its version, so the game takes exactly one move."""
     app = create_app()
     with running_server(app) as base:
-        body = {"players": 3, "humans": [0], "teammates": "bayes", "seed": 8}
-        page, gid, _ = open_seat(browser, base, body, clock=True)
-        page.wait_for_selector("button.action")
+        page, gid, _ = open_seat(browser, base, ONE_PERSON, clock=True)
         table = table_of(app, gid)
         before = len([e for e in table.log if e["by"] == "person"])
         posts: list[int] = []

@@ -94,6 +94,7 @@ async function send(body) {
 async function act(action) {
   if (busy) return;
   busy = true;
+  document.body.dataset.busy = "1"; // tests wait for "0": the answer is shown
   document.querySelectorAll("button.action").forEach((b) => (b.disabled = true));
   try {
     let r;
@@ -118,6 +119,7 @@ async function act(action) {
     show(data);
   } finally {
     busy = false;
+    document.body.dataset.busy = "0";
   }
 }
 
