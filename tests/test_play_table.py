@@ -318,3 +318,34 @@ def test_an_action_names_the_version_it_was_chosen_at() -> None:
         assert table.state == before[0] and table.actions == before[1]
     table.play(table.waiting_for, table.legal(table.waiting_for)[0])  # no version: applies
     assert table.version == 2
+
+
+def test_a_game_that_cannot_be_restored_is_stopped_without_the_exceptions_text(
+    monkeypatch,
+) -> None:
+    """When undoing a failure needs the teammates' memory rebuilt and that fails too,
+    the game stops; the seats are told the exception's type, not its text (it may quote
+    a teammate's hand), which stays on the table for a log."""
+    import shipwreck_apps.play.table as table_module
+
+    table = Table(GameConfig(num_players=3), [0], "convention", seed=2)
+    table.advance()
+    real = table_module.step_inplace
+    calls = []
+
+    def broken_after_the_person(s, action, rng, check=True):
+        calls.append(action)
+        if len(calls) == 2:  # the first AI step fails
+            raise KeyError("engine bug")
+        return real(s, action, rng, check=check)
+
+    def no_replay(self, actions):
+        raise RuntimeError("player 1 holds 3 and 7")
+
+    monkeypatch.setattr(table_module, "step_inplace", broken_after_the_person)
+    monkeypatch.setattr(Table, "_replay", no_replay)
+    with pytest.raises(KeyError):
+        table.play(0, table.legal(0)[0])
+    assert table.ended and "RuntimeError" in table.ended
+    assert "3 and 7" not in json.dumps(table.seat_data(0))
+    assert "3 and 7" in str(table.stopped_by)

@@ -210,3 +210,33 @@ def test_the_serve_flags_default_to_the_store_limits() -> None:
         limits.max_finished,
         limits.idle_timeout,
     )
+
+
+def test_serve_says_at_start_which_teams_it_does_not_offer(monkeypatch, capsys) -> None:
+    """Issue 41, finding 3: serve checks the extras of every team it would offer; a
+    team that cannot be created here (a trained model without torch, simulated) is left
+    out of the lobby, and serve says so when it starts."""
+    import uvicorn
+
+    import shipwreck_apps.web.app as web_app
+    from shipwreck_apps.cli import main
+
+    real = web_app.make_team
+
+    def without_torch(spec: str):
+        if "ppo:" in spec:
+            raise ModuleNotFoundError(f"policy {spec!r} needs the train extra (torch)")
+        return real(spec)
+
+    started = []
+    web_app._can_create.cache_clear()
+    monkeypatch.setattr(web_app, "make_team", without_torch)
+    monkeypatch.setattr(uvicorn.Server, "run", lambda server: started.append(server.config))
+    try:
+        assert main(["serve", "--port", "8765"]) == 0
+    finally:
+        web_app._can_create.cache_clear()
+    err = capsys.readouterr().err
+    assert "team ppo:results/models/selfplay.pth is not offered here" in err
+    (config,) = started
+    assert config.port == 8765 and config.http.__name__ == "TimedH11Protocol"

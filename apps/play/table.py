@@ -126,6 +126,9 @@ class Table:
         self.log: list[dict] = []
         self.ended: str | None = None
         """Why the game was stopped before its end (its AI teammates failed), or None."""
+        self.stopped_by: BaseException | None = None
+        """The exception that stopped the game, when :attr:`ended` could not say it (for
+        a log: its text is not for the people at the table)."""
         self._turn_doom = self.state.doom  # doom when the current turn began
         self._advisors = {h: _advisor(self.team) for h in self.humans}
         self._readings: dict[int, list[float] | None] = {h: None for h in self.humans}
@@ -296,8 +299,9 @@ class Table:
             fresh._replay(self.actions)
             if fresh.state != self.state:
                 raise PlayError("the replayed game differs from the restored one")
-        except Exception as exc:
-            self.ended = f"the game could not be restored after a failure: {exc}"
+        except Exception as exc:  # its text may quote a teammate's hand: type only
+            self.ended = f"the game could not be restored after a failure ({type(exc).__name__})"
+            self.stopped_by = exc
             return
         self.team, self._advisors, self._readings = fresh.team, fresh._advisors, fresh._readings
         self.policy_rng.bit_generator.state = fresh.policy_rng.bit_generator.state

@@ -364,6 +364,9 @@ def create_app(
                 )
             except Exception:  # the transaction put the game back as it was
                 _log.exception("game %s: an action failed and was undone", gid)
+                if table.ended is not None:
+                    _log.error("game %s stopped: %s", gid, table.ended, exc_info=table.stopped_by)
+                    games.finish(gid, game)
                 return JSONResponse(
                     {
                         "error": "the server failed; your action was not applied and the "

@@ -54,7 +54,8 @@ class Limits:
     per_client: int = 20
     """Games in progress one client address may hold."""
     per_minute: int = 30
-    """Games one client address may create in any 60 seconds."""
+    """Games one client address may ask for in any 60 seconds (a request refused as
+    malformed counts too: building a game costs the teammates' check)."""
     max_finished: int = 10_000
     """Finished games kept on disk; past it the oldest leaves (its links then answer 410)."""
     idle_timeout: float = 3600.0
