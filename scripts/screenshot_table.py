@@ -1,13 +1,20 @@
-"""Regenerate the README's picture of the browser table (docs/images/table.png).
+"""Pictures of the browser table: one mid-game, one at the end.
 
 Starts the web app on a free local port, creates a game with a fixed seed, plays the
-person's decisions by clicking the first legal action in a real Chromium (Debian's
-``/usr/bin/chromium``) until the group has something to conclude about a teammate's
-hidden fate, and saves the page. Run: ``.venv/bin/python scripts/screenshot_table.py``.
+person's decisions by clicking in a real Chromium (Debian's ``/usr/bin/chromium``) until
+the group has something to conclude about a teammate's hidden fate (the reading panel,
+what the turn's plays tell, and the log's notes are on screen), opens "How to play" and
+saves the page; then plays on to the end and saves the page again.
+
+Writes ``results/screenshots/page-mid-game.png`` and ``page-game-over.png``; with
+``--readme`` the mid-game picture also replaces ``docs/images/table.png`` (the README's).
+Run: ``.venv/bin/python scripts/screenshot_table.py``.
 """
 
 from __future__ import annotations
 
+import argparse
+import shutil
 import sys
 from pathlib import Path
 
@@ -18,35 +25,55 @@ from web_helpers import launch_chromium, running_server  # noqa: E402
 
 from shipwreck_apps.web.app import create_app  # noqa: E402
 
-OUT = ROOT / "docs" / "images" / "table.png"
+OUT = ROOT / "results" / "screenshots"
+README_PICTURE = ROOT / "docs" / "images" / "table.png"
+GAME = {"players": 3, "difficulty": "hard", "teammates": "bayes", "seed": 25}
+"""A 3-player game on hard with the Bayesian teammates, lost past the doom track."""
 
 
-def main() -> int:
+def _click(page, index: int) -> None:
+    """Click the ``index``-th enabled action (from the end if negative) and wait for
+    the answer."""
+    version = page.evaluate("document.body.dataset.version")
+    page.locator("button.action:enabled").nth(index).click()
+    page.wait_for_function("v => document.body.dataset.version !== v", arg=version)
+
+
+def main(argv: list[str] | None = None) -> int:
     from playwright.sync_api import sync_playwright
 
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--readme", action="store_true", help="also write docs/images/table.png")
+    args = parser.parse_args(argv)
+    OUT.mkdir(parents=True, exist_ok=True)
+    mid, end = OUT / "page-mid-game.png", OUT / "page-game-over.png"
     with running_server(create_app()) as base, sync_playwright() as p:
+        import httpx
+
+        data = httpx.post(base + "/api/games", json=GAME).json()
         browser = launch_chromium(p)
-        page = browser.new_page(viewport={"width": 1200, "height": 820})
-        page.goto(base + "/")
-        page.fill("input[name=seed]", "12")
-        page.click("#create")
-        page.wait_for_selector("a.seat-link")
-        page.goto(base + page.get_attribute("a.seat-link", "href"))
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(base + data["links"]["0"])
         page.wait_for_selector("button.action")
-        for _ in range(200):
-            version = page.evaluate("document.body.dataset.version")
-            turn = page.inner_text(".status")
-            later = "Turn 1 " not in turn and "Turn 2 " not in turn
-            if later and page.locator(".posterior").count() and page.locator(".power").count():
-                break
+        taken = False
+        for _ in range(400):  # bounded: a game has far fewer decisions
             if page.evaluate("document.body.dataset.over") == "1":
                 break
-            page.click("button.action:enabled >> nth=-1")
-            page.wait_for_function("v => document.body.dataset.version !== v", arg=version)
-        OUT.parent.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=OUT, full_page=True)
+            later = not page.inner_text(".status").startswith(("Turn 1 ", "Turn 2 "))
+            if not taken and later and page.locator(".posterior").count():
+                page.click("#how-to-play summary")
+                page.screenshot(path=mid, full_page=True)
+                page.click("#how-to-play summary")
+                taken = True
+            _click(page, -1 if taken else 0)
+        if not taken:
+            raise SystemExit("the game ended before the group had a fate to read")
+        page.screenshot(path=end, full_page=True)
         browser.close()
-    print(f"wrote {OUT} ({OUT.stat().st_size // 1024} KiB)")
+    if args.readme:
+        shutil.copyfile(mid, README_PICTURE)
+    for path in (mid, end):
+        print(f"wrote {path.relative_to(ROOT)} ({path.stat().st_size // 1024} KiB)")
     return 0
 
 
