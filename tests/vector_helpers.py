@@ -38,6 +38,7 @@ __all__ = [
     "SITUATIONS",
     "Mismatch",
     "Twins",
+    "fall_after_sails",
     "first_difference",
     "lucky_chooser",
     "random_chooser",
@@ -75,6 +76,9 @@ SITUATIONS: dict[str, str] = {
     "sands_attached": "a waiting Sands card attaches to the card refilling its slot",
     "sands_amplified": "a card with Sands attached fades: fades cost more, a hit scores more",
     "exile": "Sails exiles a visible fate (after its cost)",
+    "fall_after_sails": "Sails exiles a fate while The Fall's answer of this turn stands, "
+    "after exactly one prediction: The Fall is announced again",
+    "fall_changed_by_sails": "as fall_after_sails, and the exile changes The Fall's answer",
     "imago_seven": "a 7 in front of The Imago (it counts 1 hour there)",
     "scions_hours": "fates in front of a card with Scions attached (1 hour each)",
 }
@@ -100,6 +104,23 @@ def first_difference(ref: State, got: State) -> str:
         if getattr(ref, name) != getattr(got, name):
             return f"{name}: reference {getattr(ref, name)!r}, batched {getattr(got, name)!r}"
     return ""
+
+
+def fall_after_sails(turn_events: Sequence[tuple]) -> tuple[str, ...]:
+    """The situations of The Fall around a Sails exile in one turn's events: none, or
+    ``fall_after_sails`` (The Fall had answered before the exile and exactly one
+    prediction was made) and, if a new answer follows the exile,
+    ``fall_changed_by_sails``. Reads only public events: The Fall's answers, the
+    predictions and the exile."""
+    kinds = [e[0] for e in turn_events]
+    if "exile" not in kinds:
+        return ()
+    at = kinds.index("exile")
+    if "fall" not in kinds[:at] or kinds.count("predict") != 1:
+        return ()
+    if "fall" in kinds[at + 1 :]:
+        return ("fall_after_sails", "fall_changed_by_sails")
+    return ("fall_after_sails",)
 
 
 def random_chooser() -> Chooser:
@@ -344,12 +365,15 @@ class Twins:
     def _count_cards(self, s: State, turn: int, seen: int, attached: list[list[int]]) -> None:
         """Count the expansion cards' situations of the step that led to ``s``
         (``attached``: the attachments before it)."""
-        new, _ = _new_events(s, turn, seen)
+        new, turn_events = _new_events(s, turn, seen)
         c = self.counts
         for e in new:
             kind = e[0]
             if kind in ("feast_draw", "exile"):
                 c[kind] += 1
+                if kind == "exile":
+                    for name in fall_after_sails(turn_events):
+                        c[name] += 1
             elif kind == "steal":
                 c["steal" if e[1] >= 0 else "steal_nothing"] += 1
             elif kind == "fall":
