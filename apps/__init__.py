@@ -3,9 +3,9 @@
 and replays (:mod:`shipwreck_apps.play`), and the local web app (:mod:`shipwreck_apps.web`).
 
 This folder is installed as the package ``shipwreck_apps`` (``pyproject.toml``,
-``[tool.setuptools.package-dir]``). It sits on the top floor: it imports ``shipwreck_env``,
-``shipwreck_agents`` and (lazily) ``shipwreck_training``; nothing imports it. Inside it,
-imports point one way: ``cli`` -> ``commands`` -> ``web`` -> ``play``.
+``[tool.setuptools.package-dir]``). It sits on the top floor: it imports ``shipwreck_env``
+and ``shipwreck_agents``, not the trainers (``shipwreck_training``); nothing imports it.
+Inside it, imports point one way: ``cli`` -> ``commands`` -> ``web`` -> ``play``.
 """
 
 if __name__ != "shipwreck_apps":

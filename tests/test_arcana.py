@@ -3,7 +3,8 @@
 turn names those cards. What the effects do is tested in ``test_expansions.py``.
 
 Authority: the module docstrings of ``shipwreck_env/arcana.py`` and
-``shipwreck_env/powers.py``; STYLE.md ("a card's behaviour next to its data").
+``shipwreck_env/powers.py``; the project's style guide, ``docs/development.md``
+("One home per concept").
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from shipwreck_env.arcana import FADES_BY_TEXT, fades_by_text_after
 from shipwreck_env.cards import CARDS
 
 ROOT = Path(__file__).resolve().parent.parent
+STYLE_GUIDE = ROOT / "docs" / "development.md"
 TURN_MODULES = [
     "engine",
     "turn_start",
@@ -58,3 +60,14 @@ def test_the_public_answer_on_fading_by_text_covers_the_cards_that_fade_by_text(
         card for card in range(len(CARDS)) if fades_by_text_after(card, 1, True) is not None
     ]
     assert sorted(answering) == sorted(FADES_BY_TEXT)
+
+
+def test_the_style_guide_gives_each_home_and_names_this_test() -> None:
+    """The guide's "One home per concept" section, which this file's docstring cites,
+    exists and names every home module above and this test."""
+    text = STYLE_GUIDE.read_text()
+    assert "### One home per concept" in text, f"{STYLE_GUIDE} has no such section"
+    section = text.split("### One home per concept", 1)[1].split("\n#", 1)[0]
+    for module in sorted(set(HOME.values())):
+        assert f"`{module}.py`" in section, module
+    assert "tests/test_arcana.py" in section

@@ -3,7 +3,7 @@ training; imports point down (apps -> training -> agents -> shipwreck_env). The 
 ``agents/`` and ``training/`` are installed as ``shipwreck_agents`` and
 ``shipwreck_training``, names no other distribution uses.
 
-Authority: ``STYLE.md`` (Where things live) and issue 13.
+Authority: the project's style guide, ``docs/development.md`` ("Floors"), and issue 13.
 """
 
 from __future__ import annotations
@@ -103,6 +103,15 @@ def test_importing_every_core_module_loads_no_agents_or_training() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def test_the_apps_import_the_game_and_the_agents_but_not_the_trainers() -> None:
+    """As ``apps/__init__.py`` says: the applications reach the game and the teams, not
+    the trainers (checked on every import, lazy ones included)."""
+    floors = set()
+    for path in sorted((ROOT / "apps").rglob("*.py")):
+        floors |= imported_packages(path) & set(FOLDER)
+    assert floors == {"shipwreck_env", "shipwreck_agents", "shipwreck_apps"}
+
+
 @pytest.mark.parametrize("package", ["shipwreck_agents", "shipwreck_training"])
 def test_import_names_resolve_to_the_folders(package: str) -> None:
     module = __import__(package)
@@ -178,7 +187,8 @@ RL_ADAPTERS = {
 
 def test_the_rules_play_without_gymnasium_or_pettingzoo() -> None:
     """A card table, the reference engine and the batched engine import and play where
-    gymnasium and pettingzoo are not installed (STYLE.md: the pure game's floor)."""
+    gymnasium and pettingzoo are not installed (docs/development.md, "Floors": the game
+    itself needs no RL library)."""
     code = textwrap.dedent(
         """
         import numpy as np
@@ -260,3 +270,25 @@ def test_import_shipwreck_env_registers_the_gym_ids_and_gives_the_aec_env() -> N
         "True",
         "True",
     ]
+
+
+# --- the style guide these tests enforce -----------------------------------------------
+
+STYLE_GUIDE = ROOT / "docs" / "development.md"
+"""The project's style guide; its "Floors" section is what the tests above check."""
+
+
+def test_the_style_guide_states_the_floors_these_tests_enforce() -> None:
+    """The guide's "Floors" section lists the packages bottom up in the order ``ABOVE``
+    enforces, names the RL adapters (the only core modules allowed the RL libraries)
+    and points to this test file."""
+    text = STYLE_GUIDE.read_text()
+    assert "### Floors" in text, f"{STYLE_GUIDE} has no Floors section"
+    section = text.split("### Floors", 1)[1].split("\n#", 1)[0]
+    bottom_up = sorted(FOLDER, key=lambda name: -sum(other in ABOVE[name] for other in FOLDER))
+    where = [section.find(f"`{name}`") for name in bottom_up]
+    assert -1 not in where and where == sorted(where), dict(zip(bottom_up, where, strict=True))
+    for module in sorted(RL_ADAPTERS):
+        short = module.removeprefix("shipwreck_env.").replace(".", "/")
+        assert f"`{short}`" in section, module
+    assert "tests/test_boundaries.py" in section
