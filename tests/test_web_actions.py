@@ -2,8 +2,8 @@
 view's ``version`` in the body), refusals in sentences, the teams offered, strict Host
 parsing and read timeouts, against a real server on a free local port.
 
-Authority: issue 41 and the module docstrings of ``apps/web/app.py``, ``guard.py`` and
-``server.py``.
+Authority: issue 41 and the module docstrings of ``apps/web/app.py``, ``guard.py``,
+``teams.py`` and ``server.py``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import uvicorn
 from test_web_guard import GAME, create, seat
 from web_helpers import free_port, running_server
 
-import shipwreck_apps.web.app as web_app
+import shipwreck_apps.web.teams as web_teams
 from shipwreck_apps.play.table import Table
 from shipwreck_apps.web.app import create_app
 from shipwreck_apps.web.games import Limits
@@ -269,7 +269,7 @@ def test_the_lobby_offers_only_teams_that_can_be_created_here(monkeypatch) -> No
     """Issue 41, finding 4: the lobby suggested a ppo: team that failed with the play
     extra alone (500, ModuleNotFoundError). Without the train extra (simulated) the team
     is not offered, and asking for it anyway is a 400 naming the extra."""
-    real = web_app.make_team
+    real = web_teams.make_team
 
     def without_torch(spec: str):
         if "ppo:" in spec:
@@ -278,8 +278,8 @@ def test_the_lobby_offers_only_teams_that_can_be_created_here(monkeypatch) -> No
 
     import shipwreck_apps.play.table as table_module
 
-    web_app._can_create.cache_clear()
-    monkeypatch.setattr(web_app, "make_team", without_torch)
+    web_teams._can_create.cache_clear()
+    monkeypatch.setattr(web_teams, "make_team", without_torch)
     monkeypatch.setattr(table_module, "make_team", without_torch)
     try:
         app = create_app()
@@ -289,7 +289,7 @@ def test_the_lobby_offers_only_teams_that_can_be_created_here(monkeypatch) -> No
             r = create(client, teammates="ppo:results/models/selfplay.pth")
             assert r.status_code == 400 and "train extra" in r.json()["error"], r.text
     finally:
-        web_app._can_create.cache_clear()
+        web_teams._can_create.cache_clear()
     monkeypatch.undo()
     app = create_app()
     with running_server(app) as base, httpx.Client(base_url=base, timeout=60) as client:

@@ -218,10 +218,10 @@ def test_serve_says_at_start_which_teams_it_does_not_offer(monkeypatch, capsys) 
     out of the lobby, and serve says so when it starts."""
     import uvicorn
 
-    import shipwreck_apps.web.app as web_app
+    import shipwreck_apps.web.teams as web_teams
     from shipwreck_apps.cli import main
 
-    real = web_app.make_team
+    real = web_teams.make_team
 
     def without_torch(spec: str):
         if "ppo:" in spec:
@@ -229,13 +229,13 @@ def test_serve_says_at_start_which_teams_it_does_not_offer(monkeypatch, capsys) 
         return real(spec)
 
     started = []
-    web_app._can_create.cache_clear()
-    monkeypatch.setattr(web_app, "make_team", without_torch)
+    web_teams._can_create.cache_clear()
+    monkeypatch.setattr(web_teams, "make_team", without_torch)
     monkeypatch.setattr(uvicorn.Server, "run", lambda server: started.append(server.config))
     try:
         assert main(["serve", "--port", "8765"]) == 0
     finally:
-        web_app._can_create.cache_clear()
+        web_teams._can_create.cache_clear()
     err = capsys.readouterr().err
     assert "team ppo:results/models/selfplay.pth is not offered here" in err
     (config,) = started

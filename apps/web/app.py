@@ -30,7 +30,7 @@ current.
 
 What it protects: teammates are checked before a game exists (a cheating or failing
 team is a 400 naming it; the lobby offers only the teams that can be created on this
-server, :func:`offered_teams`); an action is applied with the AI decisions after it, or
+server, :mod:`shipwreck_apps.web.teams`); an action is applied with the AI decisions after it, or
 not at all; a teammate's failure is logged with its details and shown to people as a
 fixed message; a game's replay opens only to its own seats' keys once it is over; the
 replay folder shows only finished games; requests pass
@@ -48,7 +48,6 @@ too many games, 500 something failed (the answer says the game is unchanged).
 
 from __future__ import annotations
 
-import functools
 import logging
 import re
 import secrets
@@ -65,16 +64,24 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from shipwreck_agents.records import ReplayError
-from shipwreck_agents.registry import make_team, shown
+from shipwreck_agents.registry import shown
 from shipwreck_apps.play.replay_view import Replay, parse_viewer
 from shipwreck_apps.play.table import PlayError, Table, TeammateError
 from shipwreck_apps.web.archive import Archive, Finished, key_hash
 from shipwreck_apps.web.games import LOG_TAIL, Game, Games, Limits
-from shipwreck_apps.web.guard import BODY_TIMEOUT, LOOPBACK, Guard, HTTPError, read_json
+from shipwreck_apps.web.guard import (
+    BODY_TIMEOUT,
+    LOOPBACK,
+    Guard,
+    HTTPError,
+    described,
+    read_json,
+)
 from shipwreck_apps.web.shelf import ReplayShelf
+from shipwreck_apps.web.teams import check_teammates, offered_teams
 from shipwreck_env.config import GameConfig
 
-__all__ = ["LOG_TAIL", "TEAMS", "create_app", "offered_teams"]
+__all__ = ["LOG_TAIL", "create_app"]
 
 _log = logging.getLogger(__name__)
 
@@ -89,16 +96,6 @@ _GAME_FIELDS = {
     "humans",
     "seed",
 }
-TEAMS = (
-    "convention",
-    "bayes",
-    "heuristic",
-    "heuristic+bayes",
-    "literal",
-    "random",
-    "ppo:results/models/selfplay.pth",
-)
-"""The teams the lobby suggests, if they can be created here (:func:`offered_teams`)."""
 TEAMMATES_FAILED = (
     "the AI teammates failed; the details are in the server's log. Your action was not "
     "applied and the game, unchanged, has been stopped."
@@ -114,20 +111,8 @@ def _error(exc: HTTPError) -> JSONResponse:
 def _string(data: dict, name: str, default: str) -> str:
     value = data.get(name, default)
     if not isinstance(value, str):
-        raise HTTPError(400, f"{name} must be a name (text), got {_json_kind(value)}")
+        raise HTTPError(400, f"{name} must be a name (text), got {described(value)}")
     return value
-
-
-def _json_kind(value: object) -> str:
-    """A JSON value named for a refusal, without echoing it whole."""
-    if isinstance(value, bool) or value is None:
-        return str(value).lower() if value is not None else "null"
-    if isinstance(value, (int, float)):
-        text = str(value)
-        return f"the number {text if len(text) <= 30 else text[:30] + '...'}"
-    if isinstance(value, str):
-        return f"the text {shown(value)}"
-    return "a list" if isinstance(value, list) else "an object"
 
 
 def _new_table(data: dict, teams: Sequence[str]) -> Table:
@@ -139,24 +124,24 @@ def _new_table(data: dict, teams: Sequence[str]) -> Table:
     humans = data.get("humans", [0])
     seed = data.get("seed")
     if type(players) is not int or not 2 <= players <= 5:
-        raise HTTPError(400, f"players must be a whole number 2..5, got {_json_kind(players)}")
+        raise HTTPError(400, f"players must be a whole number 2..5, got {described(players)}")
     if not isinstance(humans, list) or not humans or not all(type(h) is int for h in humans):
         raise HTTPError(
-            400, f"humans must be a non-empty list of player numbers, got {_json_kind(humans)}"
+            400, f"humans must be a non-empty list of player numbers, got {described(humans)}"
         )
     if seed is not None and (type(seed) is not int or not 0 <= seed < 2**63):
-        raise HTTPError(400, f"seed must be a whole number 0..2^63-1, got {_json_kind(seed)}")
+        raise HTTPError(400, f"seed must be a whole number 0..2^63-1, got {described(seed)}")
     challenge = data.get("challenge_mode", False)
     if type(challenge) is not bool:
-        raise HTTPError(400, f"challenge_mode must be true or false, got {_json_kind(challenge)}")
+        raise HTTPError(400, f"challenge_mode must be true or false, got {described(challenge)}")
     card_sets = data.get("card_sets", "base")
     if not isinstance(card_sets, str) and not (
         isinstance(card_sets, list) and all(isinstance(c, str) for c in card_sets)
     ):
         raise HTTPError(
-            400, f"card_sets must be a name or a list of names, got {_json_kind(card_sets)}"
+            400, f"card_sets must be a name or a list of names, got {described(card_sets)}"
         )
-    spec = _check_teammates(data.get("teammates", "convention"), teams)
+    spec = check_teammates(data.get("teammates", "convention"), teams)
     try:
         config = GameConfig(
             num_players=players,
@@ -184,71 +169,6 @@ def _new_table(data: dict, teams: Sequence[str]) -> Table:
     return table
 
 
-MODELS = Path(__file__).resolve().parents[2] / "results" / "models"
-"""The shipped trained models: the only model files a browser may name."""
-_SCRIPTED = re.compile(r"^(random|literal|heuristic|bayes|convention)(:[0-9.,a-z]{1,20})?$")
-
-
-def _check_teammates(spec: object, teams: Sequence[str] = TEAMS) -> str:
-    """``spec`` with shipped models named by absolute path; anything but fair scripted
-    specs and shipped models is refused: a browser must not make the server load an
-    arbitrary file (a model file is a pickle), and the oracle cheats. (The table checks
-    the team itself too: :class:`~shipwreck_apps.play.table.Table`.)"""
-    if not isinstance(spec, str) or not spec:
-        raise HTTPError(400, f"teammates must be a team's name (a spec), got {_json_kind(spec)}")
-    if len(spec) > 200:
-        raise HTTPError(400, f"teammates {shown(spec)} is too long; at most 200 characters")
-    parts = []
-    for part in spec.split("+", 1):
-        if _SCRIPTED.match(part):
-            parts.append(part)
-            continue
-        model = _model(part)
-        if model is not None:
-            parts.append(f"ppo:{model}")
-            continue
-        raise HTTPError(
-            400,
-            f"teammates {shown(spec)} is not allowed here; allowed: random, literal, heuristic, "
-            f"bayes, convention, PLAY+GROUP, or a shipped model; offered here: {', '.join(teams)}",
-        )
-    return "+".join(parts)
-
-
-def _model(part: str) -> Path | None:
-    """The shipped model file that ``ppo:results/models/NAME.pth`` names, or ``None``."""
-    name, _, path = part.partition(":")
-    if name != "ppo" or not path:
-        return None
-    file = (MODELS.parent.parent / path).resolve()
-    if file.parent == MODELS and file.suffix in (".pth", ".zip") and file.is_file():
-        return file
-    return None
-
-
-@functools.cache
-def _can_create(spec: str) -> str:
-    """``""`` if the team ``spec`` can be created here, else why not (once per process)."""
-    try:
-        make_team(_check_teammates(spec))
-    except (ImportError, ValueError, HTTPError) as exc:
-        return str(getattr(exc, "message", exc))
-    return ""
-
-
-def offered_teams(candidates: Sequence[str] = TEAMS) -> list[str]:
-    """The teams of ``candidates`` that can be created on this server (a learned team
-    needs the ``train`` extra); the others are logged with the reason."""
-    offered = []
-    for spec in candidates:
-        reason = _can_create(spec)
-        if reason:
-            _log.warning("team %s is not offered: %s", spec, reason)
-        else:
-            offered.append(spec)
-    return offered
-
-
 def _seat(entry: Game | Finished, seat_text: str, request: Request) -> int:
     if not re.fullmatch(r"[0-9]{1,2}", seat_text):
         raise HTTPError(404, f"no seat {shown(seat_text, 20)}: a seat is a player number")
@@ -270,9 +190,9 @@ def _action_of(data: dict) -> tuple[int, int | None]:
         raise HTTPError(400, f"{usage}; got the fields {names}")
     action, version = data["action"], data.get("version")
     if type(action) is not int:
-        raise HTTPError(400, f"{usage}; action is {_json_kind(action)}, not a whole number")
+        raise HTTPError(400, f"{usage}; action is {described(action)}, not a whole number")
     if version is not None and (type(version) is not int or version < 0):
-        raise HTTPError(400, f"{usage}; version is {_json_kind(version)}, not a whole number >= 0")
+        raise HTTPError(400, f"{usage}; version is {described(version)}, not a whole number >= 0")
     return action, version
 
 

@@ -27,6 +27,8 @@ from collections.abc import Iterable
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from shipwreck_agents.registry import shown
+
 __all__ = [
     "LOOPBACK",
     "MAX_BODY",
@@ -34,6 +36,7 @@ __all__ = [
     "MAX_INT_DIGITS",
     "Guard",
     "HTTPError",
+    "described",
     "host_name",
     "read_json",
 ]
@@ -207,6 +210,19 @@ async def read_json(request: Request) -> dict:
         if len(body) > MAX_BODY:
             raise HTTPError(413, f"request body over {MAX_BODY} bytes")
     return parse_json(bytes(body))
+
+
+def described(value: object) -> str:
+    """A JSON value named for a refusal (``the text 'x'``, ``a list``), without echoing
+    it whole."""
+    if isinstance(value, bool) or value is None:
+        return str(value).lower() if value is not None else "null"
+    if isinstance(value, (int, float)):
+        text = str(value)
+        return f"the number {text if len(text) <= 30 else text[:30] + '...'}"
+    if isinstance(value, str):
+        return f"the text {shown(value)}"
+    return "a list" if isinstance(value, list) else "an object"
 
 
 def parse_json(body: bytes) -> dict:

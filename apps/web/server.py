@@ -17,9 +17,10 @@ from collections.abc import Iterable
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from shipwreck_apps.web.app import TEAMS, create_app, offered_teams
+from shipwreck_apps.web.app import create_app
 from shipwreck_apps.web.games import Limits
 from shipwreck_apps.web.guard import BODY_TIMEOUT, LOOPBACK
+from shipwreck_apps.web.teams import TEAMS, offered_teams
 
 __all__ = ["HEADER_TIMEOUT", "serve", "server_config", "timed_protocol"]
 
