@@ -286,6 +286,8 @@ def test_the_terminal_teaches_the_game() -> None:
     log_lines = [line for line in text.splitlines() if line.startswith("  [")]
     assert log_lines and not any(ID_WORD.search(line) for line in log_lines)
     assert "read literally with what is public: player " in text
+    notes = [line for line in text.splitlines() if line.startswith("        (this play says")]
+    assert any("player 1's hidden fate is" in n for n in notes)  # an AI teammate's play
     assert "The AI group's model reads player " in text
     assert table.over and table.state.doom > 7  # this seed ends past the track
     assert "Doom reached 7: the table lost." in text

@@ -9,10 +9,10 @@ words, numbered. Commands::
     r            how to play (the rules)     h         help
     q            quit (saves first with --save)
 
-The screen starts with the goal; each AI play in the log says what it tells about the
-hidden fate when the log carries that line (``note``, from
-:func:`shipwreck_apps.play.explain.play_note`), and the table shows what this turn's
-plays tell (:func:`shipwreck_apps.play.explain.turn_reading`).
+The screen starts with the goal; each play in the log says what it tells about the
+hidden fate (:func:`shipwreck_apps.play.explain.play_note`: the log entry's ``note``, or
+else the replay of the game's public record), and the table shows what this turn's plays
+tell (:func:`shipwreck_apps.play.explain.turn_reading`).
 
 Commands are whole words (``savexyz`` is not a save). A save that fails keeps the
 previous save path. Bad input gets a message and changes nothing. End of input (Ctrl-D) and Ctrl-C quit like
@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from shipwreck_apps.play.replay_view import Replay
 from shipwreck_apps.play.seat_view import RULES_HELP, goal_text, screen_text
 from shipwreck_apps.play.table import PlayError, Table, TeammateError, teammates_label
 
@@ -47,6 +48,18 @@ def _entry_text(entry: dict, me: int) -> str:
     events = f" -> {'; '.join(entry['events'])}" if entry["events"] else ""
     note = f"\n        ({entry['note']})" if entry.get("note") else ""
     return f"  [{entry['index']}] {who}: {entry['action']}{events}{note}"
+
+
+def _noted(table: Table, entries: list[dict]) -> list[dict]:
+    """``entries`` with each play's note: the entry's own, or what the game's replay
+    says the play told (public facts of the step after it)."""
+    if all("note" in e or not e["action"].startswith("play ") for e in entries):
+        return entries
+    notes = Replay(table.record()).notes
+    return [
+        {**e, "note": notes[e["index"] - 1]} if "note" not in e and notes[e["index"] - 1] else e
+        for e in entries
+    ]
 
 
 def _save(table: Table, path: str | None, out: TextIO) -> bool:
@@ -100,14 +113,14 @@ def _session(table: Table, player: int, inp: TextIO, out: TextIO, save_path: str
         f"Goal: {goal_text(table.config.difficulty)}; type r for how to play.\n"
     )
     out.write(HELP + "\n")
-    for entry in table.log[-12:]:  # a resumed game: where we were
+    for entry in _noted(table, table.log[-12:]):  # a resumed game: where we were
         out.write(_entry_text(entry, player) + "\n")
     try:
         entries = table.advance()
     except TeammateError as exc:
         return _stopped(table, exc, out, save_path)
     while True:
-        for entry in entries:
+        for entry in _noted(table, entries):
             out.write(_entry_text(entry, player) + "\n")
         _show(table, player, out)
         if table.over:
@@ -143,7 +156,7 @@ def _session(table: Table, player: int, inp: TextIO, out: TextIO, save_path: str
                 _show(table, player, out)
                 continue
             if command in ("l", "log") and len(words) == 1:
-                for entry in table.log:
+                for entry in _noted(table, table.log):
                     out.write(_entry_text(entry, player) + "\n")
                 continue
             if command in ("s", "save"):
