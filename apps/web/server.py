@@ -2,7 +2,8 @@
 
 :func:`serve` refuses to start (one line, :class:`SystemExit`) when the record folder
 cannot be written to, says which teams are not offered on this machine (a learned team
-without the ``train`` extra), and runs uvicorn with :func:`server_config`: a connection
+without the ``train`` extra), sends the app's log (failures with their details) to
+stderr, and runs uvicorn with :func:`server_config`: a connection
 must finish a request's headers within ``header_timeout`` seconds (uvicorn itself waits
 forever for them), and a body must arrive within ``body_timeout`` seconds
 (:class:`~shipwreck_apps.web.guard.Guard`).
@@ -11,6 +12,7 @@ forever for them), and a body must arrive within ``body_timeout`` seconds
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 from collections.abc import Iterable
 
@@ -89,6 +91,9 @@ def serve(
     Raises:
         SystemExit: the record folder cannot be written to (one line naming it).
     """
+    logging.basicConfig(  # the app's log (failures, with their details) on stderr
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     names = {*allowed_hosts, *(LOOPBACK if host in LOOPBACK else (host,))}
     teams = offered_teams()
     for spec in TEAMS:

@@ -94,7 +94,7 @@ def offered_teams(candidates: Sequence[str] = TEAMS) -> list[str]:
     for spec in candidates:
         reason = _can_create(spec)
         if reason:
-            _log.warning("team %s is not offered: %s", spec, reason)
+            _log.info("team %s is not offered: %s", spec, reason)
         else:
             offered.append(spec)
     return offered
