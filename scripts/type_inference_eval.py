@@ -28,9 +28,10 @@ TEAMS = ("types", "heuristic+bayes")
 
 
 def team(spec: str) -> Team:
-    """``types`` (one TypeGroup in both roles) or a registry team."""
-    if spec == "types":
-        policy = TypeGroup()
+    """``types`` (one TypeGroup in both roles), ``types:nosignal`` (its player plays as
+    the heuristic player) or a registry team."""
+    if spec in ("types", "types:nosignal"):
+        policy = TypeGroup(signal=spec == "types")
         return Team(policy, policy)
     return make_team(spec)
 
@@ -52,10 +53,12 @@ def _rate(wins: int, games: int) -> dict:
     return {"wins": wins, "games": games, "win_rate": wins / games, "ci95": [low, high]}
 
 
-def cells(config: GameConfig, games: int, seed: int, jobs: int) -> dict:
+def cells(
+    config: GameConfig, games: int, seed: int, jobs: int, teams: list[str], partners: list[str]
+) -> dict:
     """{team: {partner: {"newcomer": rate, "host": rate}}}."""
     chunk = max(1, min(50, games // max(1, 2 * jobs)))
-    pairs = [(t, p, role) for t in TEAMS for p in PARTNERS for role in ("newcomer", "host")]
+    pairs = [(t, p, role) for t in teams for p in partners for role in ("newcomer", "host")]
     tasks = []
     for t, p, role in pairs:
         newcomer, host = (t, p) if role == "newcomer" else (p, t)
@@ -97,13 +100,14 @@ def timing(config: GameConfig, games: int, seed: int) -> dict:
 
 
 def markdown(report: dict) -> str:
-    label = team_labels(list(PARTNERS))
+    """The cells and the timing as Markdown."""
+    label = team_labels(report["partners"])
     lines = [
         "| team | partner | newcomer | host |",
         "|---|---|---|---|",
     ]
-    for t in TEAMS:
-        for p in PARTNERS:
+    for t in report["teams"]:
+        for p in report["partners"]:
             row = report["cells"][t][p]
             shown = [
                 f"{row[r]['win_rate']:.3f} [{row[r]['ci95'][0]:.3f}, {row[r]['ci95'][1]:.3f}]"
@@ -126,6 +130,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--difficulty", default="normal")
     parser.add_argument("--timing-games", type=int, default=20)
+    parser.add_argument("--teams", nargs="+", default=list(TEAMS))
+    parser.add_argument("--partners", nargs="+", default=list(PARTNERS))
     parser.add_argument("--out", default="results/type_inference.json")
     args = parser.parse_args()
     config = GameConfig(num_players=3, difficulty=args.difficulty)
@@ -133,8 +139,10 @@ def main() -> None:
         "config": config.to_dict(),
         "games": args.games,
         "seed": args.seed,
+        "teams": args.teams,
+        "partners": args.partners,
         "timing": timing(config, args.timing_games, args.seed),
-        "cells": cells(config, args.games, args.seed, args.jobs),
+        "cells": cells(config, args.games, args.seed, args.jobs, args.teams, args.partners),
     }
     Path(args.out).write_text(json.dumps(report, indent=1) + "\n")
     print(markdown(report))
