@@ -41,7 +41,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 _FIGURES = ("sps", "collect_s", "update_s", "collect_cpu_s", "update_cpu_s")
 DEFAULT = ["configs/fast/selfplay.yaml", "configs/fast/selfplay_literal.yaml"]

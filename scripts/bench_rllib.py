@@ -46,7 +46,6 @@ import yaml
 from shipwreck_training.common.report import replace_section
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 START = "<!-- rllib:start (scripts/bench_rllib.py) -->"
 END = "<!-- rllib:end -->"
 CONFIG = "configs/rllib/selfplay.yaml"

@@ -41,7 +41,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 REFERENCE = ["engine=reference", "n_envs=8", "vec_env=dummy", "ppo.n_steps=1024"]
 SIDES = {

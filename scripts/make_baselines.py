@@ -15,11 +15,10 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from shipwreck_agents.evaluate import evaluate
+from shipwreck_env.config import DIFFICULTIES
 
-from shipwreck_agents.evaluate import evaluate  # noqa: E402
-from shipwreck_env.config import DIFFICULTIES  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 TEAMS = [
     ("random", "random"),

@@ -41,13 +41,12 @@ from pathlib import Path
 
 import yaml
 
+from shipwreck_agents.evaluate import evaluate, wilson_interval
+from shipwreck_env.config import DIFFICULTIES
+from shipwreck_training.common.report import replace_section
+
 ROOT = Path(__file__).resolve().parent.parent
 OTHER_SECTIONS = re.compile(r"<!-- [a-z-]+:start")
-sys.path.insert(0, str(ROOT))
-
-from shipwreck_agents.evaluate import evaluate, wilson_interval  # noqa: E402
-from shipwreck_env.config import DIFFICULTIES  # noqa: E402
-from shipwreck_training.common.report import replace_section  # noqa: E402
 
 TRAINING_MD = ROOT / "results" / "training.md"
 

@@ -32,7 +32,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 
 def sign_test(only_a: int, only_b: int) -> float:

@@ -20,14 +20,12 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from shipwreck_env.actions import ACTIONS, NUM_ACTIONS, action_table_markdown
+from shipwreck_env.observation import ObservationLayout
 
-from shipwreck_env.actions import ACTIONS, NUM_ACTIONS, action_table_markdown  # noqa: E402
-from shipwreck_env.observation import ObservationLayout  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _action_blocks() -> str:
