@@ -349,3 +349,15 @@ def test_a_game_that_cannot_be_restored_is_stopped_without_the_exceptions_text(
     assert table.ended and "RuntimeError" in table.ended
     assert "3 and 7" not in json.dumps(table.seat_data(0))
     assert "3 and 7" in str(table.stopped_by)
+
+
+def test_a_table_rebuilt_from_its_record_is_the_same_game() -> None:
+    table = Table(GameConfig(num_players=3), [0], "convention", seed=5)
+    table.advance()
+    for _ in range(6):
+        table.play(0, table.legal(0)[-1])
+    again = Table.from_record(table.record())
+    assert again.state == table.state and again.actions == table.actions
+    assert again.log == table.log and again.seat_data(0) == table.seat_data(0)
+    with pytest.raises(PlayError, match="cannot be loaded"):
+        Table.from_record({"players": {}})

@@ -426,6 +426,27 @@ class Table:
             raise PlayError("saved game does not replay to its saved state (edited or corrupt)")
         return table
 
+    @classmethod
+    def from_record(cls, record: dict) -> Table:
+        """The table of a replay record made by :meth:`record`, replayed to its last
+        action (the teammates are asked again at their decisions).
+
+        Raises:
+            PlayError: the record does not replay.
+        """
+        try:
+            players = record["players"]
+            table = cls(
+                GameConfig.from_dict(record["config"]),
+                players["humans"],
+                players["teammates"],
+                record["seed"]["entropy"],
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise PlayError(f"record cannot be loaded as a table: {exc}") from None
+        table._replay(record["actions"])
+        return table
+
     def _replay(self, actions: Sequence[int]) -> None:
         for action in actions:
             if not self.state.over and self.state.decider not in self.humans:

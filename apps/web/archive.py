@@ -27,7 +27,6 @@ from pathlib import Path
 from shipwreck_agents.records import write_record
 from shipwreck_apps.play.replay_view import Replay
 from shipwreck_apps.play.table import Table
-from shipwreck_env.config import GameConfig
 
 __all__ = ["Archive", "Finished", "check_folder", "key_hash"]
 
@@ -72,15 +71,7 @@ class Finished:
     def table(self) -> Table:
         """The game rebuilt from its record (its teammates are asked again at each of
         their decisions): for tools and tests; requests are answered from :attr:`views`."""
-        record = json.loads(self.record.read_text())
-        players = record["players"]
-        table = Table(
-            GameConfig.from_dict(record["config"]),
-            players["humans"],
-            players["teammates"],
-            record["seed"]["entropy"],
-        )
-        table._replay(record["actions"])
+        table = Table.from_record(json.loads(self.record.read_text()))
         table.ended = self.ended
         return table
 
