@@ -15,10 +15,11 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+import numpy as np
 import pytest
 import uvicorn
 from test_web_guard import GAME, create, seat
-from web_helpers import free_port, running_server
+from web_helpers import free_port, running_server, twins
 
 import shipwreck_apps.web.teams as web_teams
 from shipwreck_apps.play.table import Table
@@ -372,3 +373,49 @@ def test_slow_clients_are_cut_off() -> None:
     finally:
         server.should_exit = True
         thread.join(timeout=20)
+
+
+class Telling:
+    """Wraps a policy; its first decision fails with an exception that quotes hidden
+    facts of the game (what a real model's error might print about its own hand)."""
+
+    def __init__(self, policy, table: Table) -> None:
+        self.policy, self.table = policy, table
+
+    def __getattr__(self, name):
+        return getattr(self.policy, name)
+
+    def act(self, *args, **kwargs):
+        s = self.table.state
+        raise RuntimeError(f"cannot decide: hands {s.hands}, deck {s.deck}")
+
+
+def test_a_teammates_failure_tells_twin_games_apart_only_in_the_log(server, caplog) -> None:
+    """Issue 41, finding 4: a teammate's exception text was sent to every seat, and it
+    may quote hidden facts (that policy's own hand). Two games that differ only in facts
+    player 0 cannot see give player 0 the same answers when a teammate fails with such
+    an exception; the facts reach only the server's log."""
+    app, client = server
+    answers, hidden = [], []
+    for twin in (False, True):
+        r = create(client, teammates="convention", seed=2, humans=[0], players=3)
+        gid, headers = seat(r)
+        table = app.state.games.get(gid).table
+        if twin:
+            table.state = twins(table.state, 0, np.random.default_rng(0))[0]
+        hidden.append((table.state.hands, table.state.deck))
+        table.team.play = Telling(table.team.play, table)
+        table.team.group = Telling(table.team.group, table)
+        url = f"/api/games/{gid}/seats/0"
+        view = client.get(url, headers=headers).json()
+        body = {"action": view["legal"][0]["action"], "version": view["version"]}
+        failed = client.post(url + "/actions", headers=headers, json=body)
+        assert failed.status_code == 500
+        after = client.get(url, headers=headers).json()
+        answers.append((failed.json(), after))
+    assert hidden[0] != hidden[1]
+    assert answers[0] == answers[1]
+    logged = [
+        rec.exc_text or "" for rec in caplog.records if "cannot decide" in (rec.exc_text or "")
+    ]
+    assert len({text.splitlines()[-1] for text in logged}) == 2  # both games' facts
