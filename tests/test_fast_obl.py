@@ -325,11 +325,16 @@ def test_the_trainer_replaces_group_targets_by_the_fictitious_ones(monkeypatch):
     assert not torch.allclose(want, target.flatten().sort().values)
 
 
-def test_obl_is_refused_with_the_policy_belief_and_a_missing_network():
+def test_obl_is_refused_with_the_policy_belief_a_bad_spec_and_a_missing_network():
+    """The config refuses the policy belief and a spec that is not a network; a run
+    whose grounding network is missing stops when it starts."""
     with pytest.raises(ValueError, match=r"obl\.grounding 'uniform' is not allowed"):
         from_dict({**_config(obl={"grounding": "uniform"}), "env": {"belief": "policy"}})
-    with pytest.raises(ValueError, match=r"obl\.grounding 'nope\.pth' is not allowed"):
-        from_dict(_config(obl={"grounding": "nope.pth"}))
+    with pytest.raises(ValueError, match=r"obl\.grounding 'convention' is not allowed"):
+        from_dict(_config(obl={"grounding": "convention"}))
+    cfg = from_dict(_config(obl={"grounding": "nope.pth"}))  # may be made by an earlier run
+    with pytest.raises(ValueError, match=r"'nope\.pth' is not allowed; allowed: .* existing"):
+        Trainer(cfg)
 
 
 def test_a_level_two_run_grounds_in_a_frozen_exported_network(tmp_path):

@@ -232,7 +232,7 @@ class FastConfig(RunConfig):
         return self
 
     def _check_obl(self) -> None:
-        from shipwreck_training.fast.obl import grounding_policy
+        from shipwreck_training.fast.obl import check_grounding
 
         if self.regime != "selfplay" or self.env.belief not in ("literal", "none"):
             raise ValueError(
@@ -241,7 +241,7 @@ class FastConfig(RunConfig):
                 "'selfplay' with env.belief 'literal' or 'none' (the fictitious next states "
                 "are observed as the engine encodes them)"
             )
-        grounding_policy(self.obl.grounding)  # a bad spec fails now, not mid-run
+        check_grounding(self.obl.grounding)  # the file itself is read when the run starts
 
     @property
     def belief_kind(self) -> str:

@@ -90,6 +90,7 @@ __all__ = [
     "OBLSettings",
     "UniformPlay",
     "apply_targets",
+    "check_grounding",
     "fictitious_arrays",
     "grounding_policy",
     "make_obl",
@@ -119,21 +120,27 @@ class UniformPlay:
         return torch.zeros(mask.shape).masked_fill(~mask, MASKED)
 
 
+def check_grounding(spec: str, exists: bool = False) -> None:
+    """``ValueError`` unless ``spec`` is ``uniform`` or names a ``.pth`` file (an existing
+    one if ``exists``)."""
+    path = Path(spec)
+    if spec != "uniform" and (path.suffix != ".pth" or (exists and not path.is_file())):
+        raise ValueError(
+            f"obl.grounding {spec!r} is not allowed; allowed: 'uniform', or the path of an "
+            f"{'existing ' if exists else ''}exported network (.pth)"
+        )
+
+
 def grounding_policy(spec: str) -> UniformPlay | ActorCritic:
     """The policy named by ``obl.grounding``: ``uniform`` or an exported network (frozen).
 
     Raises:
         ValueError: ``spec`` is neither ``uniform`` nor an existing ``.pth`` file.
     """
+    check_grounding(spec, exists=True)
     if spec == "uniform":
         return UniformPlay()
-    path = Path(spec)
-    if path.suffix != ".pth" or not path.is_file():
-        raise ValueError(
-            f"obl.grounding {spec!r} is not allowed; allowed: 'uniform', or the path of an "
-            "existing exported network (.pth)"
-        )
-    model = load_sb3(path)
+    model = load_sb3(spec)
     model.eval()
     for p in model.parameters():
         p.requires_grad_(False)
