@@ -143,13 +143,6 @@ def _run_empty_bag(copies: int, steps: int, seed: int) -> Counter:
     return counts
 
 
-def test_crafted_empty_bag_and_table_states_are_whole_games() -> None:
-    for kwargs in EMPTY_BAG_CONFIGS:
-        for s in _empty_bag_and_table(GameConfig(**kwargs)):  # type: ignore[arg-type]
-            assert_whole(s)
-            assert sum(s.bag) == 0 and not any(s.table) and sum(s.exiled) > 0
-
-
 def test_a_draw_from_an_empty_bag_and_table_takes_back_the_exiled_fates_in_both_engines() -> None:
     counts = _run_empty_bag(copies=3, steps=12, seed=300)
     # 5 configurations x 4 states x 3 copies; a prediction on the first turn (10%)
@@ -258,3 +251,21 @@ def test_the_fall_is_announced_again_after_sails_in_both_engines() -> None:
 def test_the_fall_after_sails_agrees_over_many_streams() -> None:
     counts = _run_fall(copies=15, steps=40, seed=600)
     _assert_met(counts, {"fall_after_sails": 200, "fall_changed_by_sails": 150}, "(b), many")
+
+
+def test_the_crafted_states_keep_every_fate_and_card_and_set_up_their_situation() -> None:
+    for kwargs in EMPTY_BAG_CONFIGS:
+        for s in _empty_bag_and_table(GameConfig(**kwargs)):  # type: ignore[arg-type]
+            assert_whole(s)
+            others = [hand for seat, hand in enumerate(s.hands) if seat != s.active]
+            assert sum(s.bag) == 0 and not any(s.table) and not any(others)
+    for kwargs in FALL_CONFIGS:
+        for s in _fall_and_sails(GameConfig(**kwargs)):  # type: ignore[arg-type]
+            assert_whole(s)
+            fall = s.slots.index(FALL)
+            assert CARD_INDEX["musicians"] in s.faded and len(s.faded) >= 2
+            assert (
+                sum(s.table[fall])
+                >= 2 * min(s.hands[s.active])
+                > sum(s.table[fall]) - max(s.table[fall])
+            )
