@@ -50,8 +50,11 @@ def test_each_game_draws_its_random_partners_anew_at_its_start():
     assert (partners.random_seat[:1000] != before[:1000]).any()
 
 
-def test_a_zsc_run_resumes_exactly_and_counts_only_the_learners_steps(tmp_path):
-    cfg = _config(env={"belief": "policy"}, zsc=ZSC)
+def resumes_exactly_and_learns_fewer_steps(zsc: dict, tmp_path) -> None:
+    """A run with ``zsc`` stopped and resumed ends with the parameters of a straight run,
+    and one rollout of it counts fewer learner steps than plain self-play's (the
+    partners' decisions are not learned)."""
+    cfg = _config(env={"belief": "policy"}, zsc=zsc)
     straight = train(cfg, tmp_path / "a")
     train(cfg, tmp_path / "b", stop_after=256)
     resumed = train(cfg, tmp_path / "b", resume=True)
@@ -59,9 +62,13 @@ def test_a_zsc_run_resumes_exactly_and_counts_only_the_learners_steps(tmp_path):
     for p, q in zip(straight.model.parameters(), resumed.model.parameters(), strict=True):
         assert torch.equal(p, q)
     plain = Trainer(_config(env={"belief": "policy"}))
-    noisy = Trainer(cfg)
-    plain.collect(), noisy.collect()
-    assert noisy.global_step < plain.global_step  # random partners' plays are not learned
+    mixed = Trainer(cfg)
+    plain.collect(), mixed.collect()
+    assert mixed.global_step < plain.global_step
+
+
+def test_a_zsc_run_resumes_exactly_and_counts_only_the_learners_steps(tmp_path):
+    resumes_exactly_and_learns_fewer_steps(ZSC, tmp_path)
 
 
 def test_a_bad_zsc_setting_is_refused():

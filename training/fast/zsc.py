@@ -1,4 +1,6 @@
-"""Zero-shot coordination for the fast trainer: random partners (config key ``zsc``).
+"""Zero-shot coordination for the fast trainer (config key ``zsc``): random partners, and
+population training against a pool of partner teams (``method: population``,
+:mod:`shipwreck_training.fast.population`).
 
 Why not Other-Play. Other-Play trains with a random relabelling, per episode, of the
 game's symmetries applied to one player's view. This game has almost none: a fate's value
@@ -22,30 +24,68 @@ partner's decisions stay in each game's reward sequence (they train the value) b
 the policy, as a scripted partner's do.
 
 The trainer calls :meth:`RandomPartners.apply` after choosing its actions and
-:meth:`RandomPartners.restart` when games end; nothing else in the loop changes.
+:meth:`RandomPartners.restart` when games end; nothing else in the loop changes. The
+population (``method: population``) uses the same two hook points.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
+from pydantic import Field, StrictFloat, model_validator
 
 from shipwreck_env.state import Phase
-from shipwreck_training.common.config import Fraction, Section
+from shipwreck_training.common.config import Fraction, Positive, Section
 
 __all__ = ["ZSC_METHODS", "RandomPartners", "ZSCSettings", "make_zsc"]
 
-ZSC_METHODS = ("none", "random_partner")
+ZSC_METHODS = ("none", "random_partner", "population")
+
+Chance = Annotated[StrictFloat, Field(ge=0, le=1)]
 
 
 class ZSCSettings(Section):
     """Zero-shot-coordination training (``method`` none: plain self-play)."""
 
-    method: Literal["none", "random_partner"] = "none"
-    """``random_partner``: some seats play uniformly at random (module docstring)."""
+    method: Literal["none", "random_partner", "population"] = "none"
+    """``random_partner``: some seats play uniformly at random (module docstring);
+    ``population``: partner teams from ``partners`` take some seats of some games
+    (:mod:`shipwreck_training.fast.population`)."""
     prob: Fraction = 0.15
     """Chance, per game and seat, that the seat is a random partner for that game."""
+    partners: tuple[str, ...] = ()
+    """``population``: the partner teams, as registry team specs with a batched twin
+    (``heuristic+bayes``, ``literal``, ``fast:PATH``, ``noisy:E:SPEC``)."""
+    weights: tuple[Positive, ...] = ()
+    """``population``: each partner's relative chance (empty: equal)."""
+    selfplay: Chance = 0.25
+    """``population``: chance per game that it is plain self-play."""
+    newcomer: Chance = 0.5
+    """``population``: chance, in a game with a partner, that the partner takes one seat
+    (else the learner takes one seat and the partner every other)."""
+
+    @model_validator(mode="after")
+    def _partners_fit(self) -> ZSCSettings:
+        if self.method != "population":
+            if self.partners or self.weights:
+                raise ValueError(
+                    f"partners and weights are not allowed with method {self.method!r}; "
+                    "allowed: method population"
+                )
+            return self
+        if not self.partners or (self.weights and len(self.weights) != len(self.partners)):
+            raise ValueError(
+                f"{len(self.partners)} partners with {len(self.weights)} weights are not "
+                "allowed; allowed: one partner or more, and as many weights or none"
+            )
+        if self.selfplay == 1.0:
+            raise ValueError("selfplay 1.0 is not allowed with population; allowed: 0 to <1")
+        from shipwreck_training.fast.population import check_partner_spec
+
+        for spec in self.partners:
+            check_partner_spec(spec)
+        return self
 
 
 class RandomPartners:
@@ -103,4 +143,16 @@ def make_zsc(settings: ZSCSettings, num_games: int, num_players: int, seed: int)
     """The trainer's hook object for ``settings`` (``None``: plain self-play)."""
     if settings.method == "none":
         return None
+    if settings.method == "population":
+        from shipwreck_training.fast.population import Population
+
+        return Population(
+            settings.partners,
+            settings.weights,
+            settings.selfplay,
+            settings.newcomer,
+            num_games,
+            num_players,
+            seed,
+        )
     return RandomPartners(num_games, num_players, settings.prob, seed)
