@@ -222,3 +222,46 @@ def test_a_population_run_resumes_exactly_and_learns_only_its_own_steps(tmp_path
 def test_a_bad_population_setting_is_refused(zsc, match):
     with pytest.raises(ValueError, match=match):
         _config(zsc=zsc)
+
+
+def test_partners_read_nothing_their_seat_cannot_see():
+    """Twin games that differ only in the active seat's kept fate, the bag and the deck
+    below its top, each with its own copy of the same seating and partner memories: the
+    partners' group decisions are the same."""
+    from test_vector_partner import shuffle_deck_below_top, swap_held_fate
+
+    env = GameSettings(num_players=3, difficulties=("normal",), belief="literal")
+    real, twin = Games(env, 32, 8), Games(env, 32, 8)
+    specs = ("heuristic+bayes", "literal", f"fast:{NET}")
+    seen, other = (Population(specs, (), 0.0, 0.5, 32, 3, seed=3) for _ in range(2))
+    rng = np.random.default_rng(8)
+    learn = np.ones(32, bool)
+    checked = 0
+    for _ in range(150):
+        mask = real.legal_mask()
+        chosen = real.parts[0].random_legal(mask, rng)
+        active = real.field("active").astype(np.int64) % 3
+        group = np.flatnonzero((seen.deciding(real) >= 0) & (real.decider != active))
+        twin.load_state_dict(real.state_dict())
+        other.load_state_dict(seen.state_dict())
+        arrays = twin.parts[0].arrays
+        for g in group:
+            seat = int(arrays.active[g])
+            if arrays.hand_len[g, seat] == 1:
+                checked += swap_held_fate(arrays, g, seat, rng)
+            shuffle_deck_below_top(arrays, g, rng)
+        actions, _ = seen.apply(real, chosen, mask, learn)
+        hidden, _ = other.apply(twin, chosen, mask, learn)
+        assert np.array_equal(actions[group], hidden[group])
+        _, _, _, info = real.step(actions)
+        seen.restart(np.flatnonzero(info["_final"]))
+    assert checked > 100  # the twins did differ
+
+
+def test_belief_actions_leave_only_the_learners_own_plays():
+    pop = Population(("literal",), (), 0.0, 0.5, 4, 3, seed=0)
+    chosen = np.array([3, 5, 7, 9])
+    learn = np.array([True, False, True, False])
+    out = pop.belief_actions(chosen, learn)
+    assert out[learn].tolist() == [3, 7]
+    assert not any(ACTIONS[a].kind == "play" for a in out[~learn])
