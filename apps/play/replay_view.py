@@ -21,7 +21,7 @@ from shipwreck_apps.play.seat_view import (
     screen_text,
     view_data,
 )
-from shipwreck_apps.play.table import SAVE_FORMAT, log_entry
+from shipwreck_apps.play.table import SAVE_FORMAT, log_entry, slot_ids
 from shipwreck_env.state import PHASES
 from shipwreck_env.view import make_view
 
@@ -71,6 +71,7 @@ class Replay:
                     action,
                     i + 1,
                     by,
+                    slot_ids(before),
                 )
             )
             self.notes.append(play_note(make_view(after, 0), action))

@@ -31,6 +31,7 @@ import numpy as np
 
 from shipwreck_agents.records import game_rng, make_record, result_of
 from shipwreck_agents.registry import make_team
+from shipwreck_apps.play.explain import play_note
 from shipwreck_apps.play.seat_view import (
     action_text,
     end_reason,
@@ -40,6 +41,7 @@ from shipwreck_apps.play.seat_view import (
 )
 from shipwreck_env import saving
 from shipwreck_env.actions import NUM_ACTIONS, describe
+from shipwreck_env.cards import CARDS
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace
 from shipwreck_env.policy import Team, decide, observation_layouts
@@ -55,6 +57,7 @@ __all__ = [
     "log_entry",
     "make_team",
     "reading_due",
+    "slot_ids",
     "teammates_label",
 ]
 
@@ -333,9 +336,10 @@ class Table:
     def _apply(self, action: int, by: str) -> dict:
         s = self.state
         player, turn, seen, phase = s.decider, s.turn, len(s.events), PHASES[s.phase]
+        slots = slot_ids(s)  # before the action
         step_inplace(s, action, self.rng, check=False)
         self.actions.append(action)
-        entry = log_entry(player, turn, seen, phase, s, action, len(self.actions), by)
+        entry = log_entry(player, turn, seen, phase, s, action, len(self.actions), by, slots)
         self.log.append(entry)
         if s.turn != turn:  # a new turn began (a game ends inside its last turn)
             self._turn_doom = s.doom
@@ -466,24 +470,43 @@ def teammates_label(spec: str) -> str:
     return "+".join(parts)
 
 
+def slot_ids(s: State) -> tuple[str | None, ...]:
+    """The card id in each slot of ``s`` (``None`` for an empty slot)."""
+    return tuple(CARDS[c].id if c >= 0 else None for c in s.slots)
+
+
 def log_entry(
-    player: int, turn: int, seen: int, phase: str, after: State, action: int, index: int, by: str
+    player: int,
+    turn: int,
+    seen: int,
+    phase: str,
+    after: State,
+    action: int,
+    index: int,
+    by: str,
+    slots: Sequence[str | None] | None = None,
 ) -> dict:
     """The public log entry of action number ``index`` (from 1): ``player`` took
     ``action`` in phase ``phase`` of turn ``turn`` when that turn had ``seen`` events,
-    giving ``after``."""
+    giving ``after``. With ``slots`` (the card in each slot before the action), plays
+    name their cards, and a play gets a note of what it tells (public facts only:
+    :func:`~shipwreck_apps.play.explain.play_note`)."""
     if after.turn != turn and not after.over:  # the turn ended: its events, then the new one's
         events = after.last_events[seen:] + after.events
     else:
         events = after.events[seen:]
-    return {
+    entry = {
         "index": index,
         "turn": turn,
         "player": player,
         "by": by,
-        "action": action_text(action, phase, after.config.group_decision),
-        "events": [event_text(e) for e in events],
+        "action": action_text(action, phase, after.config.group_decision, slots),
+        "events": [event_text(e, slots if e[0] == "play" else None) for e in events],
     }
+    note = play_note(make_view(after, player), action)
+    if note:
+        entry["note"] = note
+    return entry
 
 
 def reading_due(view) -> bool:
