@@ -76,3 +76,10 @@ def test_a_bad_zsc_setting_is_refused():
         _config(zsc={"method": "other_play"})
     with pytest.raises(ValueError, match="zsc"):
         _config(zsc={"method": "random_partner", "prob": 0.0})
+
+
+def test_random_partners_plays_are_recorded_by_the_learners_belief():
+    partners = RandomPartners(4, 3, 0.5, seed=0)
+    chosen = np.array([3, 5, 7, 9])
+    learn = np.array([True, False, True, False])
+    assert partners.belief_actions(chosen, learn).tolist() == [3, 5, 7, 9]

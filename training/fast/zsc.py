@@ -129,6 +129,11 @@ class RandomPartners:
         learn[noisy] = False
         return chosen, learn
 
+    def belief_actions(self, chosen: np.ndarray, learn: np.ndarray) -> np.ndarray:
+        """The actions the learner's belief records: all of ``chosen`` (a random
+        partner's play is read under the team's own play policy, module docstring)."""
+        return chosen
+
     def state_dict(self) -> dict:
         """Per-game draws and the random stream (for checkpoints)."""
         return {"random_seat": self.random_seat.copy(), "rng": self.rng.bit_generator.state}
