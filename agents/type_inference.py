@@ -153,6 +153,7 @@ class TypeGroup(BayesGroup):
         epsilon: uniform play mixed into the heuristic and convention models.
         info_value, power_cost: as in :class:`BayesGroup`.
         signal: choose plays by the mixture's reading (else play like the heuristic).
+        margin: leave the heuristic's play only for a play valued this much higher.
     """
 
     name = "types"
@@ -165,6 +166,7 @@ class TypeGroup(BayesGroup):
         info_value: float = 0.01,
         power_cost: float = 0.005,
         signal: bool = True,
+        margin: float = 0.0,
     ) -> None:
         super().__init__(
             model=HeuristicPlayer(), epsilon=epsilon, info_value=info_value, power_cost=power_cost
@@ -183,6 +185,9 @@ class TypeGroup(BayesGroup):
         with np.errstate(divide="ignore"):  # a type the prior rules out: log 0
             self.log_prior = np.log(weights / weights.sum())
         self.signal = signal
+        if not 0.0 <= margin <= 1.0:
+            raise ValueError(f"margin {margin!r} is not allowed; allowed: 0 to 1")
+        self.margin = margin
         self._log_post: dict[tuple[int, int], np.ndarray] = {}
         self._pending: dict[tuple[int, int], tuple[int, np.ndarray]] = {}
 
@@ -297,10 +302,11 @@ class TypeGroup(BayesGroup):
         return values
 
     def _signal(self, view: AgentView, heuristic: int) -> int:
-        """The play of highest :meth:`play_values`; ties and plays it cannot score go to
-        ``heuristic``."""
+        """The play of highest :meth:`play_values`; ties (within ``margin``) and plays it
+        cannot score go to ``heuristic``."""
         values = self.play_values(view)
-        if heuristic not in values or values[heuristic] >= max(values.values()) - 1e-9:
+        best = max(values.values(), default=0.0)
+        if heuristic not in values or values[heuristic] >= best - self.margin - 1e-9:
             return heuristic
         return max(values, key=lambda a: (values[a], -a))
 

@@ -105,6 +105,7 @@ def test_posterior_is_the_prior_before_any_turn_was_watched():
         (dict(prior=(1.0, -1.0, 1.0)), "3 non-negative weights"),
         (dict(prior=(0, 0, 0)), "not all zero"),
         (dict(epsilon=1.5), "epsilon 1.5"),
+        (dict(margin=-0.1), "margin -0.1"),
     ],
 )
 def test_bad_options_are_refused_by_name(kwargs, says):
@@ -235,11 +236,15 @@ def test_a_play_that_names_the_kept_fate_is_read_for_sure_by_every_type():
     assert _act(TypeGroup(), s) == play_action(3, 1)
 
 
-@pytest.mark.parametrize("believed", DEFAULT_TYPES)
-def test_the_player_takes_the_best_valued_play_and_keeps_the_heuristic_s_on_ties(believed):
+@pytest.mark.parametrize(
+    ("believed", "margin"),
+    [("uniform", 0.0), ("heuristic", 0.0), ("convention", 0.0), ("convention", 0.1)],
+)
+def test_the_player_takes_the_best_valued_play_and_keeps_the_heuristic_s_on_ties(believed, margin):
     """At first plays of many games, with the prior all on one type: the play chosen has
     the highest value of :meth:`TypeGroup.play_values` (or is the heuristic's, when the
-    heuristic's is as good or cannot be valued); and the signalling changes some plays."""
+    heuristic's is as good within ``margin`` or cannot be valued); and the signalling
+    changes some plays."""
     config = GameConfig(num_players=3, difficulty="normal")
     prior = [float(t == believed) for t in DEFAULT_TYPES]
     changed = checked = 0
@@ -247,12 +252,12 @@ def test_the_player_takes_the_best_valued_play_and_keeps_the_heuristic_s_on_ties
         if s.decider != s.active_player or s.phase != Phase.PLAY or s.turn_actions:
             continue
         view = make_view(s, s.decider)
-        player = TypeGroup(prior=prior)
+        player = TypeGroup(prior=prior, margin=margin)
         chosen, heuristic = _act(player, s), _act(HeuristicPlayer(), s)
         values = player.play_values(view)
         if heuristic in values:
-            assert values[chosen] >= max(values.values()) - 1e-9
-            assert chosen == heuristic or values[chosen] > values[heuristic] + 1e-9
+            assert values[chosen] >= max(values.values()) - margin - 1e-9
+            assert chosen == heuristic or values[chosen] > values[heuristic] + margin + 1e-9
         else:
             assert chosen == heuristic
         changed += chosen != heuristic
