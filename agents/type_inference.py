@@ -188,14 +188,14 @@ class TypeGroup(BayesGroup):
         if not 0.0 <= margin <= 1.0:
             raise ValueError(f"margin {margin!r} is not allowed; allowed: 0 to 1")
         self.margin = margin
-        self._log_post: dict[tuple[int, int], np.ndarray] = {}
+        self._evidence: dict[tuple[int, int], np.ndarray] = {}  # summed log evidence
         self._pending: dict[tuple[int, int], tuple[int, np.ndarray]] = {}
 
     def reset(self) -> None:
         super().reset()
         for reader in (*self.readers, *self._signal_readers):
             reader.reset()
-        self._log_post.clear()
+        self._evidence.clear()
         self._pending.clear()
 
     def batched(self, num_games: int, config: GameConfig, decisions: str) -> BatchedPartner | None:
@@ -209,11 +209,15 @@ class TypeGroup(BayesGroup):
         for key in [k for k, (t, _) in self._pending.items() if k[0] == player and t < turn]:
             _, log_evidence = self._pending.pop(key)
             if np.isfinite(log_evidence).any():
-                self._log_post[key] = _normalised(self.log_post(*key) + log_evidence)
+                self._evidence[key] = self.log_evidence(*key) + log_evidence
+
+    def log_evidence(self, player: int, seat: int) -> np.ndarray:
+        """Log P(the finished turns of ``seat`` that ``player`` watched | type), by type."""
+        return self._evidence.get((player, seat), np.zeros(len(self.types)))
 
     def log_post(self, player: int, seat: int) -> np.ndarray:
         """Log P(type) of ``seat`` for ``player`` from the finished turns it watched."""
-        return self._log_post.get((player, seat), self.log_prior)
+        return _normalised(self.log_prior + self.log_evidence(player, seat))
 
     def type_posterior(self, player: int, seat: int) -> np.ndarray:
         """P(type) of ``seat``'s player as ``player`` has concluded so far."""
@@ -261,7 +265,7 @@ class TypeGroup(BayesGroup):
         else:
             readers = [p for p in range(view.config.num_players) if p != me]
         seats = {
-            seat for (player, seat) in self._log_post if player == me and seat not in view.my_seats
+            seat for (player, seat) in self._evidence if player == me and seat not in view.my_seats
         }
         per_reader = [
             self.type_posterior(me, seat)
@@ -270,7 +274,7 @@ class TypeGroup(BayesGroup):
         ]
         if per_reader:
             return np.mean(per_reader, axis=0)
-        pooled = self.log_prior + sum((self.log_post(me, s) - self.log_prior for s in seats), 0.0)
+        pooled = self.log_prior + sum((self.log_evidence(me, s) for s in seats), 0.0)
         return np.exp(_normalised(pooled))
 
     def play_values(self, view: AgentView) -> dict[int, float]:

@@ -83,7 +83,7 @@ def test_type_posterior_concentrates_on_the_partner_s_true_type(true_type):
             step_inplace(s, _act(table.policy_for(make_view(s, s.decider)), s), rng)
         posterior = types.type_posterior(0, 2)
         right += int(np.argmax(posterior)) == DEFAULT_TYPES.index(true_type)
-        evidence += types.log_post(0, 2) - types.log_prior
+        evidence += types.log_evidence(0, 2)
     pooled = np.exp(evidence - evidence.max())
     pooled /= pooled.sum()
     assert pooled[DEFAULT_TYPES.index(true_type)] > 0.99, pooled
@@ -93,6 +93,23 @@ def test_type_posterior_concentrates_on_the_partner_s_true_type(true_type):
 def test_posterior_is_the_prior_before_any_turn_was_watched():
     types = TypeGroup(prior=(1, 2, 1))
     assert np.allclose(types.type_posterior(0, 2), [0.25, 0.5, 0.25])
+
+
+def test_a_type_the_prior_rules_out_stays_out_and_the_rest_stay_numbers():
+    """A prior of zero on a type keeps it at zero after watched turns, as the player's
+    pooled weights do, and nothing turns into NaN."""
+    config = GameConfig(num_players=3, difficulty="normal")
+    types = TypeGroup(prior=(0, 1, 1))
+    table = MixedTable([Team(types, types), _partner("heuristic"), _partner("heuristic")])
+    checked = 0
+    for _, s, _ in _decisions(config, lambda i: table, games=1, seed=1):
+        if s.decider == 0 and s.active_player == 0 and s.phase == Phase.PLAY and s.turn > 3:
+            weights = types.reader_weights(make_view(s, 0))
+            assert weights[0] == 0 and np.isfinite(weights).all(), weights
+            checked += 1
+    assert checked > 0
+    posterior = types.type_posterior(0, 2)
+    assert posterior[0] == 0 and np.isclose(posterior.sum(), 1), posterior
 
 
 @pytest.mark.parametrize(
