@@ -28,13 +28,15 @@ TEAMS = ("types", "heuristic+bayes")
 
 
 def team(spec: str) -> Team:
-    """``types`` (one TypeGroup in both roles), ``types:nosignal`` (its player plays as
-    the heuristic player), ``types:M`` (it leaves the heuristic's play only for a play
-    valued M higher) or a registry team."""
+    """``types`` (one TypeGroup in both roles, default options), ``types:M`` (its margin
+    set to M), ``types:nosignal`` (its player plays as the heuristic player) or a
+    registry team."""
     name, _, arg = spec.partition(":")
     if name == "types":
-        signal = arg != "nosignal"
-        policy = TypeGroup(signal=signal, margin=float(arg) if arg and signal else 0.0)
+        if arg == "nosignal":
+            policy = TypeGroup(signal=False)
+        else:
+            policy = TypeGroup(margin=float(arg)) if arg else TypeGroup()
         return Team(policy, policy)
     return make_team(spec)
 
