@@ -8,7 +8,7 @@
 | ``bayes`` | the Bayesian group (models the heuristic player) | group |
 | ``convention`` / ``convention:A`` | the convention team: one public code per turn (agents/convention.py) | both |
 | ``oracle`` | CHEATS: the group sees the hidden fate | group |
-| ``types`` / ``types:T,...`` | reads and signals under a posterior over partner types T (``agents/type_inference.py``) | both |
+| ``types`` / ``types:T,...[,nosignal][,m=M]`` | reads and signals under a posterior over partner types T (``agents/type_inference.py``) | both |
 | ``natural`` | plays and reads as the rulebook suggests a newcomer would (``agents/natural.py``) | both |
 | ``noisy:E:SPEC`` | ``SPEC`` (a policy, or a team with ``+``), its plays random with probability E (``agents/noisy.py``) | as ``SPEC`` |
 | ``ppo:PATH`` | a trained Stable-Baselines3 model | as trained |
@@ -187,7 +187,7 @@ def make_policy(spec: str) -> Policy:
     if name == "types":
         from shipwreck_agents.type_inference import TypeGroup
 
-        return TypeGroup(arg.split(",")) if arg else TypeGroup()
+        return TypeGroup(**_types_options(spec, arg))
     if name == "natural" and not arg:
         from shipwreck_agents.natural import natural_team
 
@@ -224,6 +224,24 @@ def make_policy(spec: str) -> Policy:
     raise ValueError(
         f"policy {shown(spec)} is not known; allowed: {', '.join(form for form, _ in SPECS)}"
     )
+
+
+def _types_options(spec: str, arg: str) -> dict:
+    """``types:T,...,nosignal,m=M``: library type names, ``nosignal`` (play like the
+    heuristic player) and ``m=M`` (the margin a signalling play must beat the heuristic's
+    play by)."""
+    options: dict = {}
+    names = []
+    for part in filter(None, arg.split(",")):
+        if part == "nosignal":
+            options["signal"] = False
+        elif part.startswith("m="):
+            options["margin"] = spec_number(spec, part[2:], 0.0, 1.0)
+        else:
+            names.append(part)
+    if names:
+        options["types"] = names
+    return options
 
 
 def _noisy_parts(spec: str, arg: str) -> tuple[float, str]:

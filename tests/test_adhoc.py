@@ -268,5 +268,9 @@ def test_the_types_spec_builds_one_policy_for_both_roles_and_refuses_unknown_typ
     team = make_team("types")
     assert team.play is team.group and isinstance(team.play, TypeGroup)
     assert make_policy("types:uniform,heuristic").types == ("uniform", "heuristic")
+    quiet = make_policy("types:nosignal,m=0.2")
+    assert not quiet.signal and quiet.margin == 0.2
+    with pytest.raises(ValueError, match="out of range"):
+        make_policy("types:m=2")
     with pytest.raises(ValueError, match="'nobody' is not known"):
         make_policy("types:nobody")
