@@ -112,13 +112,17 @@ def report_folder(out_dir: Path) -> list[Path]:
     names = [r["team"] for r in reports] + [p for r in reports for p in r["partners"]]
     labels = team_labels(list(dict.fromkeys(names)))
     config = reports[0]["config"]
+    card_sets = config["card_sets"]
+    card_sets = ", ".join(card_sets) if isinstance(card_sets, list) else card_sets
     header = [
         "# Ad-hoc benchmark",
         "",
-        f"{config['num_players']} players, card sets {config['card_sets']}, "
+        f"{config['num_players']} players, card sets {card_sets}, "
         f"{config['group_decision']}; the held-out partners of `shipwreck_agents.adhoc` "
         "(docs/adhoc.md). Each team's rows were made by the command listed under the tables.",
         "Win rate [95% interval]; ad-hoc pools both seatings over every partner.",
+        "",
+        "![Self-play and ad-hoc win rates](adhoc.png)",
         "",
     ]
     commands = sorted({r["command"] for r in reports})
