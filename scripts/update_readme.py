@@ -10,7 +10,7 @@ observation layout, 3 players), ``actions`` (the action blocks), ``bench``
 learned teams, from results/baselines.json, results/fast_reference_eval.json and
 results/learned_team_eval.json),
 ``baselines`` (results/baselines.md), ``training`` (results/training.md), ``crossplay``
-(results/crossplay.md).
+(results/crossplay.md), ``adhoc`` (results/adhoc/*.json).
 ``docs/actions.md`` lists all 259 actions and ``docs/observation.md`` the layout for every
 player count. Nothing here is typed by hand: a section whose source file is missing says so.
 """
@@ -117,6 +117,30 @@ def _headline() -> str:
     return "\n".join(lines)
 
 
+def _adhoc() -> str:
+    """Each team of results/adhoc/: self-play and pooled ad-hoc win rate with the held-out
+    partners at normal and hard, best ad-hoc first, with the command that measured it."""
+    folder = ROOT / "results" / "adhoc"
+    reports = [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))]
+    if not reports:
+        return "_Not measured yet: run `shipwreck-arcana adhoc TEAM --out-dir results`._"
+    reports.sort(key=lambda r: -r["results"]["normal"]["adhoc"]["win_rate"])
+    lines = [
+        "| team | self-play normal | ad-hoc normal | self-play hard | ad-hoc hard | games per cell | measured by |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in reports:
+        cells = [
+            f"{r['results'][d][k]['win_rate']:.3f}"
+            for d in ("normal", "hard")
+            for k in ("self", "adhoc")
+        ]
+        lines.append(
+            f"| {r['team']} | " + " | ".join(cells) + f" | {r['games']} | `{r['command']}` |"
+        )
+    return "\n".join(lines)
+
+
 def sections() -> dict[str, str]:
     """Every generated README section by name."""
     return {
@@ -126,6 +150,7 @@ def sections() -> dict[str, str]:
         "headline": _headline(),
         "baselines": _file_section("baselines.md", "python scripts/make_baselines.py"),
         "training": _file_section("training.md", "python scripts/make_training_report.py"),
+        "adhoc": _adhoc(),
         "crossplay": _file_section(
             "crossplay.md", "shipwreck-arcana crossplay TEAM TEAM ... --out-dir results"
         ),
