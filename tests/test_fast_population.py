@@ -16,7 +16,7 @@ from test_fast_zsc import resumes_exactly_and_learns_fewer_steps  # noqa: E402
 
 from shipwreck_agents.fast_team import FastTeamPolicy  # noqa: E402
 from shipwreck_agents.registry import make_team  # noqa: E402
-from shipwreck_env.actions import ACTIONS  # noqa: E402
+from shipwreck_env.actions import ACTIONS, PASS  # noqa: E402
 from shipwreck_env.policy import Team, decide, observation_layouts  # noqa: E402
 from shipwreck_env.state import PHASES  # noqa: E402
 from shipwreck_training.common.config import GameSettings  # noqa: E402
@@ -265,3 +265,27 @@ def test_belief_actions_leave_only_the_learners_own_plays():
     out = pop.belief_actions(chosen, learn)
     assert out[learn].tolist() == [3, 7]
     assert not any(ACTIONS[a].kind == "play" for a in out[~learn])
+
+
+def test_the_trainer_records_the_population_s_belief_actions():
+    """``Trainer.collect`` hands the learner's belief the population's
+    ``belief_actions`` (partners' plays read as passes), not the actions stepped."""
+    trainer = Trainer(_config(num_games=64, env={"belief": "policy"}, zsc=POP))
+    handed, recorded = [], []
+    real_actions, real_record = trainer.zsc.belief_actions, trainer.belief.record
+
+    def spy_actions(chosen, learn):
+        out = real_actions(chosen, learn)
+        handed.append(out.copy())
+        return out
+
+    def spy_record(g, obs, mask, actions, model):
+        recorded.append(np.asarray(actions).copy())
+        return real_record(g, obs, mask, actions, model)
+
+    trainer.zsc.belief_actions, trainer.belief.record = spy_actions, spy_record
+    trainer.collect()
+    assert len(recorded) == len(handed) == trainer.cfg.rollout_steps
+    for a, b in zip(handed, recorded, strict=True):
+        assert (a == b).all()
+    assert any((a == PASS).any() for a in handed)

@@ -475,8 +475,8 @@ class Population:
         """The actions the learner's own belief should record (``PolicyBelief.record``):
         ``chosen`` (after :meth:`apply`) with every partner's decision replaced by a pass,
         which is no play, so a partner's play keeps the literal block in the learner's
-        group, as ``FastTeamPolicy`` leaves a stranger's play at the ad-hoc table. The
-        trainer does not call it yet (docs/population.md)."""
+        group, as ``FastTeamPolicy`` leaves a stranger's play at the ad-hoc table
+        (``Trainer.collect`` records these)."""
         return np.where(learn, chosen, PASS)
 
     def state_dict(self) -> dict:

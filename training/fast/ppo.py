@@ -248,8 +248,9 @@ class Trainer:
                 r.fate[t] = torch.from_numpy(self._fate_targets())
             if len(self.signal_games):  # before record writes this turn's memory
                 self._signal(r, t, obs, mask, learn)
-            if self.belief is not None:
-                self.belief.record(g, obs, mask, chosen, model)
+            if self.belief is not None:  # a partner's play is not read as the learner's
+                seen = chosen if self.zsc is None else self.zsc.belief_actions(chosen, learn)
+                self.belief.record(g, obs, mask, seen, model)
             if self.obl is not None:
                 self._obl(r, t, obs, mask, chosen, model)
             reward, terminated, truncated, info = g.step(chosen)
