@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from shipwreck_apps.arguments import at_least, between, positive_float
+from shipwreck_apps.play import DEFAULT_TEAMMATES
 
 __all__ = ["COMMANDS", "add_commands", "run"]
 
@@ -29,7 +30,11 @@ def add_commands(sub: argparse._SubParsersAction, formatter: type) -> None:
     )
     play.add_argument("--players", type=between(2, 5), default=3, help="players, 2 to 5")
     play.add_argument("--seat", type=at_least(0), default=0, help="your player number")
-    play.add_argument("--teammates", default="convention", help="AI teammates' policy spec")
+    play.add_argument(
+        "--teammates",
+        default=DEFAULT_TEAMMATES,
+        help="AI teammates' policy spec (default: the best team with strangers, results/adhoc.md)",
+    )
     play.add_argument("--difficulty", default="normal", help="easy, normal, hard or doomed")
     play.add_argument("--card-sets", default="base", help="card sets, e.g. base or all")
     play.add_argument("--group-decision", default="leader", help="leader or vote")

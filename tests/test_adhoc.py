@@ -274,3 +274,23 @@ def test_the_types_spec_builds_one_policy_for_both_roles_and_refuses_unknown_typ
         make_policy("types:m=2")
     with pytest.raises(ValueError, match="'nobody' is not known"):
         make_policy("types:nobody")
+
+
+def test_the_tables_seat_the_measured_best_team_with_strangers_by_default():
+    """The default AI teammates of the terminal and browser tables are the team with the
+    best pooled ad-hoc win rate at normal among those measured in results/adhoc/, and the
+    lobby's form starts with it."""
+    from shipwreck_apps.commands import add_commands
+    from shipwreck_apps.play import DEFAULT_TEAMMATES
+
+    reports = [json.loads(p.read_text()) for p in (ROOT / "results" / "adhoc").glob("*.json")]
+    assert len(reports) >= 3
+    best = max(reports, key=lambda r: r["results"]["normal"]["adhoc"]["win_rate"])
+    assert DEFAULT_TEAMMATES == best["team"]
+    lobby = (ROOT / "apps" / "web" / "static" / "index.html").read_text()
+    assert f'name="teammates" value="{DEFAULT_TEAMMATES}"' in lobby
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    add_commands(parser.add_subparsers(dest="command"), argparse.HelpFormatter)
+    assert parser.parse_args(["play"]).teammates == DEFAULT_TEAMMATES

@@ -8,3 +8,10 @@ and the browser (:mod:`shipwreck_apps.play.table`), what one seat may see of it
 This package imports ``shipwreck_env`` and ``shipwreck_agents``; the web app
 (:mod:`shipwreck_apps.web`) imports it, never the other way round.
 """
+
+__all__ = ["DEFAULT_TEAMMATES"]
+
+DEFAULT_TEAMMATES = "types"
+"""The AI teammates a table seats unless told otherwise: the team with the best pooled
+win rate with the held-out partners of the ad-hoc benchmark (``results/adhoc.md``; a
+person is a partner our teams never met). The convention stays selectable by name."""

@@ -31,6 +31,7 @@ import numpy as np
 
 from shipwreck_agents.records import game_rng, make_record, result_of
 from shipwreck_agents.registry import make_team
+from shipwreck_apps.play import DEFAULT_TEAMMATES
 from shipwreck_apps.play.explain import play_note
 from shipwreck_apps.play.seat_view import (
     action_text,
@@ -49,6 +50,7 @@ from shipwreck_env.state import PHASES, State
 from shipwreck_env.view import make_view
 
 __all__ = [
+    "DEFAULT_TEAMMATES",
     "SAVE_FORMAT",
     "PlayError",
     "StaleVersion",

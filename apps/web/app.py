@@ -65,6 +65,7 @@ from starlette.staticfiles import StaticFiles
 
 from shipwreck_agents.records import ReplayError
 from shipwreck_agents.registry import shown
+from shipwreck_apps.play import DEFAULT_TEAMMATES
 from shipwreck_apps.play.replay_view import Replay, parse_viewer
 from shipwreck_apps.play.table import PlayError, Table, TeammateError
 from shipwreck_apps.web.archive import Archive, Finished, key_hash
@@ -141,7 +142,7 @@ def _new_table(data: dict, teams: Sequence[str]) -> Table:
         raise HTTPError(
             400, f"card_sets must be a name or a list of names, got {described(card_sets)}"
         )
-    spec = check_teammates(data.get("teammates", "convention"), teams)
+    spec = check_teammates(data.get("teammates", DEFAULT_TEAMMATES), teams)
     try:
         config = GameConfig(
             num_players=players,

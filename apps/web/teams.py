@@ -23,7 +23,9 @@ __all__ = ["MODELS", "TEAMS", "check_teammates", "offered_teams"]
 _log = logging.getLogger(__name__)
 
 TEAMS = (
+    "types",
     "convention",
+    "natural",
     "bayes",
     "heuristic",
     "heuristic+bayes",
@@ -34,7 +36,9 @@ TEAMS = (
 """The teams the lobby suggests, if they can be created here (:func:`offered_teams`)."""
 MODELS = Path(__file__).resolve().parents[2] / "results" / "models"
 """The shipped trained models: the only model files a browser may name."""
-_SCRIPTED = re.compile(r"^(random|literal|heuristic|bayes|convention)(:[0-9.,a-z]{1,20})?$")
+_SCRIPTED = re.compile(
+    r"^(random|literal|heuristic|bayes|convention|natural|types)(:[0-9.,=a-z]{1,40})?$"
+)
 
 
 def check_teammates(spec: object, teams: Sequence[str] = TEAMS) -> str:
