@@ -286,7 +286,7 @@ def test_the_tables_seat_the_measured_best_team_with_strangers_by_default():
     reports = [json.loads(p.read_text()) for p in (ROOT / "results" / "adhoc").glob("*.json")]
     assert len(reports) >= 3
     best = max(reports, key=lambda r: r["results"]["normal"]["adhoc"]["win_rate"])
-    assert DEFAULT_TEAMMATES == best["team"]
+    assert best["team"] == DEFAULT_TEAMMATES
     lobby = (ROOT / "apps" / "web" / "static" / "index.html").read_text()
     assert f'name="teammates" value="{DEFAULT_TEAMMATES}"' in lobby
     import argparse
