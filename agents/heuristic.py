@@ -72,7 +72,7 @@ class HeuristicPlayer(Policy):
     ) -> int:
         legal = view.legal or tuple(int(a) for a in np.flatnonzero(mask))
         if view.phase == "play":
-            return self._play(view, legal)
+            return self._play(view, legal, rng)
         if view.phase == "steal":
             return self._steal(view, legal)
         if view.phase == "after_play":
@@ -90,10 +90,14 @@ class HeuristicPlayer(Policy):
     def _kept(self, view: AgentView) -> int:
         return view.my_hands[view.my_seats.index(view.active_seat)][0]
 
+    def _clarity(self, line: int, kept: int, counts: np.ndarray) -> float:
+        """How surely the group can name ``kept`` from ``line``: its literal posterior."""
+        return float(literal_posterior(line, counts)[kept - 1])
+
     def _score(
         self, view: AgentView, line: int, kept: int, counts: np.ndarray, fades: list[int]
     ) -> float:
-        clarity = float(literal_posterior(line, counts)[kept - 1])
+        clarity = self._clarity(line, kept, counts)
         doom = doom_of_fades(view, fades)
         return clarity - self.doom_weight * doom * (1.0 - clarity)
 
@@ -121,9 +125,10 @@ class HeuristicPlayer(Policy):
         fades = fading_slots(view, {landed: (played,)}) if landed >= 0 else fading_slots(view)
         return self._score(view, line, kept, counts, fades)
 
-    def _play(self, view: AgentView, legal: tuple[int, ...]) -> int:
+    def _play_scores(self, view: AgentView, legal: tuple[int, ...]) -> list[tuple[float, int]]:
+        """(score, action) of every legal play, in action order."""
         hand = view.my_hands[view.my_seats.index(view.active_seat)]
-        best, best_score = legal[0], -np.inf
+        scored = []
         for action in legal:
             spec = ACTIONS[action]
             if spec.kind != "play":
@@ -132,6 +137,12 @@ class HeuristicPlayer(Policy):
                 score = self._feast_score(view, hand, spec.value)
             else:
                 score = self._play_score(view, hand, spec.value, spec.slot)
+            scored.append((score, action))
+        return scored
+
+    def _play(self, view: AgentView, legal: tuple[int, ...], rng: np.random.Generator) -> int:
+        best, best_score = legal[0], -np.inf
+        for score, action in self._play_scores(view, legal):
             if score > best_score + 1e-12:
                 best, best_score = action, score
         return best

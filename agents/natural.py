@@ -28,11 +28,10 @@ import numpy as np
 
 from shipwreck_agents.bayes import BayesGroup
 from shipwreck_agents.heuristic import HeuristicPlayer
-from shipwreck_agents.knowledge import doom_of_fades, mask_to_array
-from shipwreck_env.actions import ACTIONS, HOURS_TARGET, PASS
+from shipwreck_agents.knowledge import mask_to_array
+from shipwreck_env.actions import PASS
 from shipwreck_env.config import GameConfig
 from shipwreck_env.policy import BatchedPartner
-from shipwreck_env.state import State
 from shipwreck_env.view import AgentView
 
 __all__ = ["NATURAL_DOOM_WEIGHT", "NATURAL_EPSILON", "NaturalPlayer", "natural_team"]
@@ -54,47 +53,21 @@ class NaturalPlayer(HeuristicPlayer):
     def __init__(self, doom_weight: float = NATURAL_DOOM_WEIGHT) -> None:
         super().__init__(doom_weight=doom_weight, power_margin=float("inf"))
 
-    def act(
-        self,
-        observation: np.ndarray | None,
-        mask: np.ndarray,
-        view: AgentView,
-        rng: np.random.Generator,
-        state: State | None = None,
-    ) -> int:
-        legal = view.legal or tuple(int(a) for a in np.flatnonzero(mask))
-        if view.phase == "play":
-            return self._natural_play(view, legal, rng)
-        return super().act(observation, mask, view, rng, state)
-
     def batched(self, num_games: int, config: GameConfig, decisions: str) -> BatchedPartner | None:
         """None: the natural player has no compiled twin (it decides game by game)."""
         return None
 
-    def _score(
-        self, view: AgentView, line: int, kept: int, counts: np.ndarray, fades: list[int]
-    ) -> float:
+    def _clarity(self, line: int, kept: int, counts: np.ndarray) -> float:
         """One over the number of values the line still allows (0 if it rules out the
-        kept fate, which a legal play never does), less the doom term of the heuristic
-        player's score."""
+        kept fate, which a legal play never does); the heuristic player's score weighs
+        the doom of fading cards against it."""
         allowed = int(mask_to_array(line).sum())
-        clarity = 1.0 / allowed if allowed and line >> (kept - 1) & 1 else 0.0
-        return clarity - self.doom_weight * doom_of_fades(view, fades) * (1.0 - clarity)
+        return 1.0 / allowed if allowed and line >> (kept - 1) & 1 else 0.0
 
-    def _natural_play(
-        self, view: AgentView, legal: tuple[int, ...], rng: np.random.Generator
-    ) -> int:
-        hand = view.my_hands[view.my_seats.index(view.active_seat)]
-        scored: list[tuple[float, int]] = []
-        for action in legal:
-            spec = ACTIONS[action]
-            if spec.kind != "play":
-                continue
-            if spec.slot != HOURS_TARGET and view.slots[spec.slot] == "feast":
-                score = self._feast_score(view, hand, spec.value)
-            else:
-                score = self._play_score(view, hand, spec.value, spec.slot)
-            scored.append((score, action))
+    def _play(self, view: AgentView, legal: tuple[int, ...], rng: np.random.Generator) -> int:
+        """A best-scored play (the heuristic player's scoring, this class's score), at
+        random among ties."""
+        scored = self._play_scores(view, legal)
         if not scored:
             return PASS if PASS in legal else int(legal[0])
         best = max(score for score, _ in scored)
