@@ -34,8 +34,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from shipwreck_agents.crossplay import run_cell
-from shipwreck_agents.evaluate import check_counts, map_tasks, wilson_interval
+from shipwreck_agents.crossplay import rate, run_cell, shown_rate
+from shipwreck_agents.evaluate import check_counts, map_tasks
 from shipwreck_agents.registry import make_team
 from shipwreck_env.config import DIFFICULTIES, GameConfig
 
@@ -120,11 +120,6 @@ def model_files(spec: str) -> list[str]:
     return files
 
 
-def _rate(wins: int, games: int) -> dict:
-    low, high = wilson_interval(wins, games)
-    return {"wins": wins, "games": games, "win_rate": wins / games, "ci95": [low, high]}
-
-
 def adhoc(
     team: str,
     *,
@@ -179,15 +174,15 @@ def adhoc(
     for difficulty in difficulties:
         cells = {
             p: {
-                "stranger_joins": _rate(won[(difficulty, p, team)], games),
-                "joins_strangers": _rate(won[(difficulty, team, p)], games),
+                "stranger_joins": rate(won[(difficulty, p, team)], games),
+                "joins_strangers": rate(won[(difficulty, team, p)], games),
             }
             for p in partners
         }
         pooled = sum(c[pos]["wins"] for c in cells.values() for pos in _POSITIONS)
         results[difficulty] = {
-            "self": _rate(won[(difficulty, team, team)], games),
-            "adhoc": _rate(pooled, 2 * games * len(partners)),
+            "self": rate(won[(difficulty, team, team)], games),
+            "adhoc": rate(pooled, 2 * games * len(partners)),
             "cells": cells,
         }
     return {
@@ -198,11 +193,6 @@ def adhoc(
         "games": games,
         "results": results,
     }
-
-
-def _shown(rate: dict) -> str:
-    low, high = rate["ci95"]
-    return f"{rate['win_rate']:.3f} [{low:.3f}, {high:.3f}]"
 
 
 def adhoc_markdown(reports: Sequence[dict], labels: dict[str, str] | None = None) -> str:
@@ -218,8 +208,8 @@ def adhoc_markdown(reports: Sequence[dict], labels: dict[str, str] | None = None
         for difficulty, result in report["results"].items():
             gap = result["self"]["win_rate"] - result["adhoc"]["win_rate"]
             lines.append(
-                f"| {name} | {difficulty} | {_shown(result['self'])} | "
-                f"{_shown(result['adhoc'])} | {gap:+.3f} |"
+                f"| {name} | {difficulty} | {shown_rate(result['self'])} | "
+                f"{shown_rate(result['adhoc'])} | {gap:+.3f} |"
             )
     for report in reports:
         name = labels.get(report["team"], report["team"])
@@ -235,6 +225,6 @@ def adhoc_markdown(reports: Sequence[dict], labels: dict[str, str] | None = None
             for partner, cell in result["cells"].items():
                 lines.append(
                     f"| {labels.get(partner, partner)} | {difficulty} | "
-                    f"{_shown(cell['stranger_joins'])} | {_shown(cell['joins_strangers'])} |"
+                    f"{shown_rate(cell['stranger_joins'])} | {shown_rate(cell['joins_strangers'])} |"
                 )
     return "\n".join(lines)

@@ -41,7 +41,9 @@ __all__ = [
     "crossplay_markdown",
     "method_markdown",
     "method_summary",
+    "rate",
     "run_cell",
+    "shown_rate",
     "team_labels",
 ]
 
@@ -99,7 +101,8 @@ def run_cell(task: tuple) -> list[bool]:
     return out
 
 
-def _rate(wins: int, games: int) -> dict:
+def rate(wins: int, games: int) -> dict:
+    """``wins`` of ``games`` as a win rate with its 95% Wilson interval (a table cell)."""
     low, high = wilson_interval(wins, games)
     return {"wins": wins, "games": games, "win_rate": wins / games, "ci95": [low, high]}
 
@@ -149,12 +152,12 @@ def crossplay(
     won: dict[tuple[str, str], int] = {}
     for task, out in zip(tasks, results, strict=True):
         won[(task[1], task[2])] = won.get((task[1], task[2]), 0) + sum(out)
-    cells = {a: {b: _rate(won[(a, b)], games) for b in teams} for a in teams}
+    cells = {a: {b: rate(won[(a, b)], games) for b in teams} for a in teams}
     summary = {}
     for a in teams:
         cross_wins = sum(won[(a, b)] + won[(b, a)] for b in teams if b != a)
         cross_games = 2 * games * (len(teams) - 1)
-        own, cross = _rate(won[(a, a)], games), _rate(cross_wins, cross_games)
+        own, cross = rate(won[(a, a)], games), rate(cross_wins, cross_games)
         summary[a] = {"self": own, "cross": cross, "gap": own["win_rate"] - cross["win_rate"]}
     return {
         "config": base.to_dict(),
@@ -183,9 +186,10 @@ def team_labels(teams: Sequence[str]) -> dict[str, str]:
     return labels
 
 
-def _shown(rate: dict) -> str:
-    low, high = rate["ci95"]
-    return f"{rate['win_rate']:.3f} [{low:.3f}, {high:.3f}]"
+def shown_rate(cell: dict) -> str:
+    """A :func:`rate` as ``0.750 [0.700, 0.800]``."""
+    low, high = cell["ci95"]
+    return f"{cell['win_rate']:.3f} [{low:.3f}, {high:.3f}]"
 
 
 def crossplay_markdown(report: dict) -> str:
@@ -204,14 +208,14 @@ def crossplay_markdown(report: dict) -> str:
         "|---|" + "---|" * len(teams),
     ]
     lines += [
-        f"| {label[a]} | " + " | ".join(_shown(report["cells"][a][b]) for b in teams) + " |"
+        f"| {label[a]} | " + " | ".join(shown_rate(report["cells"][a][b]) for b in teams) + " |"
         for a in teams
     ]
     lines += ["", "| team | self-play | cross-play | gap |", "|---|---|---|---:|"]
     for a in teams:
         s = report["summary"][a]
         lines.append(
-            f"| {label[a]} | {_shown(s['self'])} | {_shown(s['cross'])} | {s['gap']:+.3f} |"
+            f"| {label[a]} | {shown_rate(s['self'])} | {shown_rate(s['cross'])} | {s['gap']:+.3f} |"
         )
     files = [f"`{label[t]}` = `{t}`" for t in teams if label[t] != t]
     if files:
@@ -245,7 +249,7 @@ def method_summary(report: dict, methods: dict[str, Sequence[str]]) -> dict:
 
         def pooled(pairs: list[tuple[str, str]]) -> dict:
             wins = sum(cells[a][b]["wins"] for a, b in pairs)
-            return _rate(wins, sum(cells[a][b]["games"] for a, b in pairs))
+            return rate(wins, sum(cells[a][b]["games"] for a, b in pairs))
 
         own = pooled([(m, m) for m in members])
         within = pooled([(a, b) for a in members for b in members if a != b])
@@ -268,9 +272,9 @@ def method_markdown(summary: dict) -> str:
         "|---|---:|---|---|---:|---|",
     ]
     for name, s in summary.items():
-        others = _shown(s["others"]) if s["others"] else "-"
+        others = shown_rate(s["others"]) if s["others"] else "-"
         lines.append(
-            f"| {name} | {len(s['teams'])} | {_shown(s['self'])} | {_shown(s['within'])} | "
+            f"| {name} | {len(s['teams'])} | {shown_rate(s['self'])} | {shown_rate(s['within'])} | "
             f"{s['gap']:+.3f} | {others} |"
         )
     return "\n".join(lines)
