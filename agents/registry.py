@@ -6,15 +6,15 @@
 | ``literal`` / ``literal:T`` | random plays; predict when certain (or posterior >= T) | both |
 | ``heuristic`` | the heuristic player | play |
 | ``bayes`` | the Bayesian group (models the heuristic player) | group |
-| ``convention`` / ``convention:A`` | the convention team: one public code per turn (agents/convention.py) | both |
+| ``convention`` / ``convention:A`` | the convention team: one public code per turn (agents/convention/team.py) | both |
 | ``oracle`` | CHEATS: the group sees the hidden fate | group |
-| ``types`` / ``types:T,...[,nosignal][,m=M]`` | reads and signals under a posterior over partner types T (``agents/type_inference.py``) | both |
-| ``natural`` | plays and reads as the rulebook suggests a newcomer would (``agents/natural.py``) | both |
-| ``noisy:E:SPEC`` | ``SPEC`` (a policy, or a team with ``+``), its plays random with probability E (``agents/noisy.py``) | as ``SPEC`` |
+| ``types`` / ``types:T,...[,nosignal][,m=M]`` | reads and signals under a posterior over partner types T (``agents/search/type_inference.py``) | both |
+| ``natural`` | plays and reads as the rulebook suggests a newcomer would (``agents/scripted/natural.py``) | both |
+| ``noisy:E:SPEC`` | ``SPEC`` (a policy, or a team with ``+``), its plays random with probability E (``agents/scripted/noisy.py``) | as ``SPEC`` |
 | ``ppo:PATH`` | a trained Stable-Baselines3 model | as trained |
-| ``rllib:PATH`` | an RLlib checkpoint of ``shipwreck_training.rllib`` (``agents/rllib_policy.py``) | as trained |
-| ``fast:PATH`` | a ``shipwreck_training.fast`` team, one object for both roles (``agents/fast_team.py``) | both |
-| ``search:PATH[,samples=N,margin=M,uncertain=U,confirm=C,phases=P+Q]`` | that team with test-time search (``agents/search.py``) | both |
+| ``rllib:PATH`` | an RLlib checkpoint of ``shipwreck_training.rllib`` (``agents/learned/rllib.py``) | as trained |
+| ``fast:PATH`` | a ``shipwreck_training.fast`` team, one object for both roles (``agents/learned/fast_team.py``) | both |
+| ``search:PATH[,samples=N,margin=M,uncertain=U,confirm=C,phases=P+Q]`` | that team with test-time search (``agents/search/sparta.py``) | both |
 | ``fast:best``, ``search:best[,...]`` | the best learned team, shipped in the package (``shipwreck_agents.models``) | both |
 
 Specs are strings so that worker processes can rebuild the same policies.
@@ -54,7 +54,10 @@ SPECS: tuple[tuple[str, str], ...] = (
     ("ppo:PATH", "a trained Stable-Baselines3 model"),
     ("rllib:PATH", "an RLlib checkpoint of shipwreck_training.rllib"),
     ("fast:PATH", "a fast-trainer team, both roles (fast:results/models/fast_selfplay.pth)"),
-    ("search:PATH[,samples=N,...]", "a fast-trainer team with test-time search (agents/search.py)"),
+    (
+        "search:PATH[,samples=N,...]",
+        "a fast-trainer team with test-time search (agents/search/sparta.py)",
+    ),
     ("fast:best", "the best learned team, shipped in the package"),
     ("search:best[,samples=N,...]", "the best learned team with its shipped test-time search"),
 )
@@ -165,52 +168,52 @@ def make_policy(spec: str) -> Policy:
     """
     name, _, arg = spec.partition(":")
     if name == "random":
-        from shipwreck_agents.simple import RandomPolicy
+        from shipwreck_agents.scripted.simple import RandomPolicy
 
         return RandomPolicy(spec_number(spec, arg, 0.0, 1.0)) if arg else RandomPolicy()
     if name == "literal":
-        from shipwreck_agents.simple import LiteralPolicy
+        from shipwreck_agents.scripted.simple import LiteralPolicy
 
         return LiteralPolicy(spec_number(spec, arg, 0.0, 1.0)) if arg else LiteralPolicy()
     if name == "heuristic" and not arg:
-        from shipwreck_agents.heuristic import HeuristicPlayer
+        from shipwreck_agents.scripted.heuristic import HeuristicPlayer
 
         return HeuristicPlayer()
     if name == "bayes" and not arg:
-        from shipwreck_agents.bayes import BayesGroup
+        from shipwreck_agents.scripted.bayes import BayesGroup
 
         return BayesGroup()
     if name == "convention":
-        from shipwreck_agents.convention import ConventionPolicy
+        from shipwreck_agents.convention.team import ConventionPolicy
 
         return ConventionPolicy(**_convention_options(spec, arg))
     if name == "types":
-        from shipwreck_agents.type_inference import TypeGroup
+        from shipwreck_agents.search.type_inference import TypeGroup
 
         return TypeGroup(**_types_options(spec, arg))
     if name == "natural" and not arg:
-        from shipwreck_agents.natural import natural_team
+        from shipwreck_agents.scripted.natural import natural_team
 
         return natural_team()
     if name == "noisy":
         epsilon, inner = _noisy_parts(spec, arg)
         return _noisy(make_policy(inner), epsilon)
     if name == "oracle" and not arg:
-        from shipwreck_agents.simple import OracleGroup
+        from shipwreck_agents.scripted.simple import OracleGroup
 
         return OracleGroup()
     if name in _LEARNED and arg:
         _require(spec, _LEARNED[name])
     if name == "ppo" and arg:
-        from shipwreck_agents.trained import load_policy
+        from shipwreck_agents.learned.sb3 import load_policy
 
         return load_policy(arg)
     if name == "fast" and arg:
-        from shipwreck_agents.fast_team import shared_policy
+        from shipwreck_agents.learned.fast_team import shared_policy
 
         return shared_policy(_network(arg))
     if name == "search" and arg:
-        from shipwreck_agents.search import parse_search_spec, shared_search_policy
+        from shipwreck_agents.search.sparta import parse_search_spec, shared_search_policy
 
         path, options = parse_search_spec(arg)
         team = shipped_team(path)
@@ -218,7 +221,7 @@ def make_policy(spec: str) -> Policy:
             options = {**parse_search_spec(f"{path},{team.search}")[1], **options}
         return shared_search_policy(_network(path), **options)
     if name == "rllib" and arg:
-        from shipwreck_agents.rllib_policy import load_rllib_policy
+        from shipwreck_agents.learned.rllib import load_rllib_policy
 
         return load_rllib_policy(arg)
     raise ValueError(
@@ -253,7 +256,7 @@ def _noisy_parts(spec: str, arg: str) -> tuple[float, str]:
 
 
 def _noisy(policy: Policy, epsilon: float) -> Policy:
-    from shipwreck_agents.noisy import NoisyPolicy
+    from shipwreck_agents.scripted.noisy import NoisyPolicy
 
     return NoisyPolicy(policy, epsilon)
 

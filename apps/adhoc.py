@@ -1,4 +1,4 @@
-"""The ``adhoc`` subcommand: the ad-hoc benchmark (:mod:`shipwreck_agents.adhoc`) of one
+"""The ``adhoc`` subcommand: the ad-hoc benchmark (:mod:`shipwreck_agents.evaluation.adhoc`) of one
 or more teams, and the report of every team measured so far.
 
 ``shipwreck-arcana adhoc TEAM [TEAM ...] --out-dir results`` measures each team with the
@@ -20,14 +20,14 @@ __all__ = ["add_adhoc", "report_folder", "run_adhoc"]
 
 def add_adhoc(sub: argparse._SubParsersAction, formatter: type) -> None:
     """Add the ``adhoc`` parser to ``sub``."""
-    from shipwreck_agents.adhoc import ADHOC_DIFFICULTIES, ADHOC_SEED
+    from shipwreck_agents.evaluation.adhoc import ADHOC_DIFFICULTIES, ADHOC_SEED
     from shipwreck_apps.arguments import at_least, between
 
     parser = sub.add_parser(
         "adhoc",
         help="the ad-hoc benchmark: a team with held-out partners it never met",
         description="Ad-hoc teamwork: each team's self-play and its pooled win rate with the "
-        "held-out partners (shipwreck_agents.adhoc.HELD_OUT_PARTNERS), one stranger among the "
+        "held-out partners (shipwreck_agents.evaluation.adhoc.HELD_OUT_PARTNERS), one stranger among the "
         "team and one of the team among strangers, with 95%% intervals.",
         formatter_class=formatter,
     )
@@ -61,7 +61,7 @@ def _file_name(team: str) -> str:
 
 def run_adhoc(args: argparse.Namespace) -> int:
     """Run the ``adhoc`` subcommand; 2 on a bad team, partner or option."""
-    from shipwreck_agents.adhoc import adhoc, adhoc_markdown
+    from shipwreck_agents.evaluation.adhoc import adhoc, adhoc_markdown
 
     command = "shipwreck-arcana " + " ".join(sys.argv[1:])
     partners = [p for p in args.partners.split(";") if p] if args.partners else None
@@ -99,8 +99,8 @@ def run_adhoc(args: argparse.Namespace) -> int:
 def report_folder(out_dir: Path) -> list[Path]:
     """Rebuild ``out_dir/adhoc.md`` and ``adhoc.png`` from ``out_dir/adhoc/*.json``, the
     teams in order of their pooled ad-hoc win rate at the first difficulty."""
-    from shipwreck_agents.adhoc import adhoc_markdown
-    from shipwreck_agents.crossplay import team_labels
+    from shipwreck_agents.evaluation.adhoc import adhoc_markdown
+    from shipwreck_agents.evaluation.crossplay import team_labels
 
     reports = [json.loads(p.read_text()) for p in sorted((out_dir / "adhoc").glob("*.json"))]
     if not reports:
@@ -118,7 +118,7 @@ def report_folder(out_dir: Path) -> list[Path]:
         "# Ad-hoc benchmark",
         "",
         f"{config['num_players']} players, card sets {card_sets}, "
-        f"{config['group_decision']}; the held-out partners of `shipwreck_agents.adhoc` "
+        f"{config['group_decision']}; the held-out partners of `shipwreck_agents.evaluation.adhoc` "
         "(docs/adhoc.md). Each team's rows were made by the command listed under the tables.",
         "Win rate [95% interval]; ad-hoc pools both seatings over every partner.",
         "",

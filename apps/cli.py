@@ -268,7 +268,7 @@ def _difficulties(text: str) -> list[str]:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from shipwreck_agents.evaluate import evaluate, format_table, write_outputs
+    from shipwreck_agents.evaluation.evaluate import evaluate, format_table, write_outputs
     from shipwreck_agents.registry import GROUP_SPECS, PLAY_SPECS
 
     pairs = (
@@ -314,7 +314,7 @@ def _crossplay(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
-    from shipwreck_agents.crossplay import crossplay, crossplay_markdown
+    from shipwreck_agents.evaluation.crossplay import crossplay, crossplay_markdown
 
     command = "shipwreck-arcana " + " ".join(sys.argv[1:]) if sys.argv[1:] else "crossplay"
     try:
@@ -351,7 +351,7 @@ def _heatmap(report: dict, path: object) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from shipwreck_agents.crossplay import team_labels
+    from shipwreck_agents.evaluation.crossplay import team_labels
 
     teams = report["teams"]
     labels = [team_labels(teams)[t] for t in teams]

@@ -32,7 +32,7 @@ def _after_play(cfg, model, args) -> dict:
     import numpy as np
     import torch
 
-    from shipwreck_agents.trained import read_meta
+    from shipwreck_agents.learned.sb3 import read_meta
     from shipwreck_env.actions import ACTIONS
     from shipwreck_env.state import Phase
     from shipwreck_training.common.belief import PolicyBelief
@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     import torch
 
-    from shipwreck_agents.actor_critic import load_sb3
+    from shipwreck_agents.learned.actor_critic import load_sb3
     from shipwreck_training.fast.config import load_config
 
     torch.set_num_threads(1)

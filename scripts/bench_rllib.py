@@ -143,7 +143,7 @@ def per_iteration(rows: list[dict], timer: str) -> list[float]:
 
 def on_paper(batch: int) -> dict:
     """What crosses the network per iteration, from the sizes (3 players, belief)."""
-    from shipwreck_agents.actor_critic import ActorCritic
+    from shipwreck_agents.learned.actor_critic import ActorCritic
     from shipwreck_env.actions import NUM_ACTIONS
     from shipwreck_training.rllib.config import load_config
 

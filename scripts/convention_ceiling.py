@@ -40,9 +40,9 @@ import numpy as np
 from convention_losses import play_fades  # a sibling script
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from shipwreck_agents.convention import Convention, ConventionPolicy
-from shipwreck_agents.convention_search import code_problem, public_hands
-from shipwreck_agents.evaluate import game_seed
+from shipwreck_agents.convention.search import code_problem, public_hands
+from shipwreck_agents.convention.team import Convention, ConventionPolicy
+from shipwreck_agents.evaluation.evaluate import game_seed
 from shipwreck_env.actions import ACTIONS
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace

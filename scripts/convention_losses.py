@@ -23,9 +23,9 @@ import time
 import numpy as np
 
 from shipwreck_agents.base import Team
-from shipwreck_agents.convention import ConventionPolicy
-from shipwreck_agents.evaluate import game_seed
-from shipwreck_agents.knowledge import doom_of_fades, fading_slots
+from shipwreck_agents.convention.team import ConventionPolicy
+from shipwreck_agents.evaluation.evaluate import game_seed
+from shipwreck_agents.scripted.knowledge import doom_of_fades, fading_slots
 from shipwreck_env.actions import ACTIONS
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace

@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from shipwreck_agents.base import Team
-from shipwreck_agents.convention import ConventionPolicy
-from shipwreck_agents.evaluate import game_seed, play_game
+from shipwreck_agents.convention.team import ConventionPolicy
+from shipwreck_agents.evaluation.evaluate import game_seed, play_game
 from shipwreck_env.config import GameConfig
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,7 +50,7 @@ def old_policy(rev: str, folder: Path) -> type:
                 capture_output=True,
                 text=True,
             ).stdout
-            text = text.replace("shipwreck_agents.convention", "old_convention.convention")
+            text = text.replace("shipwreck_agents.convention.team", "old_convention.convention")
             (package / Path(name).name).write_text(text)
     sys.path.insert(0, str(folder))
     return importlib.import_module("old_convention.convention").ConventionPolicy

@@ -20,8 +20,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from shipwreck_agents.fast_team import POLICY_KINDS
-from shipwreck_agents.trained import read_meta
+from shipwreck_agents.learned.fast_team import POLICY_KINDS
+from shipwreck_agents.learned.sb3 import read_meta
 
 
 def export(source: Path, out: Path, belief_kind: str, command: str) -> dict:

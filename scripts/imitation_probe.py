@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         for d, r in results.items()
     }
     if args.save:
-        from shipwreck_agents.actor_critic import export_sb3
+        from shipwreck_agents.learned.actor_critic import export_sb3
 
         target = Path(args.save)
         export_sb3(trainer.model, target)

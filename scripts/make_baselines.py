@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from shipwreck_agents.evaluate import evaluate
+from shipwreck_agents.evaluation.evaluate import evaluate
 from shipwreck_env.config import DIFFICULTIES
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,7 +8,7 @@ Rewrites the Markdown beside the JSON: the matrix and per-team table that
 ``shipwreck-arcana crossplay --out-dir`` wrote (regenerated from the JSON, with the
 command that produced it), then each method's self-play, cross-play between its own
 seeds, gap and cross-play with the other teams
-(:func:`shipwreck_agents.crossplay.method_summary`); the summary also goes into the JSON
+(:func:`shipwreck_agents.evaluation.crossplay.method_summary`); the summary also goes into the JSON
 under ``methods``.
 """
 
@@ -19,7 +19,11 @@ import json
 import sys
 from pathlib import Path
 
-from shipwreck_agents.crossplay import crossplay_markdown, method_markdown, method_summary
+from shipwreck_agents.evaluation.crossplay import (
+    crossplay_markdown,
+    method_markdown,
+    method_summary,
+)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -288,7 +288,7 @@ def markdown(
     if reference:
         lines += [
             "",
-            "**Shipped teams on the reference evaluator** (`agents/evaluate.py`, the same "
+            "**Shipped teams on the reference evaluator** (`agents/evaluation/evaluate.py`, the same "
             "evaluator and seeding as the scripted teams' table; win rate [95% interval]):",
             "",
             "| play | group | group reads | trained steps | seed | games | easy | normal | hard "

@@ -23,7 +23,7 @@ speed bench one after the other in this invocation (the fast trainer's
 ``--evaluate-budget STEPS`` takes each trainer's latest run of its ``budget`` config
 (configs/fast|sb3|rllib/budget.yaml) at STEPS learner steps, exports it as a ``fast:`` team
 to results/models/budget/ and evaluates it on a held-out seed: with the reference
-evaluator (``shipwreck_agents.evaluate``, the default) or greedily on the batched engine
+evaluator (``shipwreck_agents.evaluation.evaluate``, the default) or greedily on the batched engine
 (``--evaluator batched``); the figures go into results/trainers.json (one entry per
 trainer and evaluator, so evaluations may run one trainer at a time) and the table of the
 trainers at one budget. ``--all-sets`` does the same for the fast trainer's run on every
@@ -41,7 +41,7 @@ from pathlib import Path
 
 import yaml
 
-from shipwreck_agents.evaluate import evaluate, wilson_interval
+from shipwreck_agents.evaluation.evaluate import evaluate, wilson_interval
 from shipwreck_env.config import DIFFICULTIES
 from shipwreck_training.common.report import replace_section
 
@@ -316,7 +316,7 @@ def _sb3_point(run: Path, budget: int) -> dict:
 
 def _rllib_point(run: Path, budget: int) -> dict:
     """The first RLlib checkpoint at or past ``budget`` env steps (constant learning rate)."""
-    from shipwreck_agents.rllib_policy import META_FILE
+    from shipwreck_agents.learned.rllib import META_FILE
 
     found = []
     for path in sorted((run / "checkpoints").glob("iter_*")):
@@ -339,7 +339,7 @@ def export_team(trainer: str, run: Path, point: dict, target: Path) -> Path:
     ``.meta.json``, the layout the ``fast:`` loader plays with its belief."""
     import shutil
 
-    from shipwreck_agents.actor_critic import export_sb3
+    from shipwreck_agents.learned.actor_critic import export_sb3
     from shipwreck_training.common.config import GameSettings
     from shipwreck_training.common.run import model_meta
 
@@ -354,7 +354,7 @@ def export_team(trainer: str, run: Path, point: dict, target: Path) -> Path:
 
         MaskablePPO.load(str(source), device="cpu").policy.save(str(target))
     else:
-        from shipwreck_agents.rllib_policy import load_network
+        from shipwreck_agents.learned.rllib import load_network
 
         export_sb3(load_network(source)[0], target)
     meta = model_meta(
@@ -372,14 +372,14 @@ def export_team(trainer: str, run: Path, point: dict, target: Path) -> Path:
 
 def evaluate_exported(model: Path, env: dict, args: argparse.Namespace) -> dict:
     """Win rates of the team ``fast:model`` in both roles: the reference evaluator
-    (``shipwreck_agents.evaluate``) or, with ``--evaluator batched``, the greedy
+    (``shipwreck_agents.evaluation.evaluate``) or, with ``--evaluator batched``, the greedy
     evaluation on the batched engine; ``args.games`` games per difficulty, seed ``args.seed``."""
     from shipwreck_training.common.config import GameSettings
 
     settings = GameSettings(**env)
     spec = f"fast:{model.relative_to(ROOT)}"
     if args.evaluator == "batched":
-        from shipwreck_agents.actor_critic import load_sb3
+        from shipwreck_agents.learned.actor_critic import load_sb3
         from shipwreck_training.common.evaluate import evaluate_greedy
 
         results = evaluate_greedy(
@@ -510,7 +510,7 @@ def _load(x: float | None) -> str:
 
 
 EVALUATORS = {
-    "reference": "reference engine (`shipwreck_agents.evaluate`)",
+    "reference": "reference engine (`shipwreck_agents.evaluation.evaluate`)",
     "batched": "batched engine (`evaluate_greedy`)",
 }
 
@@ -659,7 +659,7 @@ def main() -> int:
         "--evaluator",
         choices=("reference", "batched"),
         default="reference",
-        help="reference: shipwreck_agents.evaluate; batched: greedy on the batched engine",
+        help="reference: shipwreck_agents.evaluation.evaluate; batched: greedy on the batched engine",
     )
     args = parser.parse_args()
     trainers_path = ROOT / "results" / "trainers.json"

@@ -5,7 +5,7 @@
 
 Team A is ``PLAY_A`` + (``--group-a`` or ``PLAY_A``), team B likewise; both play game ``i``
 of each difficulty from the reference evaluator's seed
-(``shipwreck_agents.evaluate.game_seed``), so each difference is measured on the same
+(``shipwreck_agents.evaluation.evaluate.game_seed``), so each difference is measured on the same
 deals and its interval is narrower than that of two separate evaluations. Prints, per
 difficulty, both win rates, B - A with a 95% interval (normal approximation over the
 paired games), the deals only one team won and the exact two-sided sign test over those
@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", default=None, help="also write the figures as JSON here")
     args = parser.parse_args(argv)
-    from shipwreck_agents.evaluate import wins_by_game
+    from shipwreck_agents.evaluation.evaluate import wins_by_game
     from shipwreck_agents.registry import make_policy
     from shipwreck_env.config import DIFFICULTIES
 

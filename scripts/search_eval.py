@@ -4,7 +4,7 @@
         --difficulty doomed,hard --games 300 --seed 2026 [--samples 16 --margin 0.1 --uncertain 0.95 --phases play+group]
 
 Both teams play game ``i`` of each difficulty from the same deal
-(:func:`shipwreck_agents.evaluate.game_seed`), so each game is a pair; the report gives
+(:func:`shipwreck_agents.evaluation.evaluate.game_seed`), so each game is a pair; the report gives
 both win rates with Wilson intervals, the paired difference with a 95% interval (normal
 approximation over the per-game differences), the discordant pairs, the cost per game of
 each team and the search's cost per searched decision. Results are rewritten after every
@@ -30,8 +30,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from shipwreck_agents.evaluate import game_seed, play_game, wilson_interval
-from shipwreck_agents.search import DEFAULT_PHASES, SearchTeamPolicy, parse_phases
+from shipwreck_agents.evaluation.evaluate import game_seed, play_game, wilson_interval
+from shipwreck_agents.search.sparta import DEFAULT_PHASES, SearchTeamPolicy, parse_phases
 from shipwreck_env.config import GameConfig
 from shipwreck_env.policy import Team
 
@@ -185,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, got {args.jobs}")
     torch.set_num_threads(1)
-    from shipwreck_agents.fast_team import FastTeamPolicy
+    from shipwreck_agents.learned.fast_team import FastTeamPolicy
 
     try:  # a setting out of range (checked before any loading), or a missing or unreadable
         # model: one usage line, exit 2

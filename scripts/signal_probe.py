@@ -25,7 +25,7 @@ def probe(path: str, games: int, steps: int, seed: int, difficulties: list[str])
     """Mean signalling loss and decisions per difficulty of the model at ``path``."""
     import torch
 
-    from shipwreck_agents.actor_critic import load_sb3
+    from shipwreck_agents.learned.actor_critic import load_sb3
     from shipwreck_training.common.signal import NUM_PLAYS, signal_loss
     from shipwreck_training.fast.config import from_dict
     from shipwreck_training.fast.ppo import Trainer

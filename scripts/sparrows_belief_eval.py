@@ -3,9 +3,9 @@
     .venv/bin/python scripts/sparrows_belief_eval.py \\
         results/models/fast_selfplay_imitation_carry.pth [--games 1000] [--seed 20261201]
 
-Plays the reference evaluator's games (``agents/evaluate.py``: game ``i`` of difficulty
+Plays the reference evaluator's games (``agents/evaluation/evaluate.py``: game ``i`` of difficulty
 ``d`` seeded by ``game_seed(seed, d, i)``, the deals of ``shipwreck-arcana evaluate``)
-twice with the model in both roles: once as :class:`~shipwreck_agents.fast_team.FastTeamPolicy`
+twice with the model in both roles: once as :class:`~shipwreck_agents.learned.fast_team.FastTeamPolicy`
 plays it now, once with the rule it had before (no policy belief on a turn where an
 action came before the play; the plays of each hypothetical hand from the public turn
 start), kept here as :class:`TurnStartTeam` to measure the change. Along the first pass
@@ -30,9 +30,9 @@ import time
 import numpy as np
 from search_settings_table import sign_test  # scripts/, beside this one
 
-from shipwreck_agents.evaluate import game_seed, play_game
-from shipwreck_agents.fast_team import POLICY_KINDS, FastTeamPolicy
-from shipwreck_agents.policy_belief import carry_weights, likelihood
+from shipwreck_agents.evaluation.evaluate import game_seed, play_game
+from shipwreck_agents.learned.fast_team import POLICY_KINDS, FastTeamPolicy
+from shipwreck_agents.learned.policy_belief import carry_weights, likelihood
 from shipwreck_env.actions import ACTIONS
 from shipwreck_env.config import GameConfig
 from shipwreck_env.policy import Policy, Team

@@ -1,6 +1,6 @@
-"""Measure the type-inference team (agents/type_inference.py) with strangers.
+"""Measure the type-inference team (agents/search/type_inference.py) with strangers.
 
-For each partner team, the cross-play cells of ``agents/crossplay.py`` (one player of a
+For each partner team, the cross-play cells of ``agents/evaluation/crossplay.py`` (one player of a
 team among hosts of another, the newcomer's seat turning with the game, the
 evaluator's deals): ``types`` as newcomer and as host, and ``heuristic+bayes`` in the
 same cells on the same deals; then the milliseconds per decision of ``types``, by role.
@@ -16,10 +16,10 @@ import json
 import time
 from pathlib import Path
 
-from shipwreck_agents.crossplay import MixedTable, team_labels
-from shipwreck_agents.evaluate import game_seed, map_tasks, play_game, wilson_interval
+from shipwreck_agents.evaluation.crossplay import MixedTable, team_labels
+from shipwreck_agents.evaluation.evaluate import game_seed, map_tasks, play_game, wilson_interval
 from shipwreck_agents.registry import make_team
-from shipwreck_agents.type_inference import TypeGroup
+from shipwreck_agents.search.type_inference import TypeGroup
 from shipwreck_env.config import GameConfig
 from shipwreck_env.policy import Team
 

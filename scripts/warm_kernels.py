@@ -5,7 +5,7 @@ test that needs them loads machine code instead of compiling for minutes.
 
 ``./test.sh`` runs it after the set-up: the batched engine and its observations
 (``shipwreck_env.vector``, about half a minute cold), then the batched heuristic and
-Bayesian group (``agents/vector_heuristic.py``, ``agents/vector_bayes.py``, which compile
+Bayesian group (``agents/scripted/heuristic_batched.py``, ``agents/scripted/bayes_batched.py``, which compile
 the engine's rules in: a few minutes cold), each in its own process so the two cores
 compile at once. The engine part also plays the AEC env (its single-game entry points,
 ``shipwreck_env.vector.single``); the partners part also steps the Play and Predict
@@ -36,8 +36,8 @@ def _play(part: str, steps: int = 60) -> None:
     rng = np.random.default_rng(0)
     group = None
     if part == "partners":
-        from shipwreck_agents.vector_bayes import BatchedBayes
-        from shipwreck_agents.vector_heuristic import heuristic_actions
+        from shipwreck_agents.scripted.bayes_batched import BatchedBayes
+        from shipwreck_agents.scripted.heuristic_batched import heuristic_actions
 
         group = BatchedBayes(games, game.config.num_players, game.config.num_seats)
     for _ in range(steps):

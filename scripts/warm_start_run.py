@@ -5,7 +5,7 @@
     python -m shipwreck_training.fast --resume RUN_DIR
 
 Writes ``RUN_DIR/config.yaml`` and a step-0 checkpoint whose network is ``MODEL.pth`` (an
-export of any of our trainers: SB3's layout, as ``shipwreck_agents.actor_critic.load_sb3``
+export of any of our trainers: SB3's layout, as ``shipwreck_agents.learned.actor_critic.load_sb3``
 reads it); ``--resume`` then trains it with PPO from there, with the optimiser, games and
 random streams of a fresh run. This is how the shipped self-play team was started from the
 network ``scripts/imitation_probe.py --save`` fits to the convention team (see
@@ -13,7 +13,7 @@ docs/fast_trainer.md). The overrides take the trainer's ``key=value`` form; a ne
 another width than the config's, or a config error, is refused in one line (exit 2) and
 nothing is written. With ``--widen`` a network narrower than the config's ``ppo.hidden``
 (same depth) is first widened without changing what it computes
-(``shipwreck_agents.actor_critic.widen``): the width ablation of results/ablation_width.
+(``shipwreck_agents.learned.actor_critic.widen``): the width ablation of results/ablation_width.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     if run.exists():
         print(f"error: run folder {str(run)!r} exists; give a new folder", file=sys.stderr)
         return 2
-    from shipwreck_agents.actor_critic import load_sb3, widen
+    from shipwreck_agents.learned.actor_critic import load_sb3, widen
     from shipwreck_training.fast.config import load_config
 
     try:

@@ -8,7 +8,7 @@ invariants hold and play continues with :func:`shipwreck_env.engine.step`.
 :func:`hypothetical_turn_start` rebuilds the public start of the current turn from an
 agent's view with a guessed hand for the active seat, and :class:`ForcedDraws` makes
 the engine draw guessed values: together they let a scripted agent replay what the
-active player did under each hypothesis (see ``agents/bayes.py``).
+active player did under each hypothesis (see ``agents/scripted/bayes.py``).
 """
 
 from __future__ import annotations

@@ -70,8 +70,8 @@ def fake_rllib_checkpoint(root: Path, belief: bool = True, players: int = 3) -> 
     ``rllib:PATH`` loads, made without Ray. Returns (checkpoint folder, its network)."""
     import torch
 
-    from shipwreck_agents.rllib_policy import META_FILE, MaskedActorCritic
-    from shipwreck_agents.trained import game_meta
+    from shipwreck_agents.learned.rllib import META_FILE, MaskedActorCritic
+    from shipwreck_agents.learned.sb3 import game_meta
 
     config = GameConfig(num_players=players)
     size = ObservationLayout.for_config(config, belief).size

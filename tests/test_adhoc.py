@@ -1,6 +1,6 @@
-"""The ad-hoc benchmark (agents/adhoc.py, ``shipwreck-arcana adhoc``), its partner pool
-and the strangers of the pool: the natural team (agents/natural.py) and noisy policies
-(agents/noisy.py)."""
+"""The ad-hoc benchmark (agents/evaluation/adhoc.py, ``shipwreck-arcana adhoc``), its partner pool
+and the strangers of the pool: the natural team (agents/scripted/natural.py) and noisy policies
+(agents/scripted/noisy.py)."""
 
 from __future__ import annotations
 
@@ -10,17 +10,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shipwreck_agents.adhoc import (
+from shipwreck_agents.evaluation.adhoc import (
     ADHOC_SEED,
     HELD_OUT_PARTNERS,
     TRAINING_PARTNERS,
     adhoc,
     model_files,
 )
-from shipwreck_agents.heuristic import HeuristicPlayer
-from shipwreck_agents.natural import NaturalPlayer
-from shipwreck_agents.noisy import NoisyPolicy
 from shipwreck_agents.registry import make_policy, make_team
+from shipwreck_agents.scripted.heuristic import HeuristicPlayer
+from shipwreck_agents.scripted.natural import NaturalPlayer
+from shipwreck_agents.scripted.noisy import NoisyPolicy
 from shipwreck_apps.cli import main
 from shipwreck_env.actions import ACTIONS, HOURS_TARGET
 from shipwreck_env.config import GameConfig
@@ -118,7 +118,7 @@ def test_adhoc_pools_both_seatings_over_every_partner_and_is_the_same_for_any_jo
 def test_adhoc_seats_the_stranger_and_the_team_as_the_crossplay_cells_do():
     """The two seatings are the cross-play cells (partner as newcomer; team as newcomer)
     on the same deals."""
-    from shipwreck_agents.crossplay import crossplay
+    from shipwreck_agents.evaluation.crossplay import crossplay
 
     report = adhoc("heuristic+bayes", partners=["natural"], games=5, difficulties=["normal"])
     cross = crossplay(["heuristic+bayes", "natural"], games=5, seed=ADHOC_SEED)
@@ -263,7 +263,7 @@ def test_the_docs_table_of_the_pool_matches_the_split():
 
 
 def test_the_types_spec_builds_one_policy_for_both_roles_and_refuses_unknown_types():
-    from shipwreck_agents.type_inference import TypeGroup
+    from shipwreck_agents.search.type_inference import TypeGroup
 
     team = make_team("types")
     assert team.play is team.group and isinstance(team.play, TypeGroup)

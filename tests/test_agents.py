@@ -7,11 +7,11 @@ import pytest
 from test_leaks import swapped
 
 from shipwreck_agents.base import Team
-from shipwreck_agents.bayes import BayesGroup, race_value
-from shipwreck_agents.evaluate import evaluate
-from shipwreck_agents.heuristic import HeuristicPlayer
+from shipwreck_agents.evaluation.evaluate import evaluate
 from shipwreck_agents.registry import make_policy, make_team
-from shipwreck_agents.simple import LiteralPolicy, OracleGroup, RandomPolicy
+from shipwreck_agents.scripted.bayes import BayesGroup, race_value
+from shipwreck_agents.scripted.heuristic import HeuristicPlayer
+from shipwreck_agents.scripted.simple import LiteralPolicy, OracleGroup, RandomPolicy
 from shipwreck_env.actions import NUM_ACTIONS, PASS, play_action, predict_action
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step, step_inplace
@@ -226,7 +226,7 @@ def _brute_force_posterior(
 ) -> np.ndarray:
     """Enumerate every hand the active seat could hold, score the heuristic player's
     choice on a freshly arranged table, replay the observed play, and weigh by the draw
-    probabilities -- written independently of agents/bayes.py."""
+    probabilities -- written independently of agents/scripted/bayes.py."""
     pool = [3] * 7
     for fates in start_kwargs["table"]:
         for v in fates:

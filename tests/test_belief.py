@@ -10,7 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("torchrl")
 
-from shipwreck_agents.actor_critic import ActorCritic  # noqa: E402
+from shipwreck_agents.learned.actor_critic import ActorCritic  # noqa: E402
 from shipwreck_env.actions import ACTIONS, NUM_ACTIONS  # noqa: E402
 from shipwreck_env.observation import encode  # noqa: E402
 from shipwreck_env.state import Phase  # noqa: E402

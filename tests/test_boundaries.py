@@ -86,6 +86,51 @@ def test_no_module_imports_a_package_above_it(package: str) -> None:
     assert {k: v for k, v in offenders.items() if v} == {}
 
 
+AGENT_ROOMS = {
+    "base": set(),
+    "models": set(),
+    "scripted": {"base"},
+    "convention": {"base", "scripted"},
+    "learned": {"base"},
+    "search": {"base", "scripted", "convention", "learned", "models"},
+    "registry": {"base", "scripted", "convention", "learned", "search", "models"},
+    "evaluation": {"base", "scripted", "convention", "learned", "search", "models", "registry"},
+}
+"""Each room of ``shipwreck_agents`` (a subpackage, or a top-level module) and the rooms it
+may import besides itself: the agents' floors, lowest first (``docs/development.md``)."""
+
+
+def agent_room(path: Path) -> str:
+    """The room of ``agents/`` a file is in: its subfolder, or its module's stem."""
+    parts = path.relative_to(ROOT / "agents").parts
+    return parts[0] if len(parts) > 1 else Path(parts[0]).stem
+
+
+def test_every_agent_module_sits_in_a_known_room() -> None:
+    rooms = {agent_room(path) for path in (ROOT / "agents").rglob("*.py")}
+    assert rooms - {"__init__"} == set(AGENT_ROOMS)
+
+
+def test_the_agent_rooms_import_only_the_rooms_below_them() -> None:
+    """Scripted teams and learned loaders stand alone; search builds on them; the registry
+    names them all; evaluation builds teams through the registry. A planted import of the
+    registry in a scripted team fails this."""
+    offenders = {}
+    for path in sorted((ROOT / "agents").rglob("*.py")):
+        room = agent_room(path)
+        if room == "__init__":
+            continue
+        reached = {
+            name.split(".")[1]
+            for name in imported_modules(path)
+            if name.startswith("shipwreck_agents.")
+        }
+        bad = reached - AGENT_ROOMS[room] - {room}
+        if bad:
+            offenders[str(path.relative_to(ROOT))] = sorted(bad)
+    assert offenders == {}
+
+
 def test_importing_every_core_module_loads_no_agents_or_training() -> None:
     """At run time too: a fresh interpreter importing every ``shipwreck_env`` module has
     no ``agents`` or ``training`` module loaded."""

@@ -1,4 +1,4 @@
-"""Tests of the convention team (agents/convention.py): exact reading, determinism, only
+"""Tests of the convention team (agents/convention/team.py): exact reading, determinism, only
 the decider's view, legal play in every mode."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 from test_leaks import swapped
 
-from shipwreck_agents import convention_search as convention_module
 from shipwreck_agents.base import Team
-from shipwreck_agents.convention import ConventionPolicy, compute_convention
-from shipwreck_agents.convention_rescue import way_out
-from shipwreck_agents.evaluate import evaluate, play_game
-from shipwreck_agents.knowledge import doom_of_fades, fading_slots
+from shipwreck_agents.convention import search as convention_module
+from shipwreck_agents.convention.rescue import way_out
+from shipwreck_agents.convention.team import ConventionPolicy, compute_convention
+from shipwreck_agents.evaluation.evaluate import evaluate, play_game
 from shipwreck_agents.registry import make_policy
+from shipwreck_agents.scripted.knowledge import doom_of_fades, fading_slots
 from shipwreck_env.actions import ACTIONS, NUM_ACTIONS, PASS
 from shipwreck_env.cards import CARD_INDEX
 from shipwreck_env.config import GameConfig
@@ -286,8 +286,8 @@ def test_registry_builds_the_convention_team():
 
 
 def test_race_win_is_a_bounded_race_monotone_in_score_and_doom():
-    from shipwreck_agents.bayes import race_value
-    from shipwreck_agents.convention import race_win
+    from shipwreck_agents.convention.team import race_win
+    from shipwreck_agents.scripted.bayes import race_value
 
     for score in range(8):
         for doom in range(8):

@@ -1,4 +1,4 @@
-"""Tests of the convention's look-ahead (agents/convention_ahead.py): the table a line
+"""Tests of the convention's look-ahead (agents/convention/ahead.py): the table a line
 leaves, the share of the next seat's hands it forces, and that the convention's choice
 uses it."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shipwreck_agents.convention import ConventionPolicy
-from shipwreck_agents.convention_ahead import ahead_value, forced_share, table_left
-from shipwreck_agents.convention_search import public_hands, race_win
+from shipwreck_agents.convention.ahead import ahead_value, forced_share, table_left
+from shipwreck_agents.convention.search import public_hands, race_win
+from shipwreck_agents.convention.team import ConventionPolicy
 from shipwreck_env.actions import ACTIONS
 from shipwreck_env.cards import CARD_INDEX
 from shipwreck_env.config import GameConfig

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import load_script
 
-from shipwreck_agents.convention import ConventionPolicy
+from shipwreck_agents.convention.team import ConventionPolicy
 from shipwreck_env.config import GameConfig
 from shipwreck_env.state import Phase
 

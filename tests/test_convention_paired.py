@@ -1,9 +1,9 @@
-"""Tests of the paired-games tool for convention variants (agents/convention_paired.py)."""
+"""Tests of the paired-games tool for convention variants (agents/evaluation/paired.py)."""
 
 from __future__ import annotations
 
-from shipwreck_agents.convention_paired import main, paired_wins
-from shipwreck_agents.evaluate import evaluate
+from shipwreck_agents.evaluation.evaluate import evaluate
+from shipwreck_agents.evaluation.paired import main, paired_wins
 from shipwreck_env.config import GameConfig
 
 

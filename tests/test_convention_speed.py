@@ -1,6 +1,6 @@
 """The convention's fast paths decide exactly as before.
 
-The search behind the convention (agents/convention_search.py) was made faster by
+The search behind the convention (agents/convention/search.py) was made faster by
 memoising pure functions and by computing a play's outcome and fades once for every
 hand that shows the same. None of that may change a decision, so:
 
@@ -26,10 +26,10 @@ import numpy as np
 import pytest
 
 from shipwreck_agents.base import Team
-from shipwreck_agents.bayes import _question
-from shipwreck_agents.convention import ConventionPolicy
-from shipwreck_agents.convention_search import _Lines
-from shipwreck_agents.evaluate import game_seed, play_game
+from shipwreck_agents.convention.search import _Lines
+from shipwreck_agents.convention.team import ConventionPolicy
+from shipwreck_agents.evaluation.evaluate import game_seed, play_game
+from shipwreck_agents.scripted.bayes import _question
 from shipwreck_env.actions import ACTIONS
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace

@@ -1,4 +1,4 @@
-"""Cross-play (``shipwreck_agents.crossplay`` and ``shipwreck-arcana crossplay``): the
+"""Cross-play (``shipwreck_agents.evaluation.crossplay`` and ``shipwreck-arcana crossplay``): the
 diagonal is the evaluator's self-play on the same deals, each player decides with its
 own team, the newcomer's seat turns, figures do not depend on the worker count, and bad
 input is one clear error. Authority: issue 21 (the cross-play benchmark)."""
@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shipwreck_agents.crossplay import (
+from shipwreck_agents.evaluation.crossplay import (
     MixedTable,
     crossplay,
     crossplay_markdown,
@@ -19,8 +19,8 @@ from shipwreck_agents.crossplay import (
     method_summary,
     team_labels,
 )
-from shipwreck_agents.evaluate import evaluate
-from shipwreck_agents.simple import RandomPolicy
+from shipwreck_agents.evaluation.evaluate import evaluate
+from shipwreck_agents.scripted.simple import RandomPolicy
 from shipwreck_apps.cli import main as cli_main
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import new_game, step_inplace

@@ -1,4 +1,4 @@
-"""Tests of the evaluation harness (agents/evaluate.py) and the evaluate command."""
+"""Tests of the evaluation harness (agents/evaluation/evaluate.py) and the evaluate command."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from shipwreck_agents.evaluate import evaluate, wilson_interval, write_outputs
+from shipwreck_agents.evaluation.evaluate import evaluate, wilson_interval, write_outputs
 from shipwreck_apps.cli import main as cli_main
 
 

@@ -25,7 +25,7 @@ def test_export_copies_the_weights_and_changes_only_the_kind(tmp_path: Path) -> 
     changed = {k for k in new if new.get(k) != old.get(k)}
     assert changed == {"belief_kind", "spec", "derived_from"}
 
-    from shipwreck_agents.fast_team import FastTeamPolicy
+    from shipwreck_agents.learned.fast_team import FastTeamPolicy
 
     assert FastTeamPolicy(str(out)).belief_kind == "policy_carry"
 

@@ -93,7 +93,7 @@ def test_the_shipped_models_keep_the_first_play_belief():
     import json
     from pathlib import Path
 
-    from shipwreck_agents.fast_team import FastTeamPolicy
+    from shipwreck_agents.learned.fast_team import FastTeamPolicy
     from shipwreck_env.actions import NUM_ACTIONS
     from shipwreck_env.config import GameConfig
     from shipwreck_env.engine import new_game, step_inplace

@@ -11,8 +11,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("torchrl")
 
-from shipwreck_agents.actor_critic import ActorCritic, export_sb3  # noqa: E402
-from shipwreck_agents.policy_belief import PLAY_VALUE  # noqa: E402
+from shipwreck_agents.learned.actor_critic import ActorCritic, export_sb3  # noqa: E402
+from shipwreck_agents.learned.policy_belief import PLAY_VALUE  # noqa: E402
 from shipwreck_env import engine  # noqa: E402
 from shipwreck_env.actions import NUM_ACTIONS  # noqa: E402
 from shipwreck_env.observation import encode  # noqa: E402

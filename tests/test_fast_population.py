@@ -14,7 +14,7 @@ pytest.importorskip("torchrl")
 from test_fast_ppo import _config  # noqa: E402
 from test_fast_zsc import resumes_exactly_and_learns_fewer_steps  # noqa: E402
 
-from shipwreck_agents.fast_team import FastTeamPolicy  # noqa: E402
+from shipwreck_agents.learned.fast_team import FastTeamPolicy  # noqa: E402
 from shipwreck_agents.registry import make_team  # noqa: E402
 from shipwreck_env.actions import ACTIONS, PASS  # noqa: E402
 from shipwreck_env.policy import Team, decide, observation_layouts  # noqa: E402
@@ -48,7 +48,7 @@ class Draws:
 
 
 def _noisy_team(inner: Team, epsilon: float) -> Team:
-    from shipwreck_agents.noisy import NoisyPolicy
+    from shipwreck_agents.scripted.noisy import NoisyPolicy
 
     play = NoisyPolicy(inner.play, epsilon)
     return Team(play, play if inner.group is inner.play else NoisyPolicy(inner.group, epsilon))

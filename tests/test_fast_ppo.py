@@ -10,7 +10,7 @@ from conftest import merged
 torch = pytest.importorskip("torch")
 pytest.importorskip("torchrl")
 
-from shipwreck_agents.actor_critic import ActorCritic, export_sb3  # noqa: E402
+from shipwreck_agents.learned.actor_critic import ActorCritic, export_sb3  # noqa: E402
 from shipwreck_env.actions import NUM_ACTIONS  # noqa: E402
 from shipwreck_training.fast.config import from_dict, load_config  # noqa: E402
 from shipwreck_training.fast.ppo import Rollout, Trainer, advantages  # noqa: E402
@@ -125,7 +125,7 @@ def test_overlapped_rollout_stores_the_collecting_networks_log_probabilities():
 
 
 def test_shared_first_layer_is_one_parameter_and_exports_as_two_equal_layers(tmp_path):
-    from shipwreck_agents.actor_critic import load_sb3
+    from shipwreck_agents.learned.actor_critic import load_sb3
 
     torch.manual_seed(0)
     model = ActorCritic(40, NUM_ACTIONS, (16, 8), shared_first_layer=True)
@@ -199,7 +199,7 @@ def test_advantages_do_not_cross_a_finished_game():
 
 
 def test_exported_model_plays_as_the_network_in_the_ppo_loader(tmp_path):
-    from shipwreck_agents.trained import load_policy
+    from shipwreck_agents.learned.sb3 import load_policy
 
     trainer = Trainer(_config())
     export_sb3(trainer.model, tmp_path / "m.pth")
@@ -255,7 +255,7 @@ def test_imitation_copies_a_scripted_teacher():
 def test_a_checkpoint_exports_as_a_policy_with_its_role(tmp_path):
     import json
 
-    from shipwreck_agents.trained import load_policy
+    from shipwreck_agents.learned.sb3 import load_policy
     from shipwreck_training.fast.run import evaluate_checkpoint, export_checkpoint
 
     train(_config(total_steps=256), tmp_path / "run")

@@ -10,7 +10,7 @@ from conftest import merged
 torch = pytest.importorskip("torch")
 pytest.importorskip("torchrl")
 
-from shipwreck_agents.policy_belief import (  # noqa: E402
+from shipwreck_agents.learned.policy_belief import (  # noqa: E402
     hand_play_logits,
     hypothetical_observations,
     prior_weights,
@@ -120,7 +120,7 @@ def _loss_by_hand(model, obs, layout, mask, weights, masks) -> float:
             logits = model.logits(torch.from_numpy(o[None]), torch.from_numpy(full))
         return torch.softmax(logits, -1)[0, :NUM_PLAYS].double().numpy() * legal
 
-    from shipwreck_agents.policy_belief import PLAY_VALUE
+    from shipwreck_agents.learned.policy_belief import PLAY_VALUE
 
     own = obs[layout.by_name["own_hand"].slice]
     hand = [v for v in range(1, 8) for _ in range(round(own[v - 1]))]

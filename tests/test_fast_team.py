@@ -1,4 +1,4 @@
-"""A fast-trained team on the reference engine (shipwreck_agents.fast_team)."""
+"""A fast-trained team on the reference engine (shipwreck_agents.learned.fast_team)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ pytest.importorskip("torchrl")
 
 from test_belief import BruteMemory, _brute_force, _carrying  # noqa: E402
 
-from shipwreck_agents.actor_critic import ActorCritic, export_sb3  # noqa: E402
-from shipwreck_agents.fast_team import FastTeamPolicy, shared_policy  # noqa: E402
+from shipwreck_agents.learned.actor_critic import ActorCritic, export_sb3  # noqa: E402
+from shipwreck_agents.learned.fast_team import FastTeamPolicy, shared_policy  # noqa: E402
 from shipwreck_env.actions import ACTIONS, NUM_ACTIONS  # noqa: E402
 from shipwreck_env.config import GameConfig  # noqa: E402
 from shipwreck_env.engine import new_game, step_inplace  # noqa: E402
@@ -274,8 +274,8 @@ def test_after_play_inputs_of_each_kept_fate_equal_the_reference_encoding(tmp_pa
     """The hypothetical after-play inputs (``after_play=True``, an experiment): for every
     kept value and whether it is the carried fate, the observation and the legal mask the
     player would have are the reference engine's for that state; Sinners is reached."""
-    from shipwreck_agents.fast_team import after_play_masks
-    from shipwreck_agents.policy_belief import kept_observations
+    from shipwreck_agents.learned.fast_team import after_play_masks
+    from shipwreck_agents.learned.policy_belief import kept_observations
 
     layout = ObservationLayout(3, belief=True)
     rng = np.random.default_rng(11)

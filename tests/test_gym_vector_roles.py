@@ -22,10 +22,10 @@ from gymnasium.vector import SyncVectorEnv
 from test_gym_vector import twin_envs_and_actions
 
 import shipwreck_env  # noqa: F401 -- registers the ids
-from shipwreck_agents.batched_partners import check_decisions, twin_of
-from shipwreck_agents.bayes import BayesGroup
-from shipwreck_agents.heuristic import HeuristicPlayer
 from shipwreck_agents.registry import make_policy
+from shipwreck_agents.scripted.bayes import BayesGroup
+from shipwreck_agents.scripted.heuristic import HeuristicPlayer
+from shipwreck_agents.scripted.twins import check_decisions, twin_of
 from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace

@@ -18,7 +18,7 @@ import pytest
 from helpers import fake_rllib_checkpoint
 
 import shipwreck_env  # noqa: F401 -- registers the ids
-from shipwreck_agents.evaluate import evaluate, game_seed, play_game
+from shipwreck_agents.evaluation.evaluate import evaluate, game_seed, play_game
 from shipwreck_agents.registry import GROUP_SPECS, PLAY_SPECS, make_policy
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import IllegalActionError, new_game, step_inplace

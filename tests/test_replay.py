@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from web_helpers import LOCAL, launch_chromium, running_server, twins
 
-from shipwreck_agents.evaluate import evaluate
-from shipwreck_agents.records import ReplayError, load_record, replay_states
+from shipwreck_agents.evaluation.evaluate import evaluate
+from shipwreck_agents.evaluation.records import ReplayError, load_record, replay_states
 from shipwreck_apps.play.replay_view import Replay
 from shipwreck_apps.play.seat_view import faded_cards, view_data
 from shipwreck_apps.play.table import Table

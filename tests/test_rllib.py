@@ -20,8 +20,8 @@ ray = pytest.importorskip(
     "ray", reason="ray[rllib] is installed only in .venv-rllib (./test.sh runs this file there)"
 )
 
+from shipwreck_agents.learned.rllib import load_network  # noqa: E402
 from shipwreck_agents.registry import make_policy  # noqa: E402
-from shipwreck_agents.rllib_policy import load_network  # noqa: E402
 from shipwreck_training.rllib.config import env_config, from_dict  # noqa: E402
 from shipwreck_training.rllib.env import ENV_NAME, ShipwreckMultiAgentEnv, env_creator  # noqa: E402
 from shipwreck_training.rllib.train import algorithm_config, main, train  # noqa: E402
@@ -130,7 +130,7 @@ def test_train_checkpoint_resume_and_evaluate(local_ray, tmp_path):
     if not main_python.exists():
         pytest.skip("no .venv beside .venv-rllib (scripts/setup.sh builds both)")
     code = (
-        "import sys, gymnasium; from shipwreck_agents.evaluate import evaluate; "
+        "import sys, gymnasium; from shipwreck_agents.evaluation.evaluate import evaluate; "
         f"r = evaluate('rllib:{run}', 'rllib:{run}', difficulties=['easy'], games=3, "
         "progress=False); "
         "print(gymnasium.__version__, 'ray' in sys.modules, r['results']['easy']['games'])"
@@ -277,7 +277,7 @@ def _belief_blocks(seed: int, steps: int = 120) -> tuple[np.ndarray, np.ndarray]
     and the same games' literal blocks."""
     import torch
 
-    from shipwreck_agents.actor_critic import ActorCritic
+    from shipwreck_agents.learned.actor_critic import ActorCritic
     from shipwreck_training.rllib.vector_env import ShipwreckVectorEnv
 
     blocks = []

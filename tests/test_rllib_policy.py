@@ -15,9 +15,9 @@ pytest.importorskip("pydantic")
 
 from helpers import fake_rllib_checkpoint
 
-from shipwreck_agents.evaluate import evaluate
+from shipwreck_agents.evaluation.evaluate import evaluate
+from shipwreck_agents.learned.rllib import find_checkpoint
 from shipwreck_agents.registry import make_policy
-from shipwreck_agents.rllib_policy import find_checkpoint
 from shipwreck_training.rllib.config import env_config, from_dict, load_config
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -263,7 +263,7 @@ def _learn(folder: str) -> dict:
     """The slow test's run (in its own process: its own Ray, one torch thread)."""
     import ray
 
-    from shipwreck_agents.rllib_policy import load_network
+    from shipwreck_agents.learned.rllib import load_network
     from shipwreck_training.common.evaluate import evaluate_greedy
     from shipwreck_training.rllib.train import train
 

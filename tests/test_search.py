@@ -1,4 +1,4 @@
-"""Test-time search for a fast-trained team (shipwreck_agents.search)."""
+"""Test-time search for a fast-trained team (shipwreck_agents.search.sparta)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from test_fast_team import (  # noqa: E402
 from test_leaks import swapped, twin  # noqa: E402
 
 from shipwreck_agents.registry import make_policy  # noqa: E402
-from shipwreck_agents.search import (  # noqa: E402
+from shipwreck_agents.search.sparta import (  # noqa: E402
     SEARCH_PHASES,
     SearchTeamPolicy,
     parse_phases,
@@ -218,7 +218,7 @@ def test_a_change_must_also_win_on_the_confirming_sample(decisions, monkeypatch,
     first sample is rolled out again beside that choice on fresh worlds, and played only
     if it still wins by the margin over both samples together (here 0.3 ahead on 4
     worlds, then ``second`` ahead on 4 more: 0.15 or 0.35 pooled, margin 0.2)."""
-    import shipwreck_agents.search as search
+    import shipwreck_agents.search.sparta as search
 
     policy, s, view, obs, mask = next(d for d in decisions if len(np.flatnonzero(d[4])) >= 2)
     searcher = copy.deepcopy(policy)
@@ -317,8 +317,8 @@ def test_the_rollout_belief_is_the_reference_teams_belief_along_random_games(kin
     memory (:meth:`RolloutBelief.load`, as a search does at its decision) and must go on
     agreeing. Every active player who may use Sparrows does, so some blocks follow a
     table changed before the play."""
-    from shipwreck_agents.fast_team import FastTeamPolicy
-    from shipwreck_agents.search import RolloutBelief
+    from shipwreck_agents.learned.fast_team import FastTeamPolicy
+    from shipwreck_agents.search.sparta import RolloutBelief
     from shipwreck_env.vector import VectorGame
 
     vg = VectorGame(32, 4, belief=True, autoreset=False, num_players=3, difficulty="normal")
@@ -420,8 +420,8 @@ def test_a_searched_after_play_choice_starts_from_and_leaves_the_blueprints_beli
     belief the team held before it (not from one that already multiplied in the
     blueprint's own choice), and when the search plays another choice the team's
     likelihood, per-hand terms and memory are the blueprint's for the choice made."""
-    from shipwreck_agents import search
-    from shipwreck_agents.fast_team import FastTeamPolicy
+    from shipwreck_agents.learned.fast_team import FastTeamPolicy
+    from shipwreck_agents.search import sparta as search
 
     real, seen = search.rollout_values, []
 
@@ -459,7 +459,7 @@ def test_a_searched_after_play_choice_starts_from_and_leaves_the_blueprints_beli
 
 
 def test_a_literal_blueprints_rollouts_keep_the_engines_block_and_unknown_kinds_are_refused():
-    from shipwreck_agents.search import RolloutBelief
+    from shipwreck_agents.search.sparta import RolloutBelief
     from shipwreck_env.vector import VectorGame
 
     vg = VectorGame(8, 2, belief=True, autoreset=False, num_players=3, difficulty="hard")

@@ -10,7 +10,7 @@ pytest.importorskip("torchrl")
 
 
 def _model(tmp_path, scale: float):
-    from shipwreck_agents.actor_critic import ActorCritic, export_sb3
+    from shipwreck_agents.learned.actor_critic import ActorCritic, export_sb3
     from shipwreck_env.actions import NUM_ACTIONS
     from shipwreck_env.config import GameConfig
     from shipwreck_env.observation import ObservationLayout

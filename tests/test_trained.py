@@ -1,4 +1,4 @@
-"""Trained-policy loading (agents/trained.py): saved models, exported networks, shipped
+"""Trained-policy loading (agents/learned/sb3.py): saved models, exported networks, shipped
 models in results/models."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from shipwreck_agents.evaluate import evaluate
+from shipwreck_agents.evaluation.evaluate import evaluate
 from shipwreck_agents.registry import make_policy
 
 MODELS = Path(__file__).resolve().parent.parent / "results" / "models"
@@ -95,7 +95,7 @@ def test_shipped_model_loads_and_plays_its_role(path):
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
 def test_shipped_metadata_is_complete(path: Path) -> None:
-    from shipwreck_agents.trained import GAME_KEYS
+    from shipwreck_agents.learned.sb3 import GAME_KEYS
 
     meta = json.loads(path.with_suffix(".meta.json").read_text())
     for key in (*GAME_KEYS, "belief", "observation_layout", "package_version", "commit"):
@@ -121,7 +121,7 @@ def test_a_model_refuses_a_game_it_was_not_trained_for(option: str, value: objec
 
 
 def test_check_game_accepts_the_training_game_and_other_difficulties() -> None:
-    from shipwreck_agents.trained import check_game, game_meta
+    from shipwreck_agents.learned.sb3 import check_game, game_meta
     from shipwreck_env.config import GameConfig
 
     meta = game_meta(GameConfig(num_players=3, card_sets="base"), belief=True)
@@ -130,7 +130,7 @@ def test_check_game_accepts_the_training_game_and_other_difficulties() -> None:
 
 
 def test_check_game_refuses_another_observation_layout() -> None:
-    from shipwreck_agents.trained import check_game, game_meta
+    from shipwreck_agents.learned.sb3 import check_game, game_meta
     from shipwreck_env.config import GameConfig
 
     meta = {**game_meta(GameConfig(num_players=3), belief=True), "observation_layout": "0" * 16}
@@ -157,12 +157,12 @@ def _game_inputs(belief: bool, seed: int = 0) -> tuple:
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
 def test_shipped_model_acts_the_same_through_the_shared_network(path):
-    """The shared network (shipwreck_agents.actor_critic) rebuilt from a shipped file picks
+    """The shared network (shipwreck_agents.learned.actor_critic) rebuilt from a shipped file picks
     exactly the action SB3's own policy picks, on real game states."""
     import torch
 
-    from shipwreck_agents.actor_critic import load_sb3
-    from shipwreck_agents.trained import load_policy
+    from shipwreck_agents.learned.actor_critic import load_sb3
+    from shipwreck_agents.learned.sb3 import load_policy
 
     sb3 = load_policy(str(path))
     net = load_sb3(path)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from shipwreck_agents.evaluate import evaluate
+from shipwreck_agents.evaluation.evaluate import evaluate
 from shipwreck_agents.registry import make_policy
 from shipwreck_training.common.config import apply_overrides
 from shipwreck_training.sb3.config import from_dict, load_config
@@ -174,7 +174,7 @@ def test_regime_trains_resumes_and_loads_into_the_evaluator(tmp_path, name, extr
         assert model.exists() and Path(str(model)[:-4] + ".meta.json").exists()
         meta = json.loads(Path(str(model)[:-4] + ".meta.json").read_text())
         for key in ("card_sets", "group_decision", "observation_layout", "package_version"):
-            assert key in meta, key  # what the model was trained on (shipwreck_agents.trained)
+            assert key in meta, key  # what the model was trained on (shipwreck_agents.learned.sb3)
     # resume with a larger budget: continues from the last checkpoint, keeps the clock
     clock = json.loads((run / "clock.json").read_text())["wall_seconds"]
     if name != "alternating":

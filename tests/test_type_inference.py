@@ -1,4 +1,4 @@
-"""Tests of the type-inference group and player (agents/type_inference.py)."""
+"""Tests of the type-inference group and player (agents/search/type_inference.py)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from test_leaks import swapped
 
-from shipwreck_agents.bayes import BayesGroup
-from shipwreck_agents.convention import ConventionPolicy
-from shipwreck_agents.crossplay import MixedTable
-from shipwreck_agents.heuristic import HeuristicPlayer
-from shipwreck_agents.simple import RandomPolicy
-from shipwreck_agents.type_inference import DEFAULT_TYPES, TypeGroup, make_reader
+from shipwreck_agents.convention.team import ConventionPolicy
+from shipwreck_agents.evaluation.crossplay import MixedTable
+from shipwreck_agents.scripted.bayes import BayesGroup
+from shipwreck_agents.scripted.heuristic import HeuristicPlayer
+from shipwreck_agents.scripted.simple import RandomPolicy
+from shipwreck_agents.search.type_inference import DEFAULT_TYPES, TypeGroup, make_reader
 from shipwreck_env.actions import NUM_ACTIONS, play_action
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace

@@ -1,5 +1,5 @@
-"""The batched Bayesian group (agents/vector_bayes.py) against the Python one
-(agents/bayes.py): the same action at every group decision of many random games, with
+"""The batched Bayesian group (agents/scripted/bayes_batched.py) against the Python one
+(agents/scripted/bayes.py): the same action at every group decision of many random games, with
 the group's memory carried from turn to turn; nothing hidden read; and the fast
 trainer's partner using it with the same actions and checkpoints."""
 
@@ -12,10 +12,10 @@ import pytest
 from test_vector_partner import shuffle_deck_below_top, swap_held_fate
 from vector_helpers import sweep_rules
 
-from shipwreck_agents.bayes import BayesGroup
-from shipwreck_agents.heuristic import HeuristicPlayer
-from shipwreck_agents.vector_bayes import BatchedBayes
-from shipwreck_agents.vector_heuristic import heuristic_actions
+from shipwreck_agents.scripted.bayes import BayesGroup
+from shipwreck_agents.scripted.bayes_batched import BatchedBayes
+from shipwreck_agents.scripted.heuristic import HeuristicPlayer
+from shipwreck_agents.scripted.heuristic_batched import heuristic_actions
 from shipwreck_env.actions import ACTIONS
 from shipwreck_env.policy import decide, observation_layouts
 from shipwreck_env.state import PHASES

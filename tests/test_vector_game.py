@@ -257,7 +257,9 @@ def test_a_batched_agents_kernels_are_stamped_with_the_files_they_compile_in(tmp
     cache must go stale when those change, not only when its own file does."""
     from numba.core import caching
 
-    from shipwreck_agents import bayes, vector_bayes, vector_heuristic
+    from shipwreck_agents.scripted import bayes
+    from shipwreck_agents.scripted import bayes_batched as vector_bayes
+    from shipwreck_agents.scripted import heuristic_batched as vector_heuristic
     from shipwreck_env.vector import jit
 
     def stamp(owner, depends) -> str:

@@ -1,5 +1,5 @@
-"""The batched heuristic player (agents/vector_heuristic.py) against the Python one
-(agents/heuristic.py): the same action at every decision of many random games, nothing
+"""The batched heuristic player (agents/scripted/heuristic_batched.py) against the Python one
+(agents/scripted/heuristic.py): the same action at every decision of many random games, nothing
 hidden read, and the fast trainer's partner using it with the same results."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from vector_helpers import sweep_rules
 
-from shipwreck_agents.heuristic import HeuristicPlayer
-from shipwreck_agents.vector_heuristic import heuristic_actions
+from shipwreck_agents.scripted.heuristic import HeuristicPlayer
+from shipwreck_agents.scripted.heuristic_batched import heuristic_actions
 from shipwreck_env.actions import ACTIONS
 from shipwreck_env.policy import decide, observation_layouts
 from shipwreck_env.state import PHASES

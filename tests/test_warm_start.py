@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from shipwreck_agents.actor_critic import ActorCritic, export_sb3, load_sb3, widen
+from shipwreck_agents.learned.actor_critic import ActorCritic, export_sb3, load_sb3, widen
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "warm_start_run.py"

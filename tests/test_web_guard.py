@@ -19,7 +19,7 @@ import pytest
 from test_play_table import Flaky
 from web_helpers import running_server
 
-from shipwreck_agents.records import write_record
+from shipwreck_agents.evaluation.records import write_record
 from shipwreck_apps.play.replay_view import Replay
 from shipwreck_apps.play.table import Table
 from shipwreck_apps.web.app import create_app

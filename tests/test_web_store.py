@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 from test_web_guard import Clock, create, finish, seat
 from web_helpers import LOCAL, running_server
 
-from shipwreck_agents.records import load_record
+from shipwreck_agents.evaluation.records import load_record
 from shipwreck_apps.web.app import create_app
 from shipwreck_apps.web.games import Limits
 

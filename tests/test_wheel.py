@@ -142,7 +142,7 @@ PLAY = textwrap.dedent(
     from pathlib import Path
 
     import shipwreck_agents, shipwreck_env
-    from shipwreck_agents.evaluate import evaluate
+    from shipwreck_agents.evaluation.evaluate import evaluate
     from shipwreck_agents.models import model_path
 
     prefix = Path(sys.prefix).resolve()

@@ -5,7 +5,7 @@ batched games and the policy-conditioned belief), then one package per trainer, 
 keeping only its algorithm: ``sb3`` (Stable-Baselines3 MaskablePPO), ``fast`` (PPO in
 torch on the batched engine) and ``rllib`` (Ray RLlib). Run one with
 ``python -m shipwreck_training.<trainer> --config configs/<trainer>/<name>.yaml``. The
-network they train is ``shipwreck_agents.actor_critic``.
+network they train is ``shipwreck_agents.learned.actor_critic``.
 
 This folder is installed as the package ``shipwreck_training`` (``pyproject.toml``,
 ``[tool.setuptools.package-dir]``): import ``shipwreck_training``, never ``training``, a

@@ -88,7 +88,7 @@ def _meta_file(file: str) -> str:
 
 def _folder() -> Path:
     """This package's folder on disk: itself for an ordinary install, else a temporary copy
-    of the shipped files (the network loader and :func:`shipwreck_agents.trained.read_meta`
+    of the shipped files (the network loader and :func:`shipwreck_agents.learned.sb3.read_meta`
     read paths, and ``importlib.resources.as_file`` copies out a folder only from Python
     3.12)."""
     if not _FOLDER:

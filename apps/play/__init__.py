@@ -3,7 +3,7 @@ and the browser (:mod:`shipwreck_apps.play.table`), what one seat may see of it
 (:mod:`shipwreck_apps.play.seat_view`), stepping through a recorded game
 (:mod:`shipwreck_apps.play.replay_view`) and the terminal front end
 (:mod:`shipwreck_apps.play.terminal`). Replay records themselves are
-:mod:`shipwreck_agents.records` (the evaluator writes them too).
+:mod:`shipwreck_agents.evaluation.records` (the evaluator writes them too).
 
 This package imports ``shipwreck_env`` and ``shipwreck_agents``; the web app
 (:mod:`shipwreck_apps.web`) imports it, never the other way round.

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import TextIO
 
-from shipwreck_agents.records import ReplayError, load_record, replay_states
+from shipwreck_agents.evaluation.records import ReplayError, load_record, replay_states
 from shipwreck_apps.play.explain import play_note
 from shipwreck_apps.play.seat_view import (
     end_reason,

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from shipwreck_agents.records import game_rng, make_record, result_of
+from shipwreck_agents.evaluation.records import game_rng, make_record, result_of
 from shipwreck_agents.registry import make_team
 from shipwreck_apps.play import DEFAULT_TEAMMATES
 from shipwreck_apps.play.explain import play_note
@@ -143,7 +143,7 @@ class Table:
         """Let a copy of the teammates play a scratch copy of the game (every seat theirs)
         until both their play and group policy have decided once, so a team that cannot
         play this game fails here, with its message, rather than mid-game."""
-        from shipwreck_agents.trained import check_game
+        from shipwreck_agents.learned.sb3 import check_game
 
         for policy in (self.team.play, self.team.group):
             meta = getattr(policy, "meta", None)

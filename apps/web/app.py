@@ -63,7 +63,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from shipwreck_agents.records import ReplayError
+from shipwreck_agents.evaluation.records import ReplayError
 from shipwreck_agents.registry import shown
 from shipwreck_apps.play import DEFAULT_TEAMMATES
 from shipwreck_apps.play.replay_view import Replay, parse_viewer

@@ -24,7 +24,7 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from shipwreck_agents.records import write_record
+from shipwreck_agents.evaluation.records import write_record
 from shipwreck_apps.play.replay_view import Replay
 from shipwreck_apps.play.table import Table
 

@@ -12,8 +12,8 @@ import json
 import re
 from pathlib import Path
 
-from shipwreck_agents.records import FORMAT as RECORD_FORMAT
-from shipwreck_agents.records import ReplayError
+from shipwreck_agents.evaluation.records import FORMAT as RECORD_FORMAT
+from shipwreck_agents.evaluation.records import ReplayError
 from shipwreck_apps.play.replay_view import Replay
 from shipwreck_apps.web.guard import HTTPError
 

@@ -27,7 +27,7 @@ batched engine's per-game streams, so a seed deals other games than the single e
 :class:`~shipwreck_env.policy.Policy` or a plain callable ``partner(observation, view,
 rng) -> action``; default: uniformly random legal actions. A policy that offers a
 batched twin (:meth:`~shipwreck_env.policy.Policy.batched`; in ``shipwreck_agents``:
-``heuristic`` and ``bayes``, see ``agents/batched_partners.py``) decides in every game at
+``heuristic`` and ``bayes``, see ``agents/scripted/twins.py``) decides in every game at
 once in compiled code. Any other partner is asked game by game through
 :func:`~shipwreck_env.policy.decide`, on the reference state converted from the batch
 (:meth:`~shipwreck_env.vector.game.VectorGame.to_states`): correct, and about as slow

@@ -10,11 +10,11 @@ with those fields rewritten and the plays recomputed by the batched engine's rul
 one network call. The rule reads the table as it is at the play: when the active
 player used a power before it (Sparrows' new card in the base set; Skies or Shadows in
 others), the hypothetical hands are judged on the changed table, exactly as the reference-engine team (``FastTeamPolicy`` in
-``agents/fast_team.py``) and the search's rollouts (``RolloutBelief`` in
-``agents/search.py``) judge them; the choice of the power itself is not multiplied into
+``agents/learned/fast_team.py``) and the search's rollouts (``RolloutBelief`` in
+``agents/search/sparta.py``) judge them; the choice of the power itself is not multiplied into
 the likelihood (on any side).
 The engine-free part (hypothetical observations, prior, likelihood) is
-``agents/policy_belief.py``, shared with the reference-engine team ``agents/fast_team.py``;
+``agents/learned/policy_belief.py``, shared with the reference-engine team ``agents/learned/fast_team.py``;
 this module adds the batched engine's legal plays and the per-game memory of a run.
 The posterior over the kept fate ``k`` is then::
 
@@ -33,7 +33,7 @@ With ``carry=True`` (belief kind ``policy_carry``) a carried fate's prior is not
 number line alone but the group's posterior about it from the turn it was kept: the
 likelihood computed then, by the network of then (as BAD stores it, never recomputed
 with later weights), divided by the copies unknown after that play, times the copies
-unknown now and the number line now (``carry_weights`` in ``agents/policy_belief.py``).
+unknown now and the number line now (``carry_weights`` in ``agents/learned/policy_belief.py``).
 The memory is per game and seat, used on the seat's next turn (``turn`` less the
 number of seats; any other gap leaves the bare number line), forgotten when the game restarts and saved in :meth:`state_dict`.
 
@@ -45,7 +45,7 @@ after-play decision multiplied by ``π(c | o'(h), m'(h))``, the probability of t
 ``c`` made with the observation ``o'(h)`` the player would have had keeping that hand's
 other fate (whether it is the carried one shows in the observation) and the legal mask
 ``m'(h)`` with Sinners judged against that kept value
-(``kept_probabilities`` and ``kept_masks`` in ``agents/policy_belief.py``, as
+(``kept_probabilities`` and ``kept_masks`` in ``agents/learned/policy_belief.py``, as
 ``FastTeamPolicy(after_play=True)`` does on the reference engine). The seat's memory
 (``carry``) is then recomputed from the product.
 
@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from shipwreck_agents.policy_belief import (
+from shipwreck_agents.learned.policy_belief import (
     PLAY_VALUE,
     AfterPlayTerms,
     carry_weights,

@@ -4,7 +4,7 @@
 every one is over; the network takes its most likely legal action (with the
 policy-conditioned belief when the game section asks for it), a scripted partner the
 other role outside self-play. The caller passes the evaluation seed: a held-out one,
-never a training seed. The reference evaluator (``shipwreck_agents.evaluate``) plays an
+never a training seed. The reference evaluator (``shipwreck_agents.evaluation.evaluate``) plays an
 exported ``.pth`` on the reference engine instead, with its own seeds: its figures are
 the ones to compare with the scripted teams' table.
 
@@ -18,8 +18,8 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from shipwreck_agents.actor_critic import ActorCritic
-from shipwreck_agents.evaluate import wilson_interval
+from shipwreck_agents.evaluation.evaluate import wilson_interval
+from shipwreck_agents.learned.actor_critic import ActorCritic
 from shipwreck_training.common.belief import PolicyBelief
 from shipwreck_training.common.config import GameSettings
 from shipwreck_training.common.games import Games, ScriptedRole, learner_decides

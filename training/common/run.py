@@ -6,7 +6,7 @@ writes. :func:`start` turns ``--config FILE [key=value ...]`` or ``--resume RUN`
 validated config and its folder, and :func:`fail` prints a bad input as one line
 (exit code 2, no traceback, nothing written). :func:`model_meta` is the ``.meta.json``
 of an exported model; :func:`evaluate_team` evaluates a team on the run's games with the
-reference evaluator (``shipwreck_agents.evaluate``).
+reference evaluator (``shipwreck_agents.evaluation.evaluate``).
 """
 
 from __future__ import annotations
@@ -106,8 +106,8 @@ def fail(message: str) -> int:
 
 def model_meta(env: GameSettings, **extra: object) -> dict:
     """The ``.meta.json`` of a model trained on ``env``'s games
-    (``shipwreck_agents.trained.game_meta``, the difficulty mix, then ``extra``)."""
-    from shipwreck_agents.trained import game_meta
+    (``shipwreck_agents.learned.sb3.game_meta``, the difficulty mix, then ``extra``)."""
+    from shipwreck_agents.learned.sb3 import game_meta
 
     return {
         **game_meta(env.game_config(), env.belief_block),
@@ -127,9 +127,9 @@ def evaluate_team(
     seed: int,
     jobs: int = 1,
 ) -> dict:
-    """``shipwreck_agents.evaluate`` report of the team ``play`` + ``group`` (policy
+    """``shipwreck_agents.evaluation.evaluate`` report of the team ``play`` + ``group`` (policy
     specs) on ``env``'s game options, ``games`` games per difficulty."""
-    from shipwreck_agents.evaluate import evaluate
+    from shipwreck_agents.evaluation.evaluate import evaluate
 
     return evaluate(
         play,

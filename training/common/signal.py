@@ -8,7 +8,7 @@ conditioned belief, ``training/common/belief.py``) of the kept fate after the pl
 
 For a first-play decision of the active player with observation ``o`` and every
 ordered hand ``h = (x, y)`` it might hold (public prior ``w(h)``,
-:func:`~shipwreck_agents.policy_belief.prior_weights`, with the seat's carried memory
+:func:`~shipwreck_agents.learned.policy_belief.prior_weights`, with the seat's carried memory
 when the run carries one), let ``π(a | h)`` be the policy over the hand's legal plays
 alone (renormalised: a power used before the play is not a play), and ``k(h, a)`` the
 fate ``h`` keeps after play ``a``. The group's posterior after ``a`` is
@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from shipwreck_agents.policy_belief import PLAY_VALUE, hand_play_logits, prior_weights
+from shipwreck_agents.learned.policy_belief import PLAY_VALUE, hand_play_logits, prior_weights
 from shipwreck_env.public_record import hand_play_masks
 from shipwreck_env.state import Phase
 

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 if TYPE_CHECKING:
-    from shipwreck_agents.actor_critic import ActorCritic
+    from shipwreck_agents.learned.actor_critic import ActorCritic
     from shipwreck_training.fast.config import FastConfig
     from shipwreck_training.fast.ppo import Rollout
 

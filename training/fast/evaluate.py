@@ -8,7 +8,7 @@ shared with the other trainers; this module only reads a :class:`FastConfig`'s g
 
 from __future__ import annotations
 
-from shipwreck_agents.actor_critic import ActorCritic
+from shipwreck_agents.learned.actor_critic import ActorCritic
 from shipwreck_training.common.evaluate import evaluate_greedy
 from shipwreck_training.fast.config import FastConfig
 

@@ -79,7 +79,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from shipwreck_agents.actor_critic import MASKED, ActorCritic, load_sb3
+from shipwreck_agents.learned.actor_critic import MASKED, ActorCritic, load_sb3
 from shipwreck_env.vector.arrays import Arrays
 from shipwreck_env.vector.game import VectorGame
 from shipwreck_training.common.belief import PolicyBelief

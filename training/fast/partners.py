@@ -8,8 +8,8 @@ from ``(seed, place)`` and only that place's decisions draw from it, so the acti
 the same whatever the number of workers.
 
 A spec with a batched twin (:data:`BATCHED`: ``heuristic``, whose batched form is
-``shipwreck_agents.vector_heuristic``, and ``bayes``, whose batched form is
-``shipwreck_agents.vector_bayes``; both return exactly the policy's actions) decides for
+``shipwreck_agents.scripted.heuristic_batched``, and ``bayes``, whose batched form is
+``shipwreck_agents.scripted.bayes_batched``; both return exactly the policy's actions) decides for
 every game at once on the batched engine's arrays instead, in this process (``workers``
 is then not used), unless ``batched=False`` (the fast trainer's ``partners.batched:
 false``) forces the per-game path, to compare the two. The environment variable
@@ -288,7 +288,7 @@ class Partners:
         return out
 
     def _act_batched(self, games: Games, which: np.ndarray) -> np.ndarray:
-        from shipwreck_agents.vector_heuristic import heuristic_actions
+        from shipwreck_agents.scripted.heuristic_batched import heuristic_actions
 
         policy = self._local.policies[0]
         player = getattr(policy, "model", policy)  # the heuristic's own parameters
@@ -311,7 +311,7 @@ class Partners:
     def _batched_group(self, arrays):
         """The batched Bayesian group, made with the memory the policy objects hold."""
         if self._group is None:
-            from shipwreck_agents.vector_bayes import BatchedBayes
+            from shipwreck_agents.scripted.bayes_batched import BatchedBayes
 
             if self.spec not in ("bayes",):
                 raise ValueError(

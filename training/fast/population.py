@@ -1,7 +1,7 @@
 """Population training for the fast trainer: the learning team plays with strangers
 drawn from a pool of partner teams (config ``zsc.method: population``).
 
-The ad-hoc benchmark (``agents/adhoc.py``) seats a team with strangers in two ways: one
+The ad-hoc benchmark (``agents/evaluation/adhoc.py``) seats a team with strangers in two ways: one
 stranger among the team (the stranger is the newcomer) and one player of the team among
 strangers (the team is the newcomer). Training covers both. At each game's start
 (:meth:`Population.restart`) the game is, with chance ``selfplay``, plain self-play;
@@ -10,7 +10,7 @@ otherwise it draws one partner team from ``partners`` (chance proportional to
 random (the stranger is the newcomer), else the learner keeps one seat drawn at random
 and the partner takes every other (the learner is the newcomer). Several seats of one
 partner in one game share its memory, as the hosts of a cross-play table share one team
-object (``agents/crossplay.py``).
+object (``agents/evaluation/crossplay.py``).
 
 Every decision of a partner's seat, play or group, is the partner's, taken for all the
 games at once on the batched engine by the partner's *batched twin*, which returns
@@ -163,7 +163,7 @@ class HeuristicBayesTwin(_Memory):
     Bayesian group's otherwise, with the group's memory per game place."""
 
     def __init__(self, num_games: int) -> None:
-        from shipwreck_agents.bayes import BayesGroup
+        from shipwreck_agents.scripted.bayes import BayesGroup
 
         self.num_games = num_games
         self.policy = BayesGroup()  # its parameters and its model's (the heuristic)
@@ -171,7 +171,7 @@ class HeuristicBayesTwin(_Memory):
 
     def _bind(self, games: Games) -> None:
         if self.group is None:
-            from shipwreck_agents.vector_bayes import BatchedBayes
+            from shipwreck_agents.scripted.bayes_batched import BatchedBayes
 
             seats = games.field("hand_len").shape[1]
             self.group = BatchedBayes(self.num_games, games.num_players, seats, self.policy)
@@ -181,7 +181,7 @@ class HeuristicBayesTwin(_Memory):
         self, games: Games, which: np.ndarray, mask: np.ndarray, draws: np.ndarray
     ) -> np.ndarray:
         """int64[K]: the team's action in each game ``which`` (global indices)."""
-        from shipwreck_agents.vector_heuristic import heuristic_actions
+        from shipwreck_agents.scripted.heuristic_batched import heuristic_actions
 
         self._bind(games)
         model = self.policy.model
@@ -285,7 +285,7 @@ class NetworkTwin(_Memory):
     def _bind(self, games: Games) -> None:
         if self.belief is not None or self.kind not in ("policy", "policy_carry"):
             return
-        from shipwreck_agents.trained import check_game
+        from shipwreck_agents.learned.sb3 import check_game
         from shipwreck_training.common.belief import PolicyBelief
 
         for part in games.parts:

@@ -3,7 +3,7 @@
     python -m shipwreck_training.fast --config configs/fast/selfplay.yaml [key=value ...]
     python -m shipwreck_training.fast --resume results/runs/fast/<run>
 
-One shared :class:`~shipwreck_agents.actor_critic.ActorCritic` takes every learned decision of
+One shared :class:`~shipwreck_agents.learned.actor_critic.ActorCritic` takes every learned decision of
 every seat (the observation is seat-relative; its phase and decider fields name the
 role). Each rollout steps ``num_games`` games ``rollout_steps`` times; the team reward
 after every decision forms one sequence per game, and GAE runs over that sequence
@@ -48,7 +48,7 @@ import numpy as np
 import torch
 from torchrl.objectives.value.functional import generalized_advantage_estimate
 
-from shipwreck_agents.actor_critic import ActorCritic
+from shipwreck_agents.learned.actor_critic import ActorCritic
 from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_env.state import Phase
 from shipwreck_training.common.belief import PolicyBelief

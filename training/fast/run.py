@@ -35,7 +35,7 @@ from shipwreck_training.common.run import (
 from shipwreck_training.fast.config import FastConfig, from_dict
 
 if TYPE_CHECKING:  # torch and torchrl load in seconds: a bad config is refused first
-    from shipwreck_agents.actor_critic import ActorCritic
+    from shipwreck_agents.learned.actor_critic import ActorCritic
     from shipwreck_training.fast.ppo import Trainer
 
 __all__ = [
@@ -56,7 +56,7 @@ ROLES = {"selfplay": "self", "play": "play", "predict": "predict"}
 
 def spec_of(cfg: FastConfig, path: Path) -> str:
     """The policy spec that plays an exported model as trained: ``fast:`` (the team that
-    computes the policy-conditioned belief, agents/fast_team.py) or ``ppo:``."""
+    computes the policy-conditioned belief, agents/learned/fast_team.py) or ``ppo:``."""
     return f"{'fast' if cfg.env.belief == 'policy' else 'ppo'}:{path}"
 
 
@@ -237,7 +237,7 @@ def _evaluate(trainer: Trainer, writer, games: int) -> dict:
 def _finish(trainer: Trainer, writer) -> None:
     import torch
 
-    from shipwreck_agents.actor_critic import export_sb3
+    from shipwreck_agents.learned.actor_critic import export_sb3
 
     cfg, run_dir = trainer.cfg, trainer.run_dir
     torch.save(trainer.model.state_dict(), run_dir / "model.pt")
@@ -283,7 +283,7 @@ def _checkpoint_model(run_dir: Path) -> tuple[FastConfig, ActorCritic, dict]:
     cfg = from_dict(read_yaml((run_dir / "config.yaml").read_text()))
     import torch
 
-    from shipwreck_agents.actor_critic import ActorCritic
+    from shipwreck_agents.learned.actor_critic import ActorCritic
 
     state = torch.load(run_dir / "checkpoints" / "latest.pt", weights_only=False)
     layout = ObservationLayout.for_config(cfg.env.game_config(), belief=cfg.env.belief_block)
@@ -323,7 +323,7 @@ def export_checkpoint(run_dir: Path, target: Path) -> dict:
     """Export the network of ``run_dir``'s latest checkpoint as an SB3 ``.pth`` with its
     ``.meta.json`` (a run in progress can be shipped); returns the metadata."""
     cfg, model, state = _checkpoint_model(run_dir)
-    from shipwreck_agents.actor_critic import export_sb3
+    from shipwreck_agents.learned.actor_critic import export_sb3
 
     export_sb3(model, target)
     info = meta(cfg, spec_of(cfg, target))

@@ -109,7 +109,7 @@ class PPOSection(Section):
 
 
 class EvalSection(Section):
-    """Self-play evaluation of the final checkpoint with ``shipwreck_agents.evaluate``."""
+    """Self-play evaluation of the final checkpoint with ``shipwreck_agents.evaluation.evaluate``."""
 
     games: Count = 200
     """Games per difficulty (0: none)."""

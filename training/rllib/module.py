@@ -2,14 +2,14 @@
 
 The env's observation is ``{"observation", "action_mask"}`` (the AEC env) or one array,
 the observation then the mask (the batched engine's vector env); the module reads both and
-puts the logit :data:`~shipwreck_agents.actor_critic.MASKED` (-1e9) on every illegal action
+puts the logit :data:`~shipwreck_agents.learned.actor_critic.MASKED` (-1e9) on every illegal action
 before RLlib builds its categorical distribution, in exploration, inference and
 training alike. ``exp(-1e9 - max)`` is exactly 0 in float32, so an illegal action has
 probability 0 and is never sampled; the logit is finite, so the all-zero mask of an
 agent's final (not acted on) observation gives no NaN. The value head reads the
 observation only (``ValueFunctionAPI``, which PPO's GAE calls).
 
-The network is :class:`shipwreck_agents.actor_critic.ActorCritic` (plain torch), held as
+The network is :class:`shipwreck_agents.learned.actor_critic.ActorCritic` (plain torch), held as
 ``self.net``: the ``rllib:`` loader rebuilds it from the module's saved state without
 Ray.
 """
@@ -23,7 +23,7 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
-from shipwreck_agents.actor_critic import ActorCritic
+from shipwreck_agents.learned.actor_critic import ActorCritic
 
 __all__ = ["ShipwreckRLModule"]
 

@@ -20,7 +20,7 @@ A run directory ``<output_dir>/<name>__<seed>__<time>/`` gets ``config.yaml``,
 ``command.txt``, ``progress.jsonl`` (one line per iteration: env steps, steps/s, mean
 episode return, seconds, load average), ``checkpoints/iter_NNNNNN/`` (RLlib's own
 algorithm checkpoint plus ``shipwreck_policy.json``), ``checkpoints/latest`` (the
-newest one's name) and, with ``eval.games``, ``eval.json`` (``shipwreck_agents.evaluate`` with
+newest one's name) and, with ``eval.games``, ``eval.json`` (``shipwreck_agents.evaluation.evaluate`` with
 ``rllib:`` the last checkpoint in every seat). ``--resume`` restores the latest
 checkpoint (weights, optimiser, env runners' connector state) and trains on to
 ``iterations``.
@@ -214,7 +214,7 @@ def _join_cluster(address: str) -> None:
 
 
 def _policy_meta(cfg: RLlibConfig, iteration: int, env_steps: int) -> dict:
-    from shipwreck_agents.trained import game_meta
+    from shipwreck_agents.learned.sb3 import game_meta
 
     game = cfg.env.game_config()
     layout = ObservationLayout.for_config(game, cfg.env.belief_block)
@@ -236,7 +236,7 @@ def _save(algo, cfg: RLlibConfig, run_dir: Path, iteration: int, env_steps: int)
     path = run_dir / "checkpoints" / f"iter_{iteration:06d}"
     algo.save_to_path(str(path.resolve()))
     meta = _policy_meta(cfg, iteration, env_steps)
-    from shipwreck_agents.rllib_policy import META_FILE  # torch: loaded once training starts
+    from shipwreck_agents.learned.rllib import META_FILE  # torch: loaded once training starts
 
     (path / META_FILE).write_text(json.dumps(meta, indent=1) + "\n")
     (run_dir / "checkpoints" / "latest").write_text(path.name + "\n")
@@ -276,7 +276,7 @@ def train(cfg: RLlibConfig, run_dir: Path, log=print) -> dict:
     iteration, env_steps = 0, 0
     checkpoint = _latest(run_dir)
     if checkpoint is not None:
-        from shipwreck_agents.rllib_policy import META_FILE
+        from shipwreck_agents.learned.rllib import META_FILE
 
         meta = json.loads((checkpoint / META_FILE).read_text())
         iteration, env_steps = meta["iteration"], meta["env_steps"]
@@ -333,7 +333,7 @@ def train(cfg: RLlibConfig, run_dir: Path, log=print) -> dict:
 
 
 def evaluate_checkpoint(cfg: RLlibConfig, checkpoint: Path, games: int | None = None) -> dict:
-    """``shipwreck_agents.evaluate`` with the checkpoint's policy in every seat (``rllib:PATH``).
+    """``shipwreck_agents.evaluation.evaluate`` with the checkpoint's policy in every seat (``rllib:PATH``).
 
     A network trained with the policy-conditioned belief needs that belief at play time,
     which the ``rllib:`` loader does not compute: it is evaluated greedily on the batched
@@ -342,7 +342,7 @@ def evaluate_checkpoint(cfg: RLlibConfig, checkpoint: Path, games: int | None = 
     and the report says so (``"evaluator"``)."""
     n = cfg.eval.games if games is None else games
     if cfg.env.belief == "policy":
-        from shipwreck_agents.rllib_policy import load_network
+        from shipwreck_agents.learned.rllib import load_network
         from shipwreck_training.common.evaluate import evaluate_greedy
 
         net, _ = load_network(checkpoint)

@@ -124,7 +124,7 @@ class ShipwreckVectorEnv(VectorEnv):
 
     def use_model(self, source: Callable[[], Any]) -> None:
         """Where the policy-conditioned belief gets its network: ``source()`` returns a
-        module with ``logits(obs, mask)`` (:class:`shipwreck_agents.actor_critic.
+        module with ``logits(obs, mask)`` (:class:`shipwreck_agents.learned.actor_critic.
         ActorCritic`), asked anew at every step so that updated weights count at once."""
         self._model = source
 

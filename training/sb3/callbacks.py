@@ -49,7 +49,7 @@ class WinRateEval(BaseCallback):
 
     ``evaluate_model(model_path, steps)`` saves nothing itself: this callback saves the
     current model to ``<run>/eval_model.zip`` and hands the path over; it returns an
-    ``shipwreck_agents.evaluate`` report. Each report is appended to ``<run>/eval.jsonl`` and
+    ``shipwreck_agents.evaluation.evaluate`` report. Each report is appended to ``<run>/eval.jsonl`` and
     logged to TensorBoard as ``eval/win_rate_<difficulty>``.
     """
 

@@ -125,7 +125,7 @@ def _belief_evaluation(cfg: TrainConfig, spec: str, games: int) -> dict:
 
     from sb3_contrib import MaskablePPO
 
-    from shipwreck_agents.actor_critic import load_sb3
+    from shipwreck_agents.learned.actor_critic import load_sb3
     from shipwreck_training.common.evaluate import evaluate_greedy
 
     path = Path(spec.removeprefix("ppo:"))

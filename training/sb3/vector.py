@@ -36,7 +36,7 @@ import numpy as np
 import torch
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from shipwreck_agents.actor_critic import MASKED
+from shipwreck_agents.learned.actor_critic import MASKED
 from shipwreck_env.actions import NUM_ACTIONS
 from shipwreck_training.common.belief import PolicyBelief
 from shipwreck_training.common.config import GameSettings
@@ -47,7 +47,7 @@ __all__ = ["BatchedVecEnv", "PolicyLogits"]
 
 class PolicyLogits:
     """An SB3 ``MaskableActorCriticPolicy`` seen as the belief's network: ``logits(obs,
-    mask)`` are its action logits with :data:`~shipwreck_agents.actor_critic.MASKED` on
+    mask)`` are its action logits with :data:`~shipwreck_agents.learned.actor_critic.MASKED` on
     illegal actions (the softmax over them is the policy's masked distribution)."""
 
     def __init__(self, policy: Any) -> None:

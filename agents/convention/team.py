@@ -36,7 +36,7 @@ Method, in our words.
    out its own fates), times the number line (which carries the announcements, power
    answers and wrong guesses: each is a deterministic function of the kept value, so
    the product is exact). It then predicts, passes or uses a power by the value of the
-   race, as :class:`~shipwreck_agents.bayes.BayesGroup` does: a question power, Sorrows or Scions
+   race, as :class:`~shipwreck_agents.scripted.bayes.BayesGroup` does: a question power, Sorrows or Scions
    when the expected value after the answer beats not using it by ``power_cost``.
 4. **Value of the race.** ``V(score, doom)`` (:func:`race_win`) is the chance to win if
    every later turn that moves the score or the doom scores with probability
@@ -54,7 +54,7 @@ keyed by their public inputs only (a pure function: it saves time, not informati
 
 Powers before the play. With ``pre_play`` the code also has lines that start with
 Sparrows or Skies (and Shadows with ``pre_play_shadows``): the power, then a play on
-the table it left (:func:`~shipwreck_agents.convention_search.pre_play_tables`; Sparrows
+the table it left (:func:`~shipwreck_agents.convention.search.pre_play_tables`; Sparrows
 puts the face-up deck top in place of a card with no fates, Skies moves a visible fate,
 Shadows reads the kept fate 1 higher). Which power and where is public, so it is part
 of the observation; such a line asks no group power (one power a turn) and pays
@@ -68,7 +68,7 @@ A way out. Sparrows, Skies and Shadows are also used outside the code when the l
 the convention gives the player's own hand is worth less than a turn the group passes
 at no doom, and one of them opens a play after which the number line alone names the
 kept fate (the turn scores, its fades are free) or, failing that, a play that fades
-nothing (:mod:`shipwreck_agents.convention_rescue`). Without ``pre_play`` the group
+nothing (:mod:`shipwreck_agents.convention.rescue`). Without ``pre_play`` the group
 does not read such a turn by the code (it reads the number line) and neither side
 remembers it; with it, a way out through a power the code holds is read and remembered
 by the code like any line (a line no hand of the code shows leaves the group the number
@@ -78,7 +78,7 @@ player uses no power after the play.
 The Feast. A hand plays on The Feast only when every other play it has fades a card at
 a doom cost (or it has none), and never after a power: the second play is another
 chance. The second play
-then has a convention of its own (:func:`~shipwreck_agents.convention_search.after_feast`):
+then has a convention of its own (:func:`~shipwreck_agents.convention.search.after_feast`):
 the table with the first fate on it, the hand the fate the first play kept (its prior is
 what the first convention said of it, read off the first play) plus the fresh draw,
 The Feast closed. The group reads the second play by it and both remember what it says
@@ -88,27 +88,27 @@ back to the literal posterior; neither the player nor the group remembers such a
 so they still agree on the next.
 
 A look-ahead (``lookahead``, off by default) can add to each line the chance that the
-table it leaves forces the next seat (:mod:`shipwreck_agents.convention_ahead`).
+table it leaves forces the next seat (:mod:`shipwreck_agents.convention.ahead`).
 
 The search itself (hands, lines, observations, best responses, ascent) is in
-:mod:`shipwreck_agents.convention_search`; this module is the policy that plays and reads it.
+:mod:`shipwreck_agents.convention.search`; this module is the policy that plays and reads it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from shipwreck_agents.bayes import BayesGroup, _pool_at_start
-from shipwreck_agents.convention_rescue import way_out
-from shipwreck_agents.convention_search import (
+from shipwreck_agents.convention.rescue import way_out
+from shipwreck_agents.convention.search import (
     Convention,
     after_feast,
     compute_convention,
     public_hands,
     race_win,
 )
-from shipwreck_agents.heuristic import HeuristicPlayer
-from shipwreck_agents.knowledge import doom_of_fades, literal_posterior, mask_to_array
+from shipwreck_agents.scripted.bayes import BayesGroup, _pool_at_start
+from shipwreck_agents.scripted.heuristic import HeuristicPlayer
+from shipwreck_agents.scripted.knowledge import doom_of_fades, literal_posterior, mask_to_array
 from shipwreck_env.actions import ACTIONS, PASS
 from shipwreck_env.public_record import onlooker_pool
 from shipwreck_env.state import State
@@ -130,7 +130,7 @@ class ConventionPolicy(BayesGroup):
         power_cost: minimum gain for the group to spend a faded power.
         lookahead: above 0, the code values the table each line leaves: the chance it
             forces the next seat, read right with this probability
-            (:mod:`shipwreck_agents.convention_ahead`); 0 (the default) looks no
+            (:mod:`shipwreck_agents.convention.ahead`); 0 (the default) looks no
             further than this turn. Measured on tuning seeds it did not help
             (docs/convention-lookahead.md), so it is off.
         read_ahead: with ``lookahead``, read the forced next turn's chance of being
@@ -147,7 +147,7 @@ class ConventionPolicy(BayesGroup):
         rescue_score: also spend a power before the play when the code's line would not
             score and a power and play exist that the number line alone reads.
         pre_play: the code also has lines that use Sparrows or Skies before the play
-            (:func:`~shipwreck_agents.convention_search.pre_play_tables`); the group
+            (:func:`~shipwreck_agents.convention.search.pre_play_tables`); the group
             reads them by the code and both sides remember them.
         pre_play_doom: those lines enter the code only on turns that start with at
             least this much doom.
@@ -398,7 +398,7 @@ class ConventionPolicy(BayesGroup):
         self, view: AgentView, payoff: float, hand: tuple[int, int]
     ) -> tuple[int, int] | None:
         """A power before the play and the play after it
-        (:func:`~shipwreck_agents.convention_rescue.way_out`) that the number line alone
+        (:func:`~shipwreck_agents.convention.rescue.way_out`) that the number line alone
         reads or that fade nothing, when the convention's line is worth less to this hand
         than a turn the group passes at no doom, less the power's price (with
         ``rescue_score``, also a sure reading when the line would not score); else

@@ -1,12 +1,12 @@
 """RLlib checkpoints as policies (``rllib:PATH`` in ``shipwreck_agents.registry``), without Ray.
 
-``shipwreck_training.rllib`` trains :class:`~shipwreck_agents.actor_critic.ActorCritic` inside
+``shipwreck_training.rllib`` trains :class:`~shipwreck_agents.learned.actor_critic.ActorCritic` inside
 an RLlib RLModule (``shipwreck_training.rllib.module``) and writes, in every algorithm checkpoint directory, a
 ``shipwreck_policy.json`` naming the module to play and the game it learned
-(:func:`shipwreck_agents.trained.game_meta`). The module's weights are RLlib's own file
+(:func:`shipwreck_agents.learned.sb3.game_meta`). The module's weights are RLlib's own file
 ``learner_group/learner/rl_module/<module>/module_state.pkl`` -- a pickled dict of numpy
 arrays (names under ``net.``; checkpoints written before the shared network used the
-names :data:`~shipwreck_agents.actor_critic.RLLIB_LEGACY_NAMES` maps) -- so this loader
+names :data:`~shipwreck_agents.learned.actor_critic.RLLIB_LEGACY_NAMES` maps) -- so this loader
 needs only numpy and torch: the project's main environment
 (gymnasium 1.4, no Ray) plays a checkpoint trained in ``.venv-rllib``.
 
@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from shipwreck_agents.actor_critic import MASKED, RLLIB_LEGACY_NAMES, ActorCritic, rename
-from shipwreck_agents.trained import GameCheck
+from shipwreck_agents.learned.actor_critic import MASKED, RLLIB_LEGACY_NAMES, ActorCritic, rename
+from shipwreck_agents.learned.sb3 import GameCheck
 from shipwreck_env.policy import Policy
 from shipwreck_env.state import State
 from shipwreck_env.view import AgentView
@@ -44,7 +44,7 @@ META_FILE = "shipwreck_policy.json"
 """Written by the trainer in every checkpoint: module id, network sizes, game metadata."""
 
 MaskedActorCritic = ActorCritic
-"""The network's name here before it moved to :mod:`shipwreck_agents.actor_critic`."""
+"""The network's name here before it moved to :mod:`shipwreck_agents.learned.actor_critic`."""
 
 
 def find_checkpoint(path: str | Path) -> tuple[Path, dict]:

@@ -1,4 +1,4 @@
-"""The Bayesian group (:mod:`shipwreck_agents.bayes`) deciding for many games at once,
+"""The Bayesian group (:mod:`shipwreck_agents.scripted.bayes`) deciding for many games at once,
 on the batched engine's arrays.
 
 :class:`BatchedBayes` returns, for each game asked about, exactly the action
@@ -35,11 +35,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from shipwreck_agents import bayes as _bayes
-from shipwreck_agents import vector_heuristic as _vector_heuristic
-from shipwreck_agents.bayes import _COST_ORDER, BayesGroup, race_value
-from shipwreck_agents.heuristic import HeuristicPlayer
-from shipwreck_agents.vector_heuristic import _decide, _doom, _fading_with
+from shipwreck_agents.scripted import bayes as _bayes
+from shipwreck_agents.scripted import heuristic_batched as _vector_heuristic
+from shipwreck_agents.scripted.bayes import _COST_ORDER, BayesGroup, race_value
+from shipwreck_agents.scripted.heuristic import HeuristicPlayer
+from shipwreck_agents.scripted.heuristic_batched import _decide, _doom, _fading_with
 from shipwreck_env.actions import ACTIONS, NUM_ACTIONS, PASS, predict_action
 from shipwreck_env.questions import QUESTIONS, yes_values
 from shipwreck_env.state import Phase

@@ -4,9 +4,9 @@ Ad-hoc teamwork asks whether a team's players can play with strangers. A cell
 ``(A, B)`` of the cross-play matrix seats one player of team ``A`` at a table whose
 other players all come from team ``B``: ``A`` is the newcomer, ``B`` the hosts. The
 newcomer's seat turns with the game number (game ``i``: player ``i mod players``), so no
-seat is favoured, and the deals are the evaluator's (:func:`~shipwreck_agents.evaluate.game_seed`),
+seat is favoured, and the deals are the evaluator's (:func:`~shipwreck_agents.evaluation.evaluate.game_seed`),
 so every cell meets the same games. The diagonal ``(A, A)`` is self-play: the whole
-table is team ``A`` (one object, exactly as :func:`~shipwreck_agents.evaluate.evaluate`
+table is team ``A`` (one object, exactly as :func:`~shipwreck_agents.evaluation.evaluate.evaluate`
 plays it).
 
 Per team: its **self-play** win rate, its **cross-play** win rate (every game of the
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shipwreck_agents.evaluate import (
+from shipwreck_agents.evaluation.evaluate import (
     check_counts,
     game_seed,
     map_tasks,

@@ -1,4 +1,4 @@
-"""The heuristic player (:mod:`shipwreck_agents.heuristic`) deciding for many games at
+"""The heuristic player (:mod:`shipwreck_agents.scripted.heuristic`) deciding for many games at
 once, on the batched engine's arrays.
 
 :func:`heuristic_actions` returns, for each game asked about, exactly the action
@@ -23,7 +23,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from shipwreck_agents.heuristic import HeuristicPlayer
+from shipwreck_agents.scripted.heuristic import HeuristicPlayer
 from shipwreck_env.actions import HOURS_TARGET, NUM_ACTIONS, PASS
 from shipwreck_env.engine import IllegalActionError
 from shipwreck_env.state import Phase

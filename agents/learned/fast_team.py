@@ -5,13 +5,13 @@ shipped ``results/models/*.pth``) greedily in both roles. A network trained with
 policy-conditioned belief (``"belief_kind": "policy"`` in its ``.meta.json``) needs, at
 each group decision, the likelihood of the turn's first play under its own play policy:
 this object records it when it makes that play
-(:func:`shipwreck_agents.policy_belief.likelihood`), and writes the posterior into the
+(:func:`shipwreck_agents.learned.policy_belief.likelihood`), and writes the posterior into the
 group's observation. The legal plays of every hypothetical hand are the engine's play
 rule on the table as it is at the play, asked of the public record
 (:func:`shipwreck_env.public_record.hand_plays_at_play`): a power used before the play
 (Sparrows' new card, in the base set) is part of it, as on the batched engine in
 ``training/common/belief.py`` and in the search's rollouts (``RolloutBelief`` in
-``agents/search.py``, which asks :func:`shipwreck_env.public_record.hand_play_masks`),
+``agents/search/sparta.py``, which asks :func:`shipwreck_env.public_record.hand_play_masks`),
 so the three compute the same block on every turn (the choice of the power itself is
 not multiplied into the likelihood, on any side). Since the player records what the
 group reads, one object must take both roles: :func:`shared_policy` returns one instance
@@ -25,10 +25,10 @@ With ``after_play`` (by default as the model was trained: ``belief_after_play`` 
 too (:meth:`FastTeamPolicy.remember_after_play`), as the trainer's
 ``PolicyBelief(after_play=True)`` does, and the search's rollouts
 (``RolloutBelief(after_play=True)``); the two batched sides share
-:class:`~shipwreck_agents.policy_belief.AfterPlayTerms`.
+:class:`~shipwreck_agents.learned.policy_belief.AfterPlayTerms`.
 
 A network of kind ``policy_carry`` also keeps, per seat, the memory of the fate it kept
-(:func:`shipwreck_agents.policy_belief.carry_weights`) and passes it to the likelihood of
+(:func:`shipwreck_agents.learned.policy_belief.carry_weights`) and passes it to the likelihood of
 that seat's next turn, exactly as ``training/common/belief.py`` does on the batched
 engine (the seat's next turn is ``turn`` plus the number of seats; memory of any other
 turn is ignored). :meth:`FastTeamPolicy.reset` forgets it: the evaluators call it
@@ -42,16 +42,16 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from shipwreck_agents.actor_critic import load_sb3
 from shipwreck_agents.base import Policy
-from shipwreck_agents.policy_belief import (
+from shipwreck_agents.learned.actor_critic import load_sb3
+from shipwreck_agents.learned.policy_belief import (
     carry_weights,
     kept_is_carried,
     kept_masks,
     kept_probabilities,
     likelihood,
 )
-from shipwreck_agents.trained import GameCheck, read_meta
+from shipwreck_agents.learned.sb3 import GameCheck, read_meta
 from shipwreck_env.actions import ACTIONS
 from shipwreck_env.observation import ObservationLayout
 from shipwreck_env.public_record import hand_plays_at_play, rows_at_play
@@ -69,7 +69,7 @@ _SHARED: dict[str, FastTeamPolicy] = {}
 def after_play_masks(legal: np.ndarray, view: AgentView) -> np.ndarray:
     """bool[14, actions]: the active player's legal ``AFTER_PLAY`` actions ``legal`` had
     it kept the value ``h % 7 + 1`` (hands of ``policy_belief.likelihood(per_hand=True)``):
-    :func:`shipwreck_agents.policy_belief.kept_masks` on the view's public table."""
+    :func:`shipwreck_agents.learned.policy_belief.kept_masks` on the view's public table."""
     sinners = not view.power_used and "sinners" in view.faded_powers
     return kept_masks(legal[None], [view.table], [view.shadows], [sinners])[0]
 

@@ -31,7 +31,7 @@ import dataclasses
 import numpy as np
 
 from shipwreck_agents.base import Policy
-from shipwreck_agents.knowledge import (
+from shipwreck_agents.scripted.knowledge import (
     condition_mask,
     doom_of_fades,
     fading_slots,
@@ -80,8 +80,8 @@ class HeuristicPlayer(Policy):
         return PASS if PASS in legal else legal[0]
 
     def batched(self, num_games: int, config: GameConfig, decisions: str) -> BatchedPartner | None:
-        """The compiled twin (:mod:`shipwreck_agents.batched_partners`)."""
-        from shipwreck_agents.batched_partners import twin_of
+        """The compiled twin (:mod:`shipwreck_agents.scripted.twins`)."""
+        from shipwreck_agents.scripted.twins import twin_of
 
         return twin_of(self, num_games, config, decisions)
 

@@ -6,8 +6,8 @@ are the twins of the heuristic player and the Bayesian group, each for one role:
 
 | policy | ``"play"`` (the active player's decisions) | ``"group"`` (everyone else's) |
 |---|---|---|
-| :class:`~shipwreck_agents.heuristic.HeuristicPlayer` | :class:`BatchedHeuristic` | :class:`BatchedFirstChoice` |
-| :class:`~shipwreck_agents.bayes.BayesGroup` | :class:`BatchedHeuristic` of its model | :class:`BatchedBayesGroup` |
+| :class:`~shipwreck_agents.scripted.heuristic.HeuristicPlayer` | :class:`BatchedHeuristic` | :class:`BatchedFirstChoice` |
+| :class:`~shipwreck_agents.scripted.bayes.BayesGroup` | :class:`BatchedHeuristic` of its model | :class:`BatchedBayesGroup` |
 
 Each returns exactly the action of its policy's ``act`` on the game's reference state
 (the compiled kernels are checked against the Python policies in
@@ -53,7 +53,7 @@ class BatchedHeuristic:
     """``HeuristicPlayer(doom_weight, power_margin)`` as the active player (no memory)."""
 
     def __init__(self, doom_weight: float, power_margin: float) -> None:
-        from shipwreck_agents.vector_heuristic import heuristic_actions
+        from shipwreck_agents.scripted.heuristic_batched import heuristic_actions
 
         self._actions = heuristic_actions
         self.doom_weight, self.power_margin = doom_weight, power_margin
@@ -81,10 +81,10 @@ class BatchedFirstChoice:
 
 class BatchedBayesGroup:
     """``group`` (a ``BayesGroup``) as the group in ``num_games`` game places, with its
-    memory per place (:class:`~shipwreck_agents.vector_bayes.BatchedBayes`)."""
+    memory per place (:class:`~shipwreck_agents.scripted.bayes_batched.BatchedBayes`)."""
 
     def __init__(self, group: Policy, num_games: int, config: GameConfig) -> None:
-        from shipwreck_agents.vector_bayes import BatchedBayes
+        from shipwreck_agents.scripted.bayes_batched import BatchedBayes
 
         self.group = BatchedBayes(num_games, config.num_players, config.num_seats, group)
 
@@ -102,8 +102,8 @@ def twin_of(
 ) -> BatchedPartner | None:
     """The batched twin of a scripted ``policy`` for ``decisions`` (see the module
     table), or ``None`` for a policy of another kind or with another model."""
-    from shipwreck_agents.bayes import BayesGroup
-    from shipwreck_agents.heuristic import HeuristicPlayer
+    from shipwreck_agents.scripted.bayes import BayesGroup
+    from shipwreck_agents.scripted.heuristic import HeuristicPlayer
 
     check_decisions(decisions)
     if type(policy) is BayesGroup:

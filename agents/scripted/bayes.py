@@ -32,8 +32,13 @@ import dataclasses
 import numpy as np
 
 from shipwreck_agents.base import Policy
-from shipwreck_agents.heuristic import HeuristicPlayer
-from shipwreck_agents.knowledge import doom_of_fades, fading_slots, literal_posterior, mask_to_array
+from shipwreck_agents.scripted.heuristic import HeuristicPlayer
+from shipwreck_agents.scripted.knowledge import (
+    doom_of_fades,
+    fading_slots,
+    literal_posterior,
+    mask_to_array,
+)
 from shipwreck_env.actions import ACTIONS, PASS, predict_action
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, step_inplace
@@ -122,8 +127,8 @@ class BayesGroup(Policy):
         return PASS if PASS in legal else int(legal[0])
 
     def batched(self, num_games: int, config: GameConfig, decisions: str) -> BatchedPartner | None:
-        """The compiled twin (:mod:`shipwreck_agents.batched_partners`)."""
-        from shipwreck_agents.batched_partners import twin_of
+        """The compiled twin (:mod:`shipwreck_agents.scripted.twins`)."""
+        from shipwreck_agents.scripted.twins import twin_of
 
         return twin_of(self, num_games, config, decisions)
 

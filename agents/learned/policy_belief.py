@@ -7,7 +7,7 @@ only through its own fields (its hand, its carried fate, the copies it cannot se
 so each hypothetical observation is the real one with those fields rewritten
 (:func:`hypothetical_observations`); the legal plays of each hand come from the caller
 (the batched engine in ``training/common/belief.py``, the reference engine's rule on
-the public table at the play in ``agents/fast_team.py``; after a power used before the
+the public table at the play in ``agents/learned/fast_team.py``; after a power used before the
 play, such as Sparrows, both judge the hands on the changed table). :func:`likelihood` gives, per kept value ``k``,
 ``Σ_{hands h holding v and k} prior(h) · π(a | o(h), m(h))`` in one network call; the
 posterior is that times the seat's number line now, normalised. See
@@ -144,7 +144,7 @@ def hypothetical_observations(obs: np.ndarray, layout, x: np.ndarray, y: np.ndar
 
 def _first_linear(model) -> tuple[torch.nn.Linear, torch.nn.Module, torch.nn.Linear] | None:
     """(first layer, the layers after it, action head) of an actor-critic laid out as
-    :class:`~shipwreck_agents.actor_critic.ActorCritic`; None for any other model."""
+    :class:`~shipwreck_agents.learned.actor_critic.ActorCritic`; None for any other model."""
     extractor = getattr(model, "mlp_extractor", None)
     layers = getattr(extractor, "policy_net", None)
     head = getattr(model, "action_net", None)
@@ -168,14 +168,14 @@ def chosen_probabilities(
     """float64[m]: ``π(actions[i] | o, masks[i])`` where ``o`` is ``obs[rep[i]]`` with
     the ordered hand ``(x[i], y[i])`` (:func:`hypothetical_observations`).
 
-    For an :class:`~shipwreck_agents.actor_critic.ActorCritic` the hypothetical inputs
+    For an :class:`~shipwreck_agents.learned.actor_critic.ActorCritic` the hypothetical inputs
     are never built: they differ from the real ones in 21 columns, so the first layer is
     the real row's (computed once per row of ``obs``) plus those columns' share, and the
     head is evaluated only on the actions legal somewhere in ``masks`` (an illegal
     action's probability is exactly 0 either way). Equal to the plain network call up to
     float rounding (``tests/test_fast_belief.py``); several times cheaper, and this is
     the largest cost of a rollout with the policy-conditioned belief."""
-    from shipwreck_agents.actor_critic import MASKED
+    from shipwreck_agents.learned.actor_critic import MASKED
 
     parts = _first_linear(model)
     chosen = torch.from_numpy(actions)[:, None]
@@ -214,7 +214,7 @@ def hand_play_logits(
 
     Raises:
         ValueError: the model is not laid out as
-            :class:`~shipwreck_agents.actor_critic.ActorCritic`, or the player's own
+            :class:`~shipwreck_agents.learned.actor_critic.ActorCritic`, or the player's own
             fields are not one seat's (7 columns each).
     """
     parts = _first_linear(model)

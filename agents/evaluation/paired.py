@@ -1,12 +1,12 @@
 """Paired games of two convention teams: the same deals played by both, for tuning.
 
-Two variants of :class:`~shipwreck_agents.convention.ConventionPolicy` (keyword
+Two variants of :class:`~shipwreck_agents.convention.team.ConventionPolicy` (keyword
 options as JSON) play game ``i`` of each difficulty from the same seed
-(:func:`~shipwreck_agents.evaluate.game_seed`), so the difference of their win rates is
+(:func:`~shipwreck_agents.evaluation.evaluate.game_seed`), so the difference of their win rates is
 measured on the same deals: its interval is much narrower than that of two separate
 evaluations. Use it on tuning seeds only, never on a held-out one.
 
-    python -m shipwreck_agents.convention_paired '{}' '{"lookahead": 0.95}' \\
+    python -m shipwreck_agents.evaluation.paired '{}' '{"lookahead": 0.95}' \\
         --seeds 1,2 --difficulty doomed --games 1000
 
 Prints, per difficulty, both win rates, the paired difference with its 95% interval
@@ -25,8 +25,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from shipwreck_agents.base import Team
-from shipwreck_agents.convention import ConventionPolicy
-from shipwreck_agents.evaluate import game_seed, play_game
+from shipwreck_agents.convention.team import ConventionPolicy
+from shipwreck_agents.evaluation.evaluate import game_seed, play_game
 from shipwreck_env.config import GameConfig
 
 __all__ = ["main", "paired_wins"]

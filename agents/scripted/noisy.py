@@ -1,7 +1,7 @@
 """A noisy version of any policy: the active player's decisions are, with probability
 ``epsilon``, uniformly random legal actions.
 
-A stranger of the ad-hoc benchmark (:mod:`shipwreck_agents.adhoc`): a partner who mostly
+A stranger of the ad-hoc benchmark (:mod:`shipwreck_agents.evaluation.adhoc`): a partner who mostly
 plays by its own rules and sometimes does something its team would not. Only the active
 player's decisions (its plays, The Thief, its powers after the play) are noisy; the
 group's decisions stay the wrapped policy's, so the noise is in what a play tells, not in

@@ -1,4 +1,4 @@
-"""The search behind the convention team (:mod:`shipwreck_agents.convention`): one turn's public
+"""The search behind the convention team (:mod:`shipwreck_agents.convention.team`): one turn's public
 code, from public inputs only.
 
 :func:`compute_convention` lists the hands the active seat may hold (:func:`public_hands`),
@@ -6,7 +6,7 @@ their lines of play and the observations those show (``_Lines``), and picks one 
 hand (``_Search``: greedy start, best responses, coordinate ascent on the summed value);
 ``_Outcomes`` holds an observation's race values and the group's best reply there
 (pass, name, a question power or Sorrows). :func:`race_win` is the value of the race.
-The method is explained in :mod:`shipwreck_agents.convention`. Nothing here reads a hidden fate:
+The method is explained in :mod:`shipwreck_agents.convention.team`. Nothing here reads a hidden fate:
 every input is public, so every teammate computes the same code.
 """
 
@@ -18,12 +18,12 @@ from operator import itemgetter
 
 import numpy as np
 
-from shipwreck_agents.bayes import race_value
-from shipwreck_agents.convention_ahead import (
+from shipwreck_agents.convention.ahead import (
     ahead_value,
     forced_turn,
     table_left,
 )
+from shipwreck_agents.scripted.bayes import race_value
 from shipwreck_env.actions import ACTIONS, power_action
 from shipwreck_env.arcana import fades_by_text_after
 from shipwreck_env.cards import CARD_INDEX, CARDS
@@ -69,7 +69,7 @@ def race_win(score: int, doom: int, accuracy: float, fail_doom: int = 1) -> floa
     """P(win) if every later turn that changes the score or the doom scores with
     probability ``accuracy`` and otherwise costs ``fail_doom`` doom: a race of
     ``7 - score`` successes against the doom budget. ``accuracy <= 0`` falls back to
-    :func:`shipwreck_agents.bayes.race_value`."""
+    :func:`shipwreck_agents.scripted.bayes.race_value`."""
     if accuracy <= 0:
         return race_value(score, doom)
     if doom >= 7:
@@ -202,7 +202,7 @@ def _race_ahead(
 ) -> float:
     """:func:`race_win` after a turn whose table forces the next seat's hand with
     probability ``ahead[0]``; such a forced turn is read right with probability
-    ``ahead[1]`` (:func:`~shipwreck_agents.convention_ahead.ahead_value`)."""
+    ``ahead[1]`` (:func:`~shipwreck_agents.convention.ahead.ahead_value`)."""
     now = race_win(score, doom, *race)
     forced, accuracy = ahead
     if forced <= 0 or score >= 7 or doom >= 7:
@@ -594,7 +594,7 @@ def code_problem(
             play kept and ``likelihood`` what the first play's code said of it.
         lookahead: the chance that the group reads a forced next turn right; above 0,
             each line's race value counts the chance that the table it leaves forces the
-            next seat (:mod:`shipwreck_agents.convention_ahead`); 0 looks no further
+            next seat (:mod:`shipwreck_agents.convention.ahead`); 0 looks no further
             than this turn.
         pre_play: lines may also start with Sparrows or Skies (the tables of
             :func:`pre_play_tables`), then play on the table the power left.
@@ -603,7 +603,7 @@ def code_problem(
             before the play fades a card at a doom cost get such lines.
         tie_ahead: above 0 (and without ``lookahead``), every line's value loses this
             much times the chance that the table it leaves forces the next seat
-            (:func:`~shipwreck_agents.convention_ahead.forced_turn`): a small value
+            (:func:`~shipwreck_agents.convention.ahead.forced_turn`): a small value
             breaks near-ties between lines this turn values alike; the group's reply
             is unchanged.
     """
@@ -699,7 +699,7 @@ class _Lines:
         """Count in every observation's race value the chance that the table it leaves
         forces ``seat``'s next turn, read right with ``forced_accuracy`` (or, with
         ``read_ahead`` above 0, ``1 - read_ahead`` times the misreads of the simple
-        code of :func:`~shipwreck_agents.convention_ahead.forced_turn` on that table);
+        code of :func:`~shipwreck_agents.convention.ahead.forced_turn` on that table);
         with ``forced_accuracy`` 0, instead take ``tie`` times that chance off the
         observation's value (a tie-break, see ``compute_convention``'s ``tie_ahead``)."""
         self.next_seat, self.forced_accuracy, self.read_ahead = seat, forced_accuracy, read_ahead

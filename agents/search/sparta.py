@@ -3,7 +3,7 @@
 At each of its decisions with a choice in the phases it searches -- by default the
 active player's first play of the turn and the leader's group decisions; optionally also
 the active player's steal and after-play decisions -- :class:`SearchTeamPolicy` asks what the team's own
-network (the *blueprint*, :class:`~shipwreck_agents.fast_team.FastTeamPolicy`) would
+network (the *blueprint*, :class:`~shipwreck_agents.learned.fast_team.FastTeamPolicy`) would
 achieve after each legal action, and plays the best one if it beats the blueprint's own
 choice by ``margin``; otherwise it plays the blueprint's choice.
 
@@ -46,8 +46,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from shipwreck_agents.fast_team import POLICY_KINDS, FastTeamPolicy
-from shipwreck_agents.policy_belief import PLAY_VALUE, AfterPlayTerms, carry_weights, likelihood
+from shipwreck_agents.learned.fast_team import POLICY_KINDS, FastTeamPolicy
+from shipwreck_agents.learned.policy_belief import (
+    PLAY_VALUE,
+    AfterPlayTerms,
+    carry_weights,
+    likelihood,
+)
 from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES
 from shipwreck_env.engine import legal_actions, step_inplace
 from shipwreck_env.public_record import hand_play_masks
@@ -248,7 +253,7 @@ def sample_worlds(
 
 class RolloutBelief:
     """The belief of the rollout games, of the blueprint's own kind (one network, every
-    seat), as :class:`~shipwreck_agents.fast_team.FastTeamPolicy` computes it on the
+    seat), as :class:`~shipwreck_agents.learned.fast_team.FastTeamPolicy` computes it on the
     reference engine and ``training/common/belief.py`` on the batched one.
 
     ``policy``: the likelihood of each turn's first play under the blueprint, written
@@ -258,14 +263,14 @@ class RolloutBelief:
     (:func:`shipwreck_env.public_record.hand_play_masks`), as the reference team and the
     trainer's ``PolicyBelief`` compute them.
     ``policy_carry``: the same, with each seat's memory of the fate it kept
-    (:func:`~shipwreck_agents.policy_belief.carry_weights`) weighing the carried fate of
+    (:func:`~shipwreck_agents.learned.policy_belief.carry_weights`) weighing the carried fate of
     that seat's next turn (``turn`` plus the number of seats). ``literal``: nothing is
     written (the engine's own block). :meth:`load` starts the games from the real game's
     belief at the decision searched.
 
     With ``after_play`` (a blueprint trained with ``belief_after_play``) the active
     player's own ``AFTER_PLAY`` choice under each hand is multiplied in too, by the same
-    :class:`~shipwreck_agents.policy_belief.AfterPlayTerms` the trainer uses.
+    :class:`~shipwreck_agents.learned.policy_belief.AfterPlayTerms` the trainer uses.
 
     Args:
         vg: the rollout games.
@@ -592,7 +597,7 @@ _SHARED: dict[tuple, SearchTeamPolicy] = {}
 def shared_search_policy(path: str, **options) -> SearchTeamPolicy:
     """The one :class:`SearchTeamPolicy` of ``path`` and ``options`` in this process: the
     team's group must be the object that made the play, to read it through its memory
-    (as :func:`~shipwreck_agents.fast_team.shared_policy`)."""
+    (as :func:`~shipwreck_agents.learned.fast_team.shared_policy`)."""
     key = (str(Path(path).resolve()), tuple(sorted(options.items())))
     if key not in _SHARED:
         _SHARED[key] = SearchTeamPolicy(path, **options)

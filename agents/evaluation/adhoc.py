@@ -3,7 +3,7 @@ with.
 
 The pool. Partner teams of every kind a team meets at a table -- literal and noisy
 players, the scripted players, the convention with other options, learned teams of other
-seeds and methods, and a natural player (:mod:`shipwreck_agents.natural`) -- split once,
+seeds and methods, and a natural player (:mod:`shipwreck_agents.scripted.natural`) -- split once,
 here, into two fixed lists:
 
 * :data:`TRAINING_PARTNERS` may be used by any method: trained with, modelled at play
@@ -15,7 +15,7 @@ here, into two fixed lists:
   conventions it does not know; weak and erratic partners are in the training list.
 
 The measurement. For a team ``T`` and each held-out partner ``P``, at each difficulty,
-two cells of the cross-play machinery (:mod:`shipwreck_agents.crossplay`, the seat of the
+two cells of the cross-play machinery (:mod:`shipwreck_agents.evaluation.crossplay`, the seat of the
 odd one out turning with the game number):
 
 * **stranger joins**: one player of ``P`` at a table of ``T`` (``P`` is the newcomer);
@@ -25,7 +25,7 @@ The team's **ad-hoc** win rate at a difficulty pools every game of both cells ov
 held-out partner; its **self-play** is the whole table of ``T`` on the same deals. The
 deals come from :data:`ADHOC_SEED`, which no training or tuning run uses (the same test
 checks the configs), each game's deal from
-:func:`~shipwreck_agents.evaluate.game_seed`: every team meets the same deals, and the
+:func:`~shipwreck_agents.evaluation.evaluate.game_seed`: every team meets the same deals, and the
 figures do not depend on the number of worker processes.
 """
 
@@ -34,8 +34,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from shipwreck_agents.crossplay import rate, run_cell, shown_rate
-from shipwreck_agents.evaluate import check_counts, map_tasks
+from shipwreck_agents.evaluation.crossplay import rate, run_cell, shown_rate
+from shipwreck_agents.evaluation.evaluate import check_counts, map_tasks
 from shipwreck_agents.registry import make_team
 from shipwreck_env.config import DIFFICULTIES, GameConfig
 

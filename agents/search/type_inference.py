@@ -4,9 +4,9 @@ resulting mixture. Scripted Bayesian reasoning; nothing is trained.
 
 The library. Each *type* is a model of how an active player plays: uniformly random
 legal play (``uniform``), the heuristic player (``heuristic``,
-:mod:`shipwreck_agents.heuristic`) and the convention player (``convention``,
-:class:`~shipwreck_agents.convention.ConventionPolicy`). Each type owns a
-:class:`~shipwreck_agents.bayes.BayesGroup` with that model, which replays the public turn
+:mod:`shipwreck_agents.scripted.heuristic`) and the convention player (``convention``,
+:class:`~shipwreck_agents.convention.team.ConventionPolicy`). Each type owns a
+:class:`~shipwreck_agents.scripted.bayes.BayesGroup` with that model, which replays the public turn
 for every hand the active seat could hold and scores the observed actions (mixed with
 ``epsilon`` of uniform play, so a deviation is never impossible). The sum over kept fates
 of that group's unnormalised posterior (times the number line) is the probability of the
@@ -44,11 +44,16 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from shipwreck_agents.bayes import BayesGroup
-from shipwreck_agents.convention import ConventionPolicy
-from shipwreck_agents.heuristic import HeuristicPlayer
-from shipwreck_agents.knowledge import doom_of_fades, fading_slots, literal_posterior, mask_to_array
-from shipwreck_agents.simple import RandomPolicy
+from shipwreck_agents.convention.team import ConventionPolicy
+from shipwreck_agents.scripted.bayes import BayesGroup
+from shipwreck_agents.scripted.heuristic import HeuristicPlayer
+from shipwreck_agents.scripted.knowledge import (
+    doom_of_fades,
+    fading_slots,
+    literal_posterior,
+    mask_to_array,
+)
+from shipwreck_agents.scripted.simple import RandomPolicy
 from shipwreck_env.actions import ACTIONS, HOURS_TARGET
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import step_inplace

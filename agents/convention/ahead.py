@@ -1,7 +1,7 @@
 """A look-ahead for the convention team: what the table a line of play leaves does to
 the next turn.
 
-The convention (:mod:`shipwreck_agents.convention_search`) values a line by the race
+The convention (:mod:`shipwreck_agents.convention.search`) values a line by the race
 after this turn's prediction alone. Two lines that the group reads equally well can
 leave very different tables: one where almost any hand the next seat draws has a play
 that fades nothing (its group may pass when unsure), one where most of its hands must
@@ -155,7 +155,7 @@ def forced_turn(
     start: TurnStart, hands: list[tuple[tuple[int, int], float]], read: bool = False
 ) -> tuple[float, float]:
     """(share, reading) of a turn on ``start`` by a seat that may hold ``hands`` (as
-    :func:`~shipwreck_agents.convention_search.public_hands` lists them, with weights).
+    :func:`~shipwreck_agents.convention.search.public_hands` lists them, with weights).
 
     ``share`` is the weight share of the hands whose every legal first play fades a
     card at a doom cost. ``reading`` (with ``read``, else 1) is how often a simple code

@@ -13,7 +13,7 @@ A record is JSON::
      "result": {"score": int, "doom": int, "turns": int, "won": bool, "truncated": bool}}
 
 The game's random generator is ``default_rng(SeedSequence(entropy, spawn_key).spawn(2)[0])``
-(the second child seeds the policies): the evaluator's :func:`~shipwreck_agents.evaluate.game_seed`
+(the second child seeds the policies): the evaluator's :func:`~shipwreck_agents.evaluation.evaluate.game_seed`
 and a table's ``--seed S`` (``SeedSequence(S)``) both fit. Replaying the actions with that
 generator rebuilds every state exactly; :func:`replay_states` checks the result against
 the record's.

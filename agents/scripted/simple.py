@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from shipwreck_agents.base import Policy, active_decides
-from shipwreck_agents.knowledge import group_counts, literal_posterior
+from shipwreck_agents.scripted.knowledge import group_counts, literal_posterior
 from shipwreck_env.actions import ACTIONS, PASS, predict_action
 from shipwreck_env.state import State
 from shipwreck_env.view import AgentView

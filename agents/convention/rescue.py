@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shipwreck_agents.knowledge import doom_of_fades, fading_slots
+from shipwreck_agents.scripted.knowledge import doom_of_fades, fading_slots
 from shipwreck_env.actions import ACTIONS
 from shipwreck_env.engine import legal_actions
 from shipwreck_env.public_record import DrawNeeded, step_without_draws

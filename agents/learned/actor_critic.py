@@ -227,7 +227,7 @@ def _sb3_policy(obs_dim: int, num_actions: int, hidden: tuple[int, ...]):
 
 def export_sb3(model: ActorCritic, path: str | Path) -> None:
     """Save ``model`` as an SB3 ``MaskableActorCriticPolicy`` file (``policy.save``),
-    which ``shipwreck_agents.trained.load_policy`` plays (the kept-fate head is left out)."""
+    which ``shipwreck_agents.learned.sb3.load_policy`` plays (the kept-fate head is left out)."""
     policy = _sb3_policy(model.obs_dim, model.num_actions, model.hidden)
     state = {k: v for k, v in model.state_dict().items() if not k.startswith("fate_net")}
     missing, unexpected = policy.load_state_dict(state, strict=False)

@@ -1,7 +1,7 @@
 """The natural team: plays the way the rulebook's strategy section suggests a newcomer
 would, with no agreement beyond what the cards say.
 
-A stranger of the ad-hoc benchmark (:mod:`shipwreck_agents.adhoc`): the kind of partner
+A stranger of the ad-hoc benchmark (:mod:`shipwreck_agents.evaluation.adhoc`): the kind of partner
 a person new to the game is. Nothing here was tuned against our other teams.
 
 Player (:class:`NaturalPlayer`). The rulebook's advice to the active player is to play
@@ -12,12 +12,12 @@ choosing at random among equally good plays (a person has no tie-breaking rule).
 weighs a card fading against what the play tells, as the heuristic player does, never
 uses a faded power, and on The Thief takes the
 fate that leaves the fewest values. Compared with the heuristic player
-(:mod:`shipwreck_agents.heuristic`), which it reuses for the number lines: it counts
+(:mod:`shipwreck_agents.scripted.heuristic`), which it reuses for the number lines: it counts
 values rather than weighing them by the copies unseen, and breaks ties at random.
 
 Group (:func:`natural_team`). The rulebook's worked example reads a play by asking which
 more telling plays the player passed over: that is the Bayesian group
-(:mod:`shipwreck_agents.bayes`) with the natural player as its model of the active
+(:mod:`shipwreck_agents.scripted.bayes`) with the natural player as its model of the active
 player, and a wide margin for error (``epsilon`` 0.25: a person does not expect a
 partner to play exactly like them).
 """
@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from shipwreck_agents.bayes import BayesGroup
-from shipwreck_agents.heuristic import HeuristicPlayer
-from shipwreck_agents.knowledge import mask_to_array
+from shipwreck_agents.scripted.bayes import BayesGroup
+from shipwreck_agents.scripted.heuristic import HeuristicPlayer
+from shipwreck_agents.scripted.knowledge import mask_to_array
 from shipwreck_env.actions import PASS
 from shipwreck_env.config import GameConfig
 from shipwreck_env.policy import BatchedPartner
@@ -78,7 +78,7 @@ class NaturalPlayer(HeuristicPlayer):
 def natural_team() -> BayesGroup:
     """The natural team as one policy for both roles: its group reads with the natural
     player as the model, and at the active player's own decisions the group policy plays
-    like that model (:class:`~shipwreck_agents.bayes.BayesGroup` delegates them)."""
+    like that model (:class:`~shipwreck_agents.scripted.bayes.BayesGroup` delegates them)."""
     group = BayesGroup(model=NaturalPlayer(), epsilon=NATURAL_EPSILON)
     group.name = "natural"
     return group

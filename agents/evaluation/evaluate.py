@@ -92,7 +92,7 @@ def play_game(
 
     Policies that read observation vectors get them in the layout they were built for
     (``policy.belief``, default off). With ``actions``, every action taken is appended
-    to it (a replay record: ``shipwreck_agents.records``).
+    to it (a replay record: ``shipwreck_agents.evaluation.records``).
     """
     game_seed, policy_seed = seed_seq.spawn(2)
     game_rng = np.random.default_rng(game_seed)
@@ -158,7 +158,7 @@ def _run_chunk(task: tuple) -> list[tuple[int, dict]]:
     team = Team(_policy(play), _policy(group))
     if record is None:
         return [(i, asdict(play_game(config, team, game_seed(seed, difficulty, i)))) for i in games]
-    from shipwreck_agents.records import record_game
+    from shipwreck_agents.evaluation.records import record_game
 
     out = []
     for i in games:
@@ -250,7 +250,7 @@ def evaluate(
     "results": {difficulty: summary}}`` (``play``/``group`` are the spec, or the
     policy's ``name``); identical for any ``jobs``. With ``record`` (a folder), every
     game is also written there as a replay record (``DIFFICULTY-GAME.json``:
-    ``shipwreck_agents.records``).
+    ``shipwreck_agents.evaluation.records``).
     """
     team, base, tasks = _game_tasks(play, group, players, difficulties, games, seed, jobs, config)
     tasks = [(*task, record) for task in tasks]

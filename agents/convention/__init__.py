@@ -1,0 +1,11 @@
+"""The convention team: player and group share one code computed afresh every turn.
+
+- ``team``: :class:`~shipwreck_agents.convention.team.ConventionPolicy`, the method and
+  its settings;
+- ``search``: one turn's public code from public inputs only;
+- ``ahead``: what a line of play leaves for the next turn; ``rescue``: a power before the
+  play that saves a fade.
+
+Floor: imports the scripted teams and ``base`` only (``tests/test_boundaries.py``).
+Build it through :mod:`shipwreck_agents.registry` (``convention[:...]``).
+"""

@@ -1,0 +1,10 @@
+"""Reasoning at play time on top of other teams.
+
+- ``sparta``: test-time search over a blueprint (``search:PATH``);
+- ``type_inference``: a group and player that infer which kind of partner they sit with
+  (``types``).
+
+Floor: may import the scripted, convention and learned rooms, never the registry or the
+evaluation (``tests/test_boundaries.py``). Build them through
+:mod:`shipwreck_agents.registry`.
+"""
