@@ -234,7 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run(args)
     elif args.command == "bench":
-        from shipwreck_env.bench import main as bench_main
+        from shipwreck_apps.bench import main as bench_main
 
         program, sys.argv[0] = sys.argv[0], "shipwreck-arcana bench"  # its usage line
         try:

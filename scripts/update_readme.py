@@ -54,7 +54,7 @@ def _action_blocks() -> str:
 def _bench() -> str:
     path = ROOT / "results" / "bench.json"
     if not path.exists():
-        return "_No benchmark results yet: run `python -m shipwreck_env.bench`._"
+        return "_No benchmark results yet: run `python -m shipwreck_apps.bench`._"
     data = json.loads(path.read_text())
     load = data.get("load_average")
     busy = f"; load average {load[0]:.1f} on 2 cores when it started" if load else ""

@@ -8,8 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from shipwreck_env import bench
-from shipwreck_env.bench import compile_seconds, format_compile, format_table, main, sample_legal
+from shipwreck_apps import bench
+from shipwreck_apps.bench import compile_seconds, format_compile, format_table, main, sample_legal
 
 
 def test_bench_writes_medians_runs_command_and_load(tmp_path, capsys):
@@ -18,7 +18,7 @@ def test_bench_writes_medians_runs_command_and_load(tmp_path, capsys):
     args += ["--compile-repeats", "0"]
     assert main(args) == 0
     data = json.loads(out.read_text())
-    assert data["command"] == "python -m shipwreck_env.bench " + " ".join(args)
+    assert data["command"] == "python -m shipwreck_apps.bench " + " ".join(args)
     assert len(data["load_average"]) == 3
     names = [name for name in data["results"] if name.startswith("shipwreck")]
     assert len(names) == 14 and set(data["results"]) == set(names)
@@ -99,7 +99,7 @@ def test_compile_seconds_times_a_cold_then_a_warm_first_call():
 def test_bench_repeats_go_round_robin_over_the_benchmarks(monkeypatch):
     """A ratio between two rows is fair only if their runs shared the machine's load:
     run k of every benchmark comes before run k + 1 of any."""
-    import shipwreck_env.bench as bench
+    import shipwreck_apps.bench as bench
 
     calls: list[str] = []
 

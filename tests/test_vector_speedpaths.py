@@ -12,7 +12,7 @@ import weakref
 
 import numpy as np
 
-from shipwreck_env.bench import sample_legal
+from shipwreck_apps.bench import sample_legal
 from shipwreck_env.vector import VectorGame
 
 

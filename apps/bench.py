@@ -1,4 +1,4 @@
-"""Speed benchmark: ``python -m shipwreck_env.bench`` (also ``shipwreck-arcana bench``).
+"""Speed benchmark: ``shipwreck-arcana bench`` (also ``python -m shipwreck_apps.bench``).
 
 Measures, on one core, with uniformly random legal actions:
 
@@ -11,7 +11,7 @@ Measures, on one core, with uniformly random legal actions:
 * ``aec``: agent-steps per second of the wrapped PettingZoo env (``env()``), with the
   acting agent's observation built at every step by ``last()``;
 * ``Play-v0``: learner steps per second of ``ShipwreckArcana-Play-v0`` with the Bayesian
-  group as partner (``shipwreck_agents``; the row says why when it is not installed)
+  group as partner (the row says why when gymnasium is not installed)
   through ``gymnasium.make_vec`` with ``vectorization_mode="vector_entry_point"`` (the
   batched engine and the compiled group) and with ``"sync"`` (one single env per game),
   same batch size, and the ratio of the two;
@@ -22,6 +22,10 @@ Measures, on one core, with uniformly random legal actions:
 Each figure is the median of ``--repeats`` runs of ``--seconds`` each, taken round-robin
 over the benchmarks (the machine is shared: single runs are noisy, and the load
 drifts). Prints a table with ratios to OpenSpiel's Hanabi and writes JSON with every run.
+
+It lives with the applications, not in the core package: it measures the game beside
+other libraries' games and the agents' batched partner, which the core must not import.
+The trainers' benchmarks (they need ``shipwreck_training``) are in ``benchmarks/``.
 """
 
 from __future__ import annotations
@@ -173,7 +177,7 @@ _FIRST_CALL = """
 import time
 start = time.perf_counter()
 import numpy as np
-from shipwreck_env.bench import sample_legal
+from shipwreck_apps.bench import sample_legal
 from shipwreck_env.vector import VectorGame
 vg = VectorGame(64, seed=0, num_players=3)
 vg.observe()
@@ -255,15 +259,11 @@ def _play_vec(mode: str, num_envs: int) -> Callable[[float], float] | str:
     """``ShipwreckArcana-Play-v0`` with the Bayesian partner through ``make_vec`` in
     ``mode``: learner steps per second, a random legal action per game from the
     masks (or why it cannot run)."""
-    from importlib import import_module
-
     try:
         import gymnasium
 
         import shipwreck_env  # noqa: F401 -- registers the ids
-
-        # The agents sit above the core: reached by name, only when this row runs.
-        make_policy = import_module("shipwreck_agents.registry").make_policy
+        from shipwreck_agents.registry import make_policy
     except ModuleNotFoundError as error:
         return f"not installed ({error.name})"
 
@@ -472,7 +472,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(table)
     payload = {
         "command": shlex.join(
-            ["python", "-m", "shipwreck_env.bench", *(sys.argv[1:] if argv is None else argv)]
+            ["python", "-m", "shipwreck_apps.bench", *(sys.argv[1:] if argv is None else argv)]
         ),
         "load_average": load_average,
         "seconds": args.seconds,
