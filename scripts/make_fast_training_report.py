@@ -3,7 +3,7 @@
     python scripts/make_fast_training_report.py [--runs results/runs/fast]
 
 Reads every run folder (``config.yaml``, ``progress.jsonl``, ``eval.jsonl``,
-``summary.json``), ``results/fast_bench.json`` (scripts/bench_fast_ppo.py), the shipped
+``summary.json``), ``results/fast_bench.json`` (benchmarks/bench_fast_ppo.py), the shipped
 teams' reference evaluations (``results/fast_reference_eval*.json``, written by
 ``shipwreck-arcana evaluate --out``) and the scripted teams of ``results/baselines.json``;
 writes ``results/fast_training.json``,
@@ -213,7 +213,7 @@ def markdown(
         "average measured with it; with a load above 2 on 2 cores, the figures are lower "
         "than on a quiet machine.",
         "",
-        "**Speed** (`scripts/bench_fast_ppo.py`: learner decisions per second of a whole "
+        "**Speed** (`benchmarks/bench_fast_ppo.py`: learner decisions per second of a whole "
         "update -- rollout of games x steps decisions plus the PPO epochs -- median of the "
         "updates after the first; the rollout and update columns time each part alone):",
         "",

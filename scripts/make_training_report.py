@@ -18,8 +18,8 @@ Only the latest run of each (regime, seed) is used.
 ``--trainers`` writes the section of the three trainers side by side (its own markers in
 results/training.md) from results/trainers.json; ``--measure`` first runs each trainer's
 speed bench one after the other in this invocation (the fast trainer's
-``scripts/bench_fast_ppo.py``, ``scripts/bench_sb3.py`` and, in ``.venv-rllib``,
-``scripts/bench_rllib.py``), keeping every figure with its command and load.
+``benchmarks/bench_fast_ppo.py``, ``benchmarks/bench_sb3.py`` and, in ``.venv-rllib``,
+``benchmarks/bench_rllib.py``), keeping every figure with its command and load.
 ``--evaluate-budget STEPS`` takes each trainer's latest run of its ``budget`` config
 (configs/fast|sb3|rllib/budget.yaml) at STEPS learner steps, exports it as a ``fast:`` team
 to results/models/budget/ and evaluates it on a held-out seed: with the reference
@@ -96,16 +96,16 @@ TRAINERS_START = "<!-- trainers:start (scripts/make_training_report.py --trainer
 TRAINERS_END = "<!-- trainers:end -->"
 BENCHES = {
     "fast": [
-        "scripts/bench_fast_ppo.py",
+        "benchmarks/bench_fast_ppo.py",
         "configs/fast/selfplay.yaml",
         "--updates",
         "3",
         "--set",
         "torch_threads=1",
     ],
-    "sb3": ["scripts/bench_sb3.py", "--repeats", "3"],
+    "sb3": ["benchmarks/bench_sb3.py", "--repeats", "3"],
     "rllib": [
-        "scripts/bench_rllib.py",
+        "benchmarks/bench_rllib.py",
         "--iterations",
         "5",
         "--runners",
@@ -225,7 +225,7 @@ def trainers_markdown(data: dict) -> str:
     lines += [
         "",
         "(RLlib's update steps/s: the train batch over each iteration's learner seconds, "
-        "recovered from RLlib's averaged timer by scripts/bench_rllib.py; RLlib's runner "
+        "recovered from RLlib's averaged timer by benchmarks/bench_rllib.py; RLlib's runner "
         "is its single-agent env runner, the numpy runner `training/rllib/runner.py`, the "
         "batched configs' default. The networks "
         "differ as the trainers' configs do: SB3 256x256 with 5 epochs of minibatch 256, "
@@ -701,7 +701,7 @@ def main() -> int:
     md_path = TRAINING_MD
     old = md_path.read_text() if md_path.exists() else ""
     # keep the sections other scripts append (<!-- name:start ... --> to the end), such as
-    # scripts/make_fast_training_report.py's and scripts/bench_rllib.py's
+    # scripts/make_fast_training_report.py's and benchmarks/bench_rllib.py's
     start = OTHER_SECTIONS.search(old)
     kept = old[start.start() :] if start else ""
     md_path.write_text(markdown(table, baselines, command) + ("\n\n" + kept if kept else ""))

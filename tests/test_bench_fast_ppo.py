@@ -1,4 +1,4 @@
-"""scripts/bench_fast_ppo.py refuses a bad config in one line before benching anything."""
+"""benchmarks/bench_fast_ppo.py refuses a bad config in one line before benching anything."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "scripts" / "bench_fast_ppo.py"
+SCRIPT = ROOT / "benchmarks" / "bench_fast_ppo.py"
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 batched engine (RLlib's own env runner and this trainer's numpy one), and write its
 section of results/training.md (between the rllib markers) and results/rllib_bench.json.
 
-    .venv-rllib/bin/python scripts/bench_rllib.py [--iterations 6] [--runners 1 2]
+    .venv-rllib/bin/python benchmarks/bench_rllib.py [--iterations 6] [--runners 1 2]
         [--batch 2000] [--engines aec batched batched-runner] [--envs-per-runner 64]
         [--from-json]
 
@@ -46,7 +46,7 @@ import yaml
 from shipwreck_training.common.report import replace_section
 
 ROOT = Path(__file__).resolve().parent.parent
-START = "<!-- rllib:start (scripts/bench_rllib.py) -->"
+START = "<!-- rllib:start (benchmarks/bench_rllib.py) -->"
 END = "<!-- rllib:end -->"
 CONFIG = "configs/rllib/selfplay.yaml"
 ENGINES = {  # bench row -> trainer overrides
@@ -551,7 +551,9 @@ def main() -> int:
         data = json.loads(json_path.read_text())
         if args.budget_run:
             data["budget"] = budget(Path(args.budget_run))
-            data["budget_command"] = f"python scripts/bench_rllib.py --budget-run {args.budget_run}"
+            data["budget_command"] = (
+                f"python benchmarks/bench_rllib.py --budget-run {args.budget_run}"
+            )
             json_path.write_text(json.dumps(data, indent=1) + "\n")
     else:
         out = ROOT / "results" / "runs" / "rllib_bench"
@@ -562,7 +564,7 @@ def main() -> int:
             for n in args.runners
         ]
         data = {
-            "command": "python scripts/bench_rllib.py "
+            "command": "python benchmarks/bench_rllib.py "
             + shlex.join(
                 [
                     "--iterations",

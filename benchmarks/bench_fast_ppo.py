@@ -1,9 +1,9 @@
 """Measure the fast trainer's learner steps/s on each config (rollout + update).
 
-    python scripts/bench_fast_ppo.py [configs ...] [--updates 4] [--pause PID]
+    python benchmarks/bench_fast_ppo.py [configs ...] [--updates 4] [--pause PID]
         [--set key=value ...] [--variant "key=value ..." ...] [--rounds 1]
-    python scripts/bench_fast_ppo.py configs/fast/selfplay.yaml --profile --set torch_threads=1
-    python scripts/bench_fast_ppo.py --curves results/runs/fast/<run> ...
+    python benchmarks/bench_fast_ppo.py configs/fast/selfplay.yaml --profile --set torch_threads=1
+    python benchmarks/bench_fast_ppo.py --curves results/runs/fast/<run> ...
 
 Each config runs ``--updates`` full updates (rollout of ``num_games x rollout_steps``
 decisions, then the PPO epochs) from a fresh network; the first is a warm-up and the
@@ -202,7 +202,7 @@ def main() -> int:
         for path in args.configs:
             print(json.dumps(profile(path, args.set)))
         return 0
-    command = shlex.join(["python", "scripts/bench_fast_ppo.py", *sys.argv[1:]])
+    command = shlex.join(["python", "benchmarks/bench_fast_ppo.py", *sys.argv[1:]])
     variants = [v.split() for v in args.variant] or [[]]
     if (error := _refused(args.configs, [args.set + v for v in variants])) is not None:
         print(f"error: {error}", file=sys.stderr)

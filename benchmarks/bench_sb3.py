@@ -1,6 +1,6 @@
 """SB3 learner steps/s on the batched engine beside the reference-engine path, one run.
 
-    python scripts/bench_sb3.py [--config configs/sb3/selfplay.yaml] [--rollouts 2] [--repeats 3] [key=value ...]
+    python benchmarks/bench_sb3.py [--config configs/sb3/selfplay.yaml] [--rollouts 2] [--repeats 3] [key=value ...]
 
 Every side trains MaskablePPO with the same config (hyperparameters, network, rollout of
 8,192 decisions): ``reference`` is the path the shipped SB3 models were trained on
@@ -210,7 +210,7 @@ def main() -> int:
         for name, runs in rows.items()
     }
     data = {
-        "command": "python scripts/bench_sb3.py "
+        "command": "python benchmarks/bench_sb3.py "
         + shlex.join(
             [
                 "--config",

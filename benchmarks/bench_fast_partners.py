@@ -12,7 +12,7 @@ ratios A/B and the load average before and after every run.
 
 Usage::
 
-    python scripts/bench_fast_partners.py --config configs/fast/predict.yaml \\
+    python benchmarks/bench_fast_partners.py --config configs/fast/predict.yaml \\
         --steps 100000 --pairs 3 --json results/partners_bench.json [key=value ...]
 """
 
@@ -91,7 +91,9 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 print(json.dumps(runs[-1]), flush=True)
     out: dict = {
-        "command": " ".join(["python", "scripts/bench_fast_partners.py", *(argv or sys.argv[1:])])
+        "command": " ".join(
+            ["python", "benchmarks/bench_fast_partners.py", *(argv or sys.argv[1:])]
+        )
     }
     for name in ("batched", "python"):
         mine = [r for r in runs if r["partner"] == name]
