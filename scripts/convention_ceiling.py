@@ -74,23 +74,7 @@ def _problem(policy: ConventionPolicy, view: AgentView, likelihood=None) -> tupl
     carried = view.carried_into_turn
     if carried and likelihood is None:
         likelihood = policy._memory(view)
-    return code_problem(
-        view.config,
-        start,
-        view.active_seat,
-        carried,
-        likelihood,
-        policy.info_value,
-        policy.accuracy,
-        policy.fail_doom,
-        policy.power_cost,
-        policy.plan,
-        policy.player_powers,
-        pre_play=policy._pre_play(start),
-        shadows="shadows" in policy.coded_before,
-        forced_only=policy.pre_play_forced,
-        tie_ahead=policy.tie_ahead,
-    )
+    return code_problem(view.config, start, view.active_seat, carried, likelihood, policy.settings)
 
 
 def best_reading(weights: list[float], options: list, outcomes: list, forced: list[bool]) -> float:
@@ -191,10 +175,10 @@ def _measure_turn(player: ConventionPolicy, view: AgentView, restarts: int, coun
     """Add one forced turn's readings to ``count``; returns its kind (fresh, carried)."""
     key = hand_key(view)
     shipped = player.convention(view)
-    saved = player.restarts, player.restart_doom
-    player.restarts, player.restart_doom = restarts, 0
+    saved = player.settings
+    player.settings = saved.but(restarts=restarts, restart_doom=0)
     better = player.convention(view)
-    player.restarts, player.restart_doom = saved
+    player.settings = saved
     kind = "carried" if view.carried_into_turn else "fresh"
     count[f"{kind} turns"] += 1
     problem = _problem(player, view)

@@ -13,6 +13,7 @@ from test_leaks import swapped
 from shipwreck_agents.base import Team
 from shipwreck_agents.convention import search as convention_module
 from shipwreck_agents.convention.rescue import way_out
+from shipwreck_agents.convention.settings import ConventionSettings
 from shipwreck_agents.convention.team import ConventionPolicy, compute_convention
 from shipwreck_agents.evaluation.evaluate import evaluate, play_game
 from shipwreck_agents.registry import make_policy
@@ -26,6 +27,9 @@ from shipwreck_env.public_record import fade_doom, fading_after, hand_plays, pla
 from shipwreck_env.scenario import arrange
 from shipwreck_env.state import Phase, State
 from shipwreck_env.view import make_view
+
+BARE = ConventionSettings(restarts=0, restart_doom=0, pre_play=False, pre_play_forced=False)
+"""The code search alone: no restarts, no lines with a power before the play."""
 
 
 def _mask(s: State) -> np.ndarray:
@@ -491,7 +495,7 @@ def test_a_hand_plays_on_the_feast_only_when_every_other_play_fades(slots, table
     fade a card at a doom cost (or there is none)."""
     s = arrange(GameConfig(num_players=3, card_sets="all"), slots=slots, table=table, hand=[1, 2])
     start = make_view(s, s.decider).turn_start
-    conv = compute_convention(s.config, start, 0, False, None)
+    conv = compute_convention(s.config, start, 0, False, None, BARE)
     chose_the_feast = 0  # hands on The Feast that could have played elsewhere
     for hand, choice in zip(conv.hands, conv.choice, strict=True):
         if ACTIONS[choice].slot != 0:
@@ -572,10 +576,10 @@ def test_restarts_never_lower_the_codes_value_and_stay_deterministic():
     for view, player in _turn_starts(config, 6, seed=5):
         like = player._memory(view) if view.carried_into_turn else None
         args = (config, view.turn_start, view.active_seat, view.carried_into_turn, like)
-        plain = compute_convention(*args)
-        better = compute_convention(*args, restarts=3)
+        plain = compute_convention(*args, BARE)
+        better = compute_convention(*args, BARE.but(restarts=3))
         convention_module._CACHE.clear()
-        assert compute_convention(*args, restarts=3) == better
+        assert compute_convention(*args, BARE.but(restarts=3)) == better
         assert better.value >= plain.value - 1e-12
         checked += 1
     assert checked >= 10

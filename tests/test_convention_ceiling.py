@@ -53,4 +53,4 @@ def test_bound_is_above_what_the_shipped_and_restarted_codes_read(ceiling):
 
 
 def test_tie_ahead_is_off_by_default():
-    assert ConventionPolicy().tie_ahead == 0.0
+    assert ConventionPolicy().settings.tie_ahead == 0.0

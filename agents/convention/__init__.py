@@ -1,7 +1,8 @@
 """The convention team: player and group share one code computed afresh every turn.
 
-- ``team``: :class:`~shipwreck_agents.convention.team.ConventionPolicy`, the method and
-  its settings;
+- ``team``: :class:`~shipwreck_agents.convention.team.ConventionPolicy`, the method;
+- ``settings``: :class:`~shipwreck_agents.convention.settings.ConventionSettings`, one
+  frozen value the team, its code search and the tools that study it read;
 - ``search``: one turn's public code from public inputs only;
 - ``ahead``: what a line of play leaves for the next turn; ``rescue``: a power before the
   play that saves a fade.

@@ -23,6 +23,7 @@ from shipwreck_agents.convention.ahead import (
     forced_turn,
     table_left,
 )
+from shipwreck_agents.convention.settings import DEFAULT, ConventionSettings
 from shipwreck_agents.scripted.bayes import race_value
 from shipwreck_env.actions import ACTIONS, power_action
 from shipwreck_env.arcana import fades_by_text_after
@@ -505,29 +506,30 @@ def compute_convention(
     seat: int,
     carried: bool,
     likelihood: tuple[float, ...] | None,
+    settings: ConventionSettings = DEFAULT,
+    *,
+    second_play: bool = False,
     sweeps: int = 20,
-    restarts: int = 0,
-    **options,
 ) -> Convention:
     """The convention of a turn from its public inputs (see the module docstring): the
-    search over the lines of :func:`code_problem` (the same first arguments; ``options``
-    are its keywords).
+    search over the lines of :func:`code_problem` (the same arguments).
 
     Args:
         sweeps: at most this many rounds of best responses, then of coordinate ascent.
-        restarts: after the first search, this many more from random codes (drawn by
-            a generator with a fixed seed, so every teammate draws the same ones), each
-            improved by best responses and ascent; the code of highest summed value is
-            kept (the first one on ties).
+            After the first search, ``settings.restarts_at(start.doom)`` more start from
+            random codes (drawn by a generator with a fixed seed, so every teammate draws
+            the same ones), each improved by best responses and ascent; the code of
+            highest summed value is kept (the first one on ties).
     """
     # the keywords in the caller's order: another order is only a cache miss
-    key = (config, start.raw, seat, carried, likelihood, sweeps, restarts, *options.items())
+    key = (config, start.raw, seat, carried, likelihood, settings, second_play, sweeps)
     hit = _CACHE.get(key)
     if hit is not None:
         return hit
     hands, weights, lines, outcomes, _ = code_problem(
-        config, start, seat, carried, likelihood, **options
+        config, start, seat, carried, likelihood, settings, second_play=second_play
     )
+    restarts = settings.restarts_at(start.doom)
     search = _Search(weights, lines, outcomes)
     search.greedy()
     search.best_responses(sweeps)
@@ -558,19 +560,9 @@ def code_problem(
     seat: int,
     carried: bool,
     likelihood: tuple[float, ...] | None,
-    info_value: float = 0.01,
-    accuracy: float = 0.95,
-    fail_doom: int = 2,
-    power_cost: float = 0.005,
-    plan: bool = True,
-    player_powers: bool = True,
+    settings: ConventionSettings = DEFAULT,
+    *,
     second_play: bool = False,
-    lookahead: float = 0.0,
-    read_ahead: float = 0.0,
-    pre_play: bool = False,
-    shadows: bool = False,
-    forced_only: bool = False,
-    tie_ahead: float = 0.0,
 ) -> tuple[list[tuple[int, int]], list[float], list[list[Option]], list[_Outcomes], list[bool]]:
     """What :func:`compute_convention` searches over, before any search: the hands, their
     normalised prior weights, each hand's lines (``Option``), the observations' race
@@ -584,46 +576,30 @@ def code_problem(
         carried: the seat began its turn holding a fate.
         likelihood: what the seat's last convention said about the carried fate (by value),
             ``None`` for nothing.
-        info_value: bonus of a pass (the carried fate's information is kept for later).
-        accuracy, fail_doom: the value of the race (see :func:`race_win`).
-        power_cost: what spending a faded power costs (win-chance units).
-        plan: plan the group's question powers and Sorrows into the code.
-        player_powers: let lines of play use Shells and Sinners after the play.
+        settings: the team's settings
+            (:class:`~shipwreck_agents.convention.settings.ConventionSettings`): the
+            values of a pass, a power and the race; which powers lines may use; the look
+            ahead; and the lines with a power before the play (on turns starting with at
+            least ``pre_play_doom`` doom, for the hands ``pre_play_forced`` allows).
         second_play: the code of The Feast's second play on the table :func:`after_feast`
             gives (not on The Feast, no Shells); ``carried`` is then the fate the first
             play kept and ``likelihood`` what the first play's code said of it.
-        lookahead: the chance that the group reads a forced next turn right; above 0,
-            each line's race value counts the chance that the table it leaves forces the
-            next seat (:mod:`shipwreck_agents.convention.ahead`); 0 looks no further
-            than this turn.
-        pre_play: lines may also start with Sparrows or Skies (the tables of
-            :func:`pre_play_tables`), then play on the table the power left.
-        shadows: with ``pre_play``, lines may also start with Shadows.
-        forced_only: with ``pre_play``, only hands whose every line without a power
-            before the play fades a card at a doom cost get such lines.
-        tie_ahead: above 0 (and without ``lookahead``), every line's value loses this
-            much times the chance that the table it leaves forces the next seat
-            (:func:`~shipwreck_agents.convention.ahead.forced_turn`): a small value
-            breaks near-ties between lines this turn values alike; the group's reply
-            is unchanged.
     """
+    s = settings
+    race = (s.accuracy, s.fail_doom)
     weighted = public_hands(start, seat, carried, likelihood, onlooker_pool(start))
     total = sum(w for _, w in weighted) or 1.0
     hands = [h for h, _ in weighted]
-    lines = _Lines(
-        start, info_value, (accuracy, fail_doom), power_cost, plan, player_powers, second_play
-    )
-    if lookahead > 0 or tie_ahead > 0:
-        lines.look_ahead((seat + 1) % len(start.holding), lookahead, read_ahead, tie_ahead)
+    lines = _Lines(start, s.info_value, race, s.power_cost, s.plan, s.player_powers, second_play)
+    if s.lookahead > 0 or s.tie_ahead > 0:
+        lines.look_ahead((seat + 1) % len(start.holding), s.lookahead, s.read_ahead, s.tie_ahead)
     options = [lines.options(hand, carried) for hand in hands]
     outcomes = lines.outcomes
     forced = [all(lines.fade_doom[o] > 0 for _, o, _ in opts) for opts in options]
-    if pre_play and not second_play:
-        needy = [i for i in range(len(options)) if not forced_only or forced[i]]
-        for power, table in pre_play_tables(start, shadows) if needy else ():
-            after = _Lines(
-                table, info_value, (accuracy, fail_doom), power_cost, plan, False, before=power
-            )
+    if s.pre_play_at(start.doom) and not second_play:
+        needy = [i for i in range(len(options)) if not s.pre_play_forced or forced[i]]
+        for power, table in pre_play_tables(start, s.pre_play_shadows) if needy else ():
+            after = _Lines(table, s.info_value, race, s.power_cost, s.plan, False, before=power)
             more = [after.options(hands[i], carried) for i in needy]
             shift = len(outcomes)
             outcomes = outcomes + after.outcomes

@@ -96,6 +96,8 @@ The search itself (hands, lines, observations, best responses, ascent) is in
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from shipwreck_agents.convention.rescue import way_out
@@ -106,6 +108,7 @@ from shipwreck_agents.convention.search import (
     public_hands,
     race_win,
 )
+from shipwreck_agents.convention.settings import DEFAULT, ConventionSettings
 from shipwreck_agents.scripted.bayes import BayesGroup, _pool_at_start
 from shipwreck_agents.scripted.heuristic import HeuristicPlayer
 from shipwreck_agents.scripted.knowledge import doom_of_fades, literal_posterior, mask_to_array
@@ -114,94 +117,29 @@ from shipwreck_env.public_record import onlooker_pool
 from shipwreck_env.state import State
 from shipwreck_env.view import AgentView, TurnStart
 
-__all__ = ["Convention", "ConventionPolicy", "compute_convention", "race_win"]
-
-CODED_BEFORE: tuple[str, ...] = ("sparrows", "skies")
-"""The powers before the play that the code may hold (with ``pre_play``): they change the
-table, publicly. Shadows (it lifts the kept fate's reading) joins them with
-``pre_play_shadows``; otherwise it stays a way out only."""
+__all__ = ["Convention", "ConventionPolicy", "ConventionSettings", "compute_convention", "race_win"]
 
 
 class ConventionPolicy(BayesGroup):
     """The convention team, for both roles (see the module docstring).
 
     Args:
-        info_value: value of passing to learn more next turn (in win-chance units).
-        power_cost: minimum gain for the group to spend a faded power.
-        lookahead: above 0, the code values the table each line leaves: the chance it
-            forces the next seat, read right with this probability
-            (:mod:`shipwreck_agents.convention.ahead`); 0 (the default) looks no
-            further than this turn. Measured on tuning seeds it did not help
-            (docs/convention-lookahead.md), so it is off.
-        read_ahead: with ``lookahead``, read the forced next turn's chance of being
-            read right off the table instead: ``1 - read_ahead`` times the misreads of
-            a simple code there.
-        restarts: how many more searches for the code start from random codes (a fixed
-            seed, so the code stays a function of public facts); the best is kept.
-        restart_doom: the restarts run only on turns that start with at least this much
-            doom (where one misread can end the game; below it they cost more than
-            they win).
-        rescue_read: a way out may also be a power and a play after which the number
-            line alone names the kept fate (the turn scores; its fades are free); it is
-            preferred to a play that fades nothing.
-        rescue_score: also spend a power before the play when the code's line would not
-            score and a power and play exist that the number line alone reads.
-        pre_play: the code also has lines that use Sparrows or Skies before the play
-            (:func:`~shipwreck_agents.convention.search.pre_play_tables`); the group
-            reads them by the code and both sides remember them.
-        pre_play_doom: those lines enter the code only on turns that start with at
-            least this much doom.
-        pre_play_shadows: with ``pre_play``, the code also has lines that use Shadows
-            before the play.
-        pre_play_forced: only hands whose every other line fades a card at a doom cost
-            get lines with a power before the play (fewer lines: a cheaper search).
-        tie_ahead: above 0, each line's value loses this much times the chance that the
-            table it leaves forces the next seat: a small value breaks near-ties this
-            turn leaves, toward tables where the next seat's hands can play without a
-            fade (docs/convention-losses.md, "where is the ceiling"). The group's reply
-            does not change. Ignored when ``lookahead`` is on.
+        settings: how it values and searches its code
+            (:class:`~shipwreck_agents.convention.settings.ConventionSettings`; the
+            shipped ones by default).
+        **options: single settings to change from ``settings`` by name
+            (``ConventionPolicy(plan=False)``); an unknown name is refused with the names
+            allowed.
     """
 
     name = "convention"
 
-    def __init__(
-        self,
-        info_value: float = 0.01,
-        power_cost: float = 0.005,
-        accuracy: float = 0.95,
-        fail_doom: int = 2,
-        plan: bool = True,
-        player_powers: bool = True,
-        rescue: bool = True,
-        lookahead: float = 0.0,
-        read_ahead: float = 0.0,
-        restarts: int = 3,
-        restart_doom: int = 5,
-        rescue_read: bool = True,
-        rescue_score: bool = False,
-        pre_play: bool = True,
-        pre_play_doom: int = 4,
-        pre_play_shadows: bool = False,
-        pre_play_forced: bool = True,
-        tie_ahead: float = 0.0,
-    ) -> None:
-        super().__init__(model=HeuristicPlayer(), info_value=info_value, power_cost=power_cost)
-        self.accuracy = accuracy
-        self.fail_doom = fail_doom
-        self.plan = plan
-        self.player_powers = player_powers
-        self.rescue = rescue
-        self.lookahead = lookahead
-        self.read_ahead = read_ahead
-        self.restarts = restarts
-        self.restart_doom = restart_doom
-        self.rescue_read = rescue_read
-        self.rescue_score = rescue_score
-        self.pre_play = pre_play
-        self.pre_play_doom = pre_play_doom
-        self.pre_play_forced = pre_play_forced
-        self.tie_ahead = tie_ahead
-        self.coded_before = CODED_BEFORE + (("shadows",) if pre_play_shadows else ())
+    def __init__(self, settings: ConventionSettings = DEFAULT, **options: Any) -> None:
+        settings = settings.but(**options) if options else settings
+        super().__init__(
+            model=HeuristicPlayer(), info_value=settings.info_value, power_cost=settings.power_cost
+        )
+        self.settings = settings
         self._rescues: dict[tuple[int, int], int] = {}  # the play after a rescuing power
         self._carry: dict[tuple[int, int, int], tuple[float, ...]] = {}
         self._lines: dict[tuple[int, int], tuple[int, int, int, int]] = {}
@@ -221,30 +159,8 @@ class ConventionPolicy(BayesGroup):
 
     def _compute(self, view: AgentView, start: TurnStart, carried: bool, like, second: bool):
         return compute_convention(
-            view.config,
-            start,
-            view.active_seat,
-            carried,
-            like,
-            info_value=self.info_value,
-            accuracy=self.accuracy,
-            fail_doom=self.fail_doom,
-            power_cost=self.power_cost,
-            plan=self.plan,
-            player_powers=self.player_powers,
-            second_play=second,
-            lookahead=self.lookahead,
-            read_ahead=self.read_ahead,
-            restarts=self.restarts if start.doom >= self.restart_doom else 0,
-            pre_play=self._pre_play(start),
-            shadows="shadows" in self.coded_before,
-            forced_only=self.pre_play_forced,
-            tie_ahead=self.tie_ahead,
+            view.config, start, view.active_seat, carried, like, self.settings, second_play=second
         )
-
-    def _pre_play(self, start: TurnStart) -> bool:
-        """Does this turn's code have lines that start with Sparrows or Skies?"""
-        return self.pre_play and start.doom >= self.pre_play_doom
 
     def convention(self, view: AgentView) -> Convention:
         """This turn's convention, from the view's public facts and this player's memory."""
@@ -293,8 +209,12 @@ class ConventionPolicy(BayesGroup):
         code may hold (Sparrows or Skies with ``pre_play``; Shadows too with
         ``pre_play_shadows``), else 0."""
         actions = view.turn_actions
-        if actions and ACTIONS[actions[0]].power in self.coded_before and not view.feast_done:
-            return actions[0] if self._pre_play(view.turn_start) else 0
+        if (
+            actions
+            and ACTIONS[actions[0]].power in self.settings.coded_before
+            and not view.feast_done
+        ):
+            return actions[0] if self.settings.pre_play_at(view.turn_start.doom) else 0
         return 0
 
     def _covered(self, view: AgentView) -> bool:
@@ -345,8 +265,10 @@ class ConventionPolicy(BayesGroup):
                 out = self._way_out(view, convention.payoff[i], key)
                 if out is not None:
                     self._rescues[(view.player, view.turn)] = out[1]
-                    if ACTIONS[out[0]].power in self.coded_before and self._pre_play(
-                        view.turn_start
+                    if ACTIONS[
+                        out[0]
+                    ].power in self.settings.coded_before and self.settings.pre_play_at(
+                        view.turn_start.doom
                     ):
                         # the group reads this turn by the code too: remember it alike
                         self._remember(view, convention, view.turn_start, (*out, 0, 0))
@@ -403,14 +325,14 @@ class ConventionPolicy(BayesGroup):
         than a turn the group passes at no doom, less the power's price (with
         ``rescue_score``, also a sure reading when the line would not score); else
         ``None``."""
-        if not self.rescue:
+        if not self.settings.rescue:
             return None
-        race = (self.accuracy, self.fail_doom)
+        race = (self.settings.accuracy, self.settings.fail_doom)
         calm = race_win(view.score, view.doom, *race) + self.info_value
         if payoff < calm - self.power_cost:
-            return way_out(view, hand, view.carried_into_turn, self.rescue_read)
+            return way_out(view, hand, view.carried_into_turn, self.settings.rescue_read)
         if (
-            self.rescue_score
+            self.settings.rescue_score
             and payoff < race_win(view.score + 1, view.doom, *race) - self.power_cost
         ):
             return way_out(view, hand, view.carried_into_turn, certain=True, calm=False)
@@ -422,7 +344,7 @@ class ConventionPolicy(BayesGroup):
         """(value of the best choice, value guessed or 0 for pass), by :func:`race_win`."""
         doom_fades = doom_of_fades(view, fades)
         amplified = any("sands" in view.attached[s] for s in fades)
-        race = (self.accuracy, self.fail_doom)
+        race = (self.settings.accuracy, self.settings.fail_doom)
         pass_value = race_win(view.score, view.doom + doom_fades, *race) + self.info_value
         if guesses <= 0 or posterior.sum() <= 0:
             return pass_value, 0
