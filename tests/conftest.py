@@ -1,6 +1,6 @@
 """Settings a test may change for its process and the next tests must not inherit, the
-order the suite runs in, and :func:`load_script`, how a test gets a script of
-``scripts/`` as a module."""
+order the suite runs in, and :func:`load_script`, how a test gets a program of
+``scripts/``, ``research/`` or ``benchmarks/`` as a module."""
 
 from __future__ import annotations
 
@@ -14,34 +14,41 @@ from types import ModuleType
 import pytest
 
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPTS = ROOT / "scripts"
 """The repository's ``scripts/`` folder (not a package: its files are run by path)."""
+PROGRAM_FOLDERS = ("scripts", "research", "benchmarks")
+"""The folders of programs run by path: results generators, research probes, benchmarks."""
 
 
-def load_script(name: str, *, register: bool = False) -> ModuleType:
-    """Run ``scripts/<name>.py`` once and return it as a fresh module called ``name``.
+def load_script(name: str, *, register: bool = False, folder: str = "scripts") -> ModuleType:
+    """Run ``<folder>/<name>.py`` once and return it as a fresh module called ``name``.
 
-    While the file runs, ``scripts/`` is first on ``sys.path``, as it is when the
+    While the file runs, its folder is first on ``sys.path``, as it is when the
     script is started from the command line, so a script may import a sibling script
     (``from convention_losses import ...``). Each call loads the file again: a test may
     change the module it gets without touching another test's copy.
 
     Args:
-        name: the file name in ``scripts/`` without ``.py``.
+        name: the file name in ``folder`` without ``.py``.
         register: also enter the module in ``sys.modules`` under ``name`` before it
             runs, for code that looks it up by name (worker processes that unpickle one
             of its functions).
+        folder: one of :data:`PROGRAM_FOLDERS`.
     """
-    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    if folder not in PROGRAM_FOLDERS:
+        raise ValueError(f"folder {folder!r} is not allowed; allowed: {PROGRAM_FOLDERS}")
+    where = ROOT / folder
+    spec = importlib.util.spec_from_file_location(name, where / f"{name}.py")
     assert spec is not None and spec.loader is not None, name
     module = importlib.util.module_from_spec(spec)
     if register:
         sys.modules[name] = module
-    sys.path.insert(0, str(SCRIPTS))
+    sys.path.insert(0, str(where))
     try:
         spec.loader.exec_module(module)
     finally:
-        sys.path.remove(str(SCRIPTS))
+        sys.path.remove(str(where))
     return module
 
 

@@ -124,7 +124,7 @@ def test_the_belief_kinds_script_evaluates_both_kinds_and_counts_after_play(caps
     from conftest import load_script
 
     root = Path(__file__).parents[1]
-    script = load_script("belief_kinds_eval")
+    script = load_script("belief_kinds_eval", folder="research")
     model = str(root / "results/models/fast_selfplay_imitation.pth")
     assert script.main([model, "--games", "3"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

@@ -1,7 +1,7 @@
 """Evidence for the carried belief: a fast-trained model under each belief kind, and how
 often the active player decides again before the group.
 
-    .venv/bin/python scripts/belief_kinds_eval.py results/models/fast_selfplay_imitation.pth \\
+    .venv/bin/python research/belief_kinds_eval.py results/models/fast_selfplay_imitation.pth \\
         [--games 1000] [--seed 20261201] [--paired | --after-play]
 
 By default plays the network greedily in both roles (``training/common/evaluate.py``) on
