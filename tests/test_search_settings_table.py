@@ -1,4 +1,4 @@
-"""scripts/search_settings_table.py: search_eval runs compared deal by deal."""
+"""research/search_settings_table.py: search_eval runs compared deal by deal."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from conftest import load_script
 
 
 def _script():
-    return load_script("search_settings_table")
+    return load_script("search_settings_table", folder="research")
 
 
 def _run(
