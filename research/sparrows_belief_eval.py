@@ -1,6 +1,6 @@
 """What recording the belief on turns with a power before the play changes, paired by deal.
 
-    .venv/bin/python scripts/sparrows_belief_eval.py \\
+    .venv/bin/python research/sparrows_belief_eval.py \\
         results/models/fast_selfplay_imitation_carry.pth [--games 1000] [--seed 20261201]
 
 Plays the reference evaluator's games (``agents/evaluation/evaluate.py``: game ``i`` of difficulty
@@ -28,7 +28,7 @@ import os
 import time
 
 import numpy as np
-from search_settings_table import sign_test  # scripts/, beside this one
+from search_settings_table import sign_test  # a sibling in research/
 
 from shipwreck_agents.evaluation.evaluate import game_seed, play_game
 from shipwreck_agents.learned.fast_team import POLICY_KINDS, FastTeamPolicy
