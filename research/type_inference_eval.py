@@ -6,7 +6,7 @@ evaluator's deals): ``types`` as newcomer and as host, and ``heuristic+bayes`` i
 same cells on the same deals; then the milliseconds per decision of ``types``, by role.
 Writes ``results/type_inference.json`` and prints Markdown tables.
 
-    .venv/bin/python scripts/type_inference_eval.py --games 200 --jobs 2
+    .venv/bin/python research/type_inference_eval.py --games 200 --jobs 2
 """
 
 from __future__ import annotations
