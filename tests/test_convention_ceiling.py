@@ -1,4 +1,4 @@
-"""The ceiling measurements of the convention (scripts/convention_ceiling.py) and the
+"""The ceiling measurements of the convention (research/convention_ceiling.py) and the
 search problem they read (``convention_search.code_problem``)."""
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ pytest.importorskip("scipy")  # the bound's integer program (scipy.optimize.milp
 
 @pytest.fixture(scope="module")
 def ceiling():
-    return load_script("convention_ceiling")  # it imports its sibling convention_losses
+    # it imports its sibling convention_losses
+    return load_script("convention_ceiling", folder="research")
 
 
 def test_code_problem_lists_the_hands_and_weights_the_code_uses(ceiling):

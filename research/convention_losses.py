@@ -9,7 +9,7 @@ such powers (Sparrows, Skies, Shadows) were available. ``--oracle`` gives the gr
 kept fate (an upper bound for the same player). This script reads hidden fates to
 classify; the team it runs does not.
 
-    python scripts/convention_losses.py --card-sets base --difficulty doomed --seed 1 \\
+    python research/convention_losses.py --card-sets base --difficulty doomed --seed 1 \\
         --games 2000
 """
 

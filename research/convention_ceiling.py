@@ -1,7 +1,7 @@
 """Where is the convention's ceiling on forced turns? Two measurements on tuning seeds.
 
 A *forced turn* is one on which every first play of the real hand fades a card at a doom
-cost (a play on The Feast counts as fading, as in ``scripts/convention_losses.py``). The
+cost (a play on The Feast counts as fading, as in ``research/convention_losses.py``). The
 shipped team (``ConventionPolicy(**options)``) plays ``--games`` games; on each forced
 turn the script recomputes the turn's code from the same public inputs in other ways
 and asks whether the real hand would be read right under each:
@@ -22,8 +22,8 @@ memory of the seat's kept fate is replaced by the real value: the win rate if qu
 told the kept fate perfectly. It reads hidden fates, so it is an upper bound, not a
 team; the default mode reads them only to classify.
 
-    python scripts/convention_ceiling.py --difficulty doomed --seed 1 --games 300
-    python scripts/convention_ceiling.py --difficulty doomed --seed 1 --games 1000 \\
+    python research/convention_ceiling.py --difficulty doomed --seed 1 --games 300
+    python research/convention_ceiling.py --difficulty doomed --seed 1 --games 1000 \\
         --tell-carried
 """
 
