@@ -185,8 +185,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="also write DIR/crossplay.json, .md and a heatmap .png",
     )
     from shipwreck_apps.adhoc import add_adhoc
+    from shipwreck_apps.learning_curve import add_learning_curve
 
     add_adhoc(sub, _HelpFormatter)
+    add_learning_curve(sub, _HelpFormatter)
     bench = sub.add_parser(
         "bench",
         help="the speed benchmark (its own options: bench --help)",
@@ -209,6 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command != "bench":
         one_torch_thread()
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the command, as typed
     if args.command == "random":
         print(_random_table(args.players, args.games, args.seed, args.card_sets))
     elif args.command == "main":
@@ -229,6 +232,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from shipwreck_apps.adhoc import run_adhoc
 
         return run_adhoc(args)
+    elif args.command == "learning-curve":
+        from shipwreck_apps.learning_curve import run_learning_curve
+
+        return run_learning_curve(args)
     elif args.command in ("play", "replay", "serve"):
         from shipwreck_apps.commands import run
 

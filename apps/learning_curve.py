@@ -1,6 +1,7 @@
-"""Plot one fast-trainer run's learning curve and tabulate it by step ranges.
+"""The ``learning-curve`` subcommand: one fast-trainer run's learning curve as a plot and
+a table by step ranges.
 
-    python scripts/plot_learning_curve.py results/fast_imitation_warm_eval.jsonl \
+    shipwreck-arcana learning-curve results/fast_imitation_warm_eval.jsonl \
         --out results/fast_imitation_warm_curve [--bin 10000000]
 
 Reads the run's ``eval.jsonl`` (one line per greedy evaluation on the batched engine:
@@ -9,7 +10,8 @@ writes ``OUT.png`` (win rate against learner steps, each evaluation as a faint p
 the mean of each step range as a line) and ``OUT.md`` (that mean per step range and
 difficulty, with the number of evaluations in it). The evaluations of one run replay the
 same deals, so a range's mean smooths the policy's drift, not the deals' luck: read
-differences between ranges as the run's trend, not as independent samples.
+differences between ranges as the run's trend, not as independent samples. The plot
+needs matplotlib (the ``train`` extra).
 """
 
 from __future__ import annotations
@@ -20,12 +22,34 @@ import shlex
 import sys
 from pathlib import Path
 
+from shipwreck_apps.arguments import at_least
+
+__all__ = ["add_learning_curve", "binned", "markdown", "read_evals", "run_learning_curve"]
+
 DIFFS = ("normal", "hard", "doomed")
 
 
 def read_evals(path: Path) -> list[dict]:
-    """The evaluation lines of ``path``, in step order (``ValueError`` if it has none)."""
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    """The evaluation lines of ``path``, in step order.
+
+    Raises:
+        ValueError: ``path`` has no evaluation lines, or a line that is not one (not
+            JSON, or without ``step`` and ``results``).
+    """
+    rows = []
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            raise ValueError(f"{path} line {number} is not JSON") from None
+        if not (isinstance(row, dict) and "step" in row and "results" in row):
+            raise ValueError(
+                f"{path} line {number} is not an evaluation; allowed: an object with "
+                "step and results (a fast-trainer run's eval.jsonl)"
+            )
+        rows.append(row)
     if not rows:
         raise ValueError(f"{path} has no evaluation lines")
     return sorted(rows, key=lambda r: r["step"])
@@ -99,26 +123,44 @@ def plot(rows: list[dict], table: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command-line entry: see the module docstring."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_learning_curve(sub: argparse._SubParsersAction, formatter: type) -> None:
+    """Add the ``learning-curve`` parser to ``sub``."""
+    parser = sub.add_parser(
+        "learning-curve",
+        help="plot a fast-trainer run's learning curve and tabulate it by step ranges",
+        description="A fast-trainer run's greedy win rates (its eval.jsonl) against learner "
+        "steps: OUT.png (each evaluation, and each step range's mean) and OUT.md (the "
+        "means per step range and difficulty). Needs matplotlib (the train extra).",
+        formatter_class=formatter,
+    )
     parser.add_argument("evals", type=Path, help="a run's eval.jsonl")
-    parser.add_argument("--out", type=Path, required=True, help="path without suffix")
-    parser.add_argument("--bin", type=int, default=10_000_000, help="steps per range")
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--out", type=Path, required=True, help="path without suffix: writes OUT.md and OUT.png"
+    )
+    parser.add_argument("--bin", type=at_least(1), default=10_000_000, help="steps per range")
+
+
+def run_learning_curve(args: argparse.Namespace) -> int:
+    """Run the ``learning-curve`` subcommand; 2 (one line) on a missing or empty file."""
     try:
         rows = read_evals(args.evals)
         table = binned(rows, args.bin)
-    except (OSError, ValueError) as error:  # a missing or empty file, a bad --bin
-        parser.error(str(error))
-    command = shlex.join(["python", "scripts/plot_learning_curve.py", *(argv or sys.argv[1:])])
+    except (OSError, ValueError) as error:
+        print(f"shipwreck-arcana learning-curve: error: {error}", file=sys.stderr)
+        return 2
+    command = shlex.join(["shipwreck-arcana", *args.argv])
     # OUT gets the suffixes appended: a name with a dot (run_lr0.001) keeps it whole
     md, png = (args.out.with_name(args.out.name + suffix) for suffix in (".md", ".png"))
+    try:
+        import matplotlib  # noqa: F401 -- before anything is written
+    except ModuleNotFoundError:
+        print(
+            "shipwreck-arcana learning-curve: error: the plot needs matplotlib; install "
+            'the train extra (pip install -e ".[train]")',
+            file=sys.stderr,
+        )
+        return 2
     md.write_text(markdown(rows, table, args.evals, command))
     plot(rows, table, png)
     print(md.read_text())
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
