@@ -185,10 +185,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="also write DIR/crossplay.json, .md and a heatmap .png",
     )
     from shipwreck_apps.adhoc import add_adhoc
+    from shipwreck_apps.belief_export import add_belief_export
     from shipwreck_apps.learning_curve import add_learning_curve
 
     add_adhoc(sub, _HelpFormatter)
     add_learning_curve(sub, _HelpFormatter)
+    add_belief_export(sub, _HelpFormatter)
     bench = sub.add_parser(
         "bench",
         help="the speed benchmark (its own options: bench --help)",
@@ -232,6 +234,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from shipwreck_apps.adhoc import run_adhoc
 
         return run_adhoc(args)
+    elif args.command == "export-belief":
+        from shipwreck_apps.belief_export import run_belief_export
+
+        return run_belief_export(args)
     elif args.command == "learning-curve":
         from shipwreck_apps.learning_curve import run_learning_curve
 

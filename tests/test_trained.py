@@ -54,7 +54,7 @@ def test_models_are_shipped_for_every_training_config():
     # configs/rllib/ train RLlib checkpoints (rllib:PATH), not shipped .pth models;
     # configs/fast/ ship a model once trained: so far fast_selfplay, and the imitation-warm
     # run (docs/fast_trainer.md) at 43.5M steps and at its full 150M (each also read with
-    # the carried belief, scripts/export_belief_kind.py) and at the 22.0M the search was
+    # the carried belief, shipwreck-arcana export-belief) and at the 22.0M the search was
     # first measured with
     # the trainers' one-budget configs (*budget*.yaml) ship in results/models/budget/,
     # written by scripts/make_training_report.py --evaluate-budget

@@ -1,11 +1,12 @@
-"""Ship a fast-trained team's network read with another policy-conditioned belief.
+"""The ``export-belief`` subcommand: ship a fast-trained team's network read with another
+policy-conditioned belief.
 
-    .venv/bin/python scripts/export_belief_kind.py results/models/fast_selfplay_imitation.pth \\
+    shipwreck-arcana export-belief results/models/fast_selfplay_imitation.pth \
         results/models/fast_selfplay_imitation_carry.pth --belief-kind policy_carry
 
 The weights are copied unchanged; the new ``.meta.json`` is the old one with
 ``belief_kind`` replaced, its ``spec`` pointing at the new file and ``derived_from``
-naming the source and this command. A network trained with the first-play belief
+naming the source and the command. A network trained with the first-play belief
 (``policy``) can be read with the carried one (``policy_carry``): both blocks are a
 posterior over the active seat's kept fate under the team's own play policy, the carried
 one with the memory of the turn that fate was kept (``training/common/belief.py``).
@@ -16,12 +17,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import shutil
 import sys
 from pathlib import Path
 
-from shipwreck_agents.learned.fast_team import POLICY_KINDS
-from shipwreck_agents.learned.sb3 import read_meta
+__all__ = ["add_belief_export", "export", "run_belief_export"]
 
 
 def export(source: Path, out: Path, belief_kind: str, command: str) -> dict:
@@ -31,8 +32,14 @@ def export(source: Path, out: Path, belief_kind: str, command: str) -> dict:
         ValueError: ``source`` is not a policy-belief team, ``belief_kind`` is not a policy
             kind, or ``out`` exists.
     """
+    # torch comes with the learned team's module, so it is loaded only when a copy is made
+    from shipwreck_agents.learned.fast_team import POLICY_KINDS
+    from shipwreck_agents.learned.sb3 import read_meta
+
     if belief_kind not in POLICY_KINDS:
-        raise ValueError(f"belief kind {belief_kind!r} is not allowed; use one of {POLICY_KINDS}")
+        raise ValueError(
+            f"--belief-kind {belief_kind!r} is not allowed; allowed: {', '.join(POLICY_KINDS)}"
+        )
     if not source.is_file():
         raise ValueError(f"model {str(source)!r} does not exist")
     meta = read_meta(str(source))
@@ -56,24 +63,40 @@ def export(source: Path, out: Path, belief_kind: str, command: str) -> dict:
     return meta
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command line: exit 2 with one line on bad input."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def add_belief_export(sub: argparse._SubParsersAction, formatter: type) -> None:
+    """Add the ``export-belief`` parser to ``sub``."""
+    parser = sub.add_parser(
+        "export-belief",
+        help="copy a fast-trained team with another policy-conditioned belief kind",
+        description="Copy a fast-trained team's network (its .pth, unchanged) to OUT with a "
+        ".meta.json that reads another policy-conditioned belief kind; the new file plays "
+        "as fast:OUT.",
+        formatter_class=formatter,
+    )
     parser.add_argument("model", type=Path, help="a fast-trained team's .pth")
     parser.add_argument("out", type=Path, help="the new .pth (its .meta.json is written beside)")
-    parser.add_argument("--belief-kind", required=True, help=f"one of {', '.join(POLICY_KINDS)}")
-    args = parser.parse_args(argv)
-    command = "python scripts/export_belief_kind.py " + " ".join(
-        sys.argv[1:] if argv is None else argv
+    parser.add_argument(
+        "--belief-kind",
+        required=True,
+        metavar="KIND",
+        help="the policy-conditioned belief the copy reads: policy (first play) or "
+        "policy_carry (carried memory)",
     )
+
+
+def run_belief_export(args: argparse.Namespace) -> int:
+    """Run the ``export-belief`` subcommand; 2 (one line, nothing written) on bad input."""
     try:
-        export(args.model, args.out, args.belief_kind, command)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        export(args.model, args.out, args.belief_kind, shlex.join(["shipwreck-arcana", *args.argv]))
+    except ModuleNotFoundError as exc:
+        print(
+            f"shipwreck-arcana export-belief: error: reading a learned team needs {exc.name}, "
+            "from the 'train' extra: pip install 'shipwreck-arcana-env[train]'",
+            file=sys.stderr,
+        )
+        return 2
+    except (OSError, ValueError) as exc:  # bad input: unreadable, not a policy team, exists
+        print(f"shipwreck-arcana export-belief: error: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {args.out} and {args.out.with_suffix('.meta.json')}")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
