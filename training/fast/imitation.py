@@ -23,25 +23,39 @@ decisions of both recordings). Any other belief setting fits once, on what the g
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import torch
 
 from shipwreck_training.common.belief import PolicyBelief
 from shipwreck_training.common.games import Games, ScriptedRole, learner_decides
-from shipwreck_training.fast.config import ImitationSettings
+from shipwreck_training.fast.config import FastConfig, ImitationSettings
 
-__all__ = ["Recording", "agreement", "fit_policy", "imitate", "record_teacher"]
+__all__ = [
+    "Recording",
+    "agreement",
+    "dagger",
+    "fit_policy",
+    "imitate",
+    "record_games",
+    "record_teacher",
+    "same_deals",
+]
 
 _RECORD_GAMES = 256
 """Games the teacher plays side by side while recording."""
 
 
 class Recording:
-    """Recorded teacher decisions: ``obs`` float32[n, D], ``masks`` bool[n, A],
-    ``actions`` int64[n], ``play`` bool[n] (the decider is the active player),
-    ``returns`` float32[n] (the discounted team reward from the decision to its game's
-    end; NaN in the games the recording cut before their end)."""
+    """Recorded decisions: ``obs`` float32[n, D], ``masks`` bool[n, A], ``actions``
+    int64[n] (the teacher's choice: the label), ``play`` bool[n] (the decider is the
+    active player), ``returns`` float32[n] (the discounted team reward from the decision
+    to its game's end; NaN in the games the recording cut before their end),
+    ``difficulty`` int8[n] (index into the games' difficulties), ``taken`` int64[n] (the
+    action played: the label when the teacher plays, the network's under DAgger) and
+    ``note`` int32[n] (what an ``annotate`` hook said of the decision; -1 if none)."""
 
     def __init__(
         self,
@@ -50,9 +64,16 @@ class Recording:
         actions: np.ndarray,
         play: np.ndarray,
         returns: np.ndarray,
+        difficulty: np.ndarray | None = None,
+        taken: np.ndarray | None = None,
+        note: np.ndarray | None = None,
     ) -> None:
         self.obs, self.masks, self.actions, self.play = obs, masks, actions, play
         self.returns = returns
+        n = len(actions)
+        self.difficulty = np.zeros(n, np.int8) if difficulty is None else difficulty
+        self.taken = actions.copy() if taken is None else taken
+        self.note = np.full(n, -1, np.int32) if note is None else note
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -66,8 +87,23 @@ class Recording:
         """The decisions of every part, in order."""
         return Recording(*(np.concatenate([getattr(p, k) for p in parts]) for k in _FIELDS))
 
+    def save(self, path: str | Path) -> None:
+        """Write every field to an ``.npz`` file (:meth:`load` reads it back)."""
+        np.savez(path, **{k: getattr(self, k) for k in _FIELDS})
 
-_FIELDS = ("obs", "masks", "actions", "play", "returns")
+    @staticmethod
+    def load(path: str | Path) -> Recording:
+        """A recording written by :meth:`save`."""
+        with np.load(path) as data:
+            return Recording(*(data[k] for k in _FIELDS))
+
+
+_FIELDS = ("obs", "masks", "actions", "play", "returns", "difficulty", "taken", "note")
+
+Annotate = Callable[[Games, dict[bool, ScriptedRole], np.ndarray], np.ndarray]
+"""A hook called at each step of a recording, after the teacher chose: (games, the
+teacher's roles keyed by "the decider is the active player", bool[N] active) ->
+int[N], stored as the decisions' ``note``."""
 
 
 def record_teacher(
@@ -78,14 +114,44 @@ def record_teacher(
     belief_model=None,
 ) -> Recording:
     """``settings.steps`` teacher decisions, on games seeded ``cfg.seed + seed_offset``
-    (apart from the training games).
+    (apart from the training games), the teacher playing every one.
 
     Args:
         belief_model: if given, every group observation carries the belief block
             conditioned on this network's play policy (``PolicyBelief``), as PPO with
             ``env.belief: policy`` shows it; else the block the games show (literal).
     """
-    cfg = trainer.cfg
+    return record_games(
+        trainer.cfg,
+        settings,
+        num_games=num_games,
+        seed_offset=seed_offset,
+        belief_model=belief_model,
+    )
+
+
+def record_games(
+    cfg: FastConfig,
+    settings: ImitationSettings,
+    *,
+    actor=None,
+    num_games: int = _RECORD_GAMES,
+    seed_offset: int = 7919,
+    belief_model=None,
+    annotate: Annotate | None = None,
+) -> Recording:
+    """``settings.steps`` decisions labelled by the teacher (``settings.play`` for the
+    active player, ``settings.group`` for the rest), on ``num_games`` games seeded
+    ``cfg.seed + seed_offset``.
+
+    Args:
+        actor: the network that plays the games (its greedy legal action is stepped,
+            ``taken``) while the teacher, kept in step with the games as they are
+            played, only labels each decision (DAgger: the states are the network's);
+            ``None``: the teacher plays its own labels.
+        belief_model: as in :func:`record_teacher`.
+        annotate: an optional hook noting each decision (:data:`Annotate`).
+    """
     n = num_games - num_games % len(cfg.env.difficulties)
     games = Games(cfg.env, n, cfg.seed + seed_offset)
     play = ScriptedRole(settings.play, n, cfg.seed + 1)
@@ -96,6 +162,7 @@ def record_teacher(
         if belief_model is not None
         else None
     )
+    difficulty = (np.arange(n) // games.per_part).astype(np.int8)
     parts, rewards, ends = [], [], []
     recorded = 0
     while recorded < settings.steps:
@@ -103,15 +170,25 @@ def record_teacher(
         if belief is not None:
             belief.fill(o, games)
         active = learner_decides(games, "play")
-        a = np.zeros(n, np.int64)
+        label = np.zeros(n, np.int64)
         for role, which in ((play, np.flatnonzero(active)), (group, np.flatnonzero(~active))):
             if len(which):
-                a[which] = role.act(games, which)
+                label[which] = role.act(games, which)
+        note = (
+            np.asarray(annotate(games, {True: play, False: group}, active), np.int32)
+            if annotate is not None
+            else np.full(n, -1, np.int32)
+        )
+        taken = label
+        if actor is not None:
+            with torch.no_grad():
+                taken = actor.greedy(torch.from_numpy(o), torch.from_numpy(m)).numpy().copy()
         if belief is not None:
             with torch.no_grad():
-                belief.record(games, o, m, a, belief_model)
-        parts.append(Recording(o, m.copy(), a, active, np.zeros(n, np.float32)))
-        reward, terminated, truncated, info = games.step(a)
+                belief.record(games, o, m, taken, belief_model)
+        returns = np.zeros(n, np.float32)
+        parts.append(Recording(o, m.copy(), label, active, returns, difficulty, taken, note))
+        reward, terminated, truncated, info = games.step(taken)
         rewards.append(reward)
         ends.append(terminated | truncated)
         ended = np.flatnonzero(info["_final"])
@@ -144,19 +221,27 @@ def agreement(model, data: Recording) -> dict[str, float]:
     }
 
 
-def fit_policy(model, data: Recording, settings: ImitationSettings, generator) -> dict:
+def fit_policy(
+    model, data: Recording, settings: ImitationSettings, generator, anneal: bool = False
+) -> dict:
     """Fit ``model``'s policy to ``data`` by cross-entropy and its value to the teacher's
     returns (squared error; the policy and value networks share no weights), in
     ``settings.epochs`` passes, minibatches of ``settings.minibatch_size``, Adam at
     ``settings.learning_rate``; returns the mean losses of the last epoch.
 
     The value is fitted too so that PPO's first advantages come from a critic of this
-    policy's games, not from a random one that would push the copied policy about."""
+    policy's games, not from a random one that would push the copied policy about.
+    ``anneal`` lowers the step size linearly to zero over the fit (the last epochs
+    settle on the rare decisions instead of jumping around them)."""
     o, m, a = (torch.from_numpy(x) for x in (data.obs, data.masks, data.actions))
     returns = torch.from_numpy(data.returns)
     known = ~returns.isnan()
     optimizer = torch.optim.Adam(model.parameters(), settings.learning_rate)
     size = settings.minibatch_size
+    total = settings.epochs * -(-len(a) // size)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda k: max(0.0, 1.0 - k / total) if anneal else 1.0
+    )
     policy_losses: list[float] = []
     value_losses: list[float] = []
     for _ in range(settings.epochs):
@@ -171,6 +256,7 @@ def fit_policy(model, data: Recording, settings: ImitationSettings, generator) -
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
+            schedule.step()
             policy_losses.append(float(policy.detach()))
             if len(idx_v):
                 value_losses.append(float(value.detach()))
@@ -206,3 +292,99 @@ def imitate(trainer, settings: ImitationSettings) -> dict:
             for k, v in agreement(trainer.model, fitted).items()
         },
     }
+
+
+def dagger(
+    model,
+    cfg: FastConfig,
+    settings: ImitationSettings,
+    data: Recording,
+    *,
+    rounds: int,
+    steps: int,
+    generator: torch.Generator,
+    num_games: int = _RECORD_GAMES,
+    seed_offset: int = 104729,
+    anneal: bool = True,
+    on_round: Callable[[int, dict, Recording], None] | None = None,
+) -> Recording:
+    """DAgger: ``rounds`` times, ``model`` plays ``steps`` decisions (greedy) while the
+    teacher of ``settings`` labels each one, and the model is fitted again
+    (:func:`fit_policy` with ``settings``) on the union of ``data`` and every round's
+    decisions; returns that union.
+
+    Each round plays fresh games (seed ``cfg.seed + seed_offset + round``). With
+    ``env.belief: policy`` the group's block is conditioned on ``model`` as it stands.
+    ``on_round(round, figures, union)`` is called after each fit with the model's
+    agreement on the states it reached before the fit (``on_policy``), the decisions
+    it took that the teacher would not (``off_label``), and the fit's losses.
+    """
+    for r in range(rounds):
+        start = time.perf_counter()
+        fresh = record_games(
+            cfg,
+            settings.model_copy(update={"steps": steps}),
+            actor=model,
+            num_games=num_games,
+            seed_offset=seed_offset + r,
+            belief_model=model if cfg.env.belief == "policy" else None,
+        )
+        recorded = time.perf_counter() - start
+        data = Recording.join([data, fresh])
+        loss = fit_policy(model, data, settings, generator, anneal=anneal)
+        figures = {
+            "round": r + 1,
+            "decisions": len(data),
+            "on_policy_before_fit": float((fresh.taken == fresh.actions).mean()),
+            "record_seconds": recorded,
+            "fit_seconds": time.perf_counter() - start - recorded,
+            **loss,
+        }
+        if on_round is not None:
+            on_round(r + 1, figures, data)
+    return data
+
+
+def same_deals(
+    cfg: FastConfig,
+    seed: int,
+    games: int,
+    difficulties: tuple[str, ...],
+    model=None,
+    teacher: tuple[str, str] = ("convention", "convention"),
+) -> dict[str, np.ndarray]:
+    """bool[games] per difficulty: which games were won, played greedily by ``model``
+    at every seat and decision or, if ``None``, by the ``teacher`` team (play, group),
+    on the batched engine seeded ``seed`` (the same deals for either: paired figures).
+    With ``env.belief: policy`` the model's group reads its own play policy's block."""
+    g = Games(cfg.env, games * len(difficulties), seed, autoreset=False, difficulties=difficulties)
+    belief = None
+    if model is not None and cfg.env.belief == "policy":
+        belief = PolicyBelief(
+            g, carry=cfg.policy_belief == "carry", after_play=cfg.belief_after_play
+        )
+    roles = None
+    if model is None:
+        roles = (
+            ScriptedRole(teacher[0], g.num_games, seed),
+            ScriptedRole(teacher[1], g.num_games, seed + 1),
+        )
+    while not (over := g.field("over")).all():
+        obs, mask = g.observe(), g.legal_mask()
+        if roles is None:
+            if belief is not None:
+                belief.fill(obs, g)
+            with torch.no_grad():
+                actions = model.greedy(torch.from_numpy(obs), torch.from_numpy(mask)).numpy().copy()
+            if belief is not None:
+                with torch.no_grad():
+                    belief.record(g, obs, mask, actions, model)
+        else:
+            actions = np.zeros(g.num_games, np.int64)
+            active = learner_decides(g, "play")
+            for role, which in ((roles[0], active & ~over), (roles[1], ~active & ~over)):
+                if which.any():
+                    actions[which] = role.act(g, np.flatnonzero(which))
+        g.step(actions)
+    won = g.field("won").astype(bool)
+    return {d: won[k * games : (k + 1) * games] for k, d in enumerate(difficulties)}
