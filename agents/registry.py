@@ -15,6 +15,7 @@
 | ``rllib:PATH`` | an RLlib checkpoint of ``shipwreck_training.rllib`` (``agents/learned/rllib.py``) | as trained |
 | ``fast:PATH`` | a ``shipwreck_training.fast`` team, one object for both roles (``agents/learned/fast_team.py``) | both |
 | ``search:PATH[,samples=N,margin=M,uncertain=U,confirm=C,phases=P+Q]`` | that team with test-time search (``agents/search/sparta.py``) | both |
+| ``search:SPEC``, ``search[samples=N,margin=M,uncertain=U,doom=D,phases=P+Q]:SPEC`` | the scripted team ``SPEC`` (``convention``, ``heuristic+bayes``, ...) with test-time search over it (``agents/search/blueprint.py``) | both |
 | ``fast:best``, ``search:best[,...]`` | the best learned team, shipped in the package (``shipwreck_agents.models``) | both |
 
 Specs are strings so that worker processes can rebuild the same policies.
@@ -57,6 +58,11 @@ SPECS: tuple[tuple[str, str], ...] = (
     (
         "search:PATH[,samples=N,...]",
         "a fast-trainer team with test-time search (agents/search/sparta.py)",
+    ),
+    (
+        "search[OPTIONS]:SPEC",
+        "the scripted team SPEC (search:convention) with test-time search over it "
+        "(agents/search/blueprint.py)",
     ),
     ("fast:best", "the best learned team, shipped in the package"),
     ("search:best[,samples=N,...]", "the best learned team with its shipped test-time search"),
@@ -167,6 +173,8 @@ def make_policy(spec: str) -> Policy:
         ModuleNotFoundError: a learned team's spec without the ``train`` extra installed.
     """
     name, _, arg = spec.partition(":")
+    if name.startswith("search[") or (name == "search" and _scripted_blueprint(arg)):
+        return _blueprint_search(spec, name, arg)
     if name == "random":
         from shipwreck_agents.scripted.simple import RandomPolicy
 
@@ -227,6 +235,33 @@ def make_policy(spec: str) -> Policy:
     raise ValueError(
         f"policy {shown(spec)} is not known; allowed: {', '.join(form for form, _ in SPECS)}"
     )
+
+
+_BLUEPRINTS = (*PLAY_SPECS, *GROUP_SPECS, "natural", "types", "noisy")
+"""Names a ``search:`` argument may start with to be a scripted blueprint, not a network."""
+
+
+def _scripted_blueprint(arg: str) -> bool:
+    """Is ``search:arg`` a search over a scripted team (not a network's path or name)?"""
+    first = arg.split("+")[0].split(":")[0]
+    return first in _BLUEPRINTS and shipped_team(arg) is None and not Path(arg).exists()
+
+
+def _blueprint_search(spec: str, name: str, arg: str) -> Policy:
+    """``search:SPEC`` or ``search[OPTIONS]:SPEC``: a search over the scripted team SPEC."""
+    from shipwreck_agents.search.blueprint import BlueprintSearch, parse_blueprint_spec
+
+    if name != "search" and not name.endswith("]"):
+        raise ValueError(
+            f"policy {shown(spec)}: the options are not closed by ']'; allowed: "
+            "search[samples=N,...]:SPEC"
+        )
+    if not arg:
+        raise ValueError(
+            f"policy {shown(spec)} names no team to search over; allowed: search[OPTIONS]:SPEC"
+        )
+    options = parse_blueprint_spec(name[len("search[") : -1]) if name != "search" else {}
+    return BlueprintSearch(make_team(arg), **options, name=f"search:{arg}")
 
 
 def _types_options(spec: str, arg: str) -> dict:
@@ -290,6 +325,11 @@ def make_team(spec: str) -> Team:
         play = _noisy(team.play, epsilon)
         group = play if team.group is team.play else _noisy(team.group, epsilon)
         return Team(play, group)
+    if spec.startswith("search[") or (
+        spec.startswith("search:") and _scripted_blueprint(spec[len("search:") :])
+    ):  # before "+" too: the search wraps the whole team it names
+        policy = make_policy(spec)
+        return Team(policy, policy)
     if "+" in spec:
         play, _, group = spec.partition("+")
         return Team(make_policy(play), make_policy(group))

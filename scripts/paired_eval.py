@@ -26,41 +26,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import shlex
 import sys
 from pathlib import Path
 
+from shipwreck_agents.evaluation.paired import paired_difference, sign_test
+
+__all__ = ["main", "paired", "recorded_wins", "sign_test"]
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def sign_test(only_a: int, only_b: int) -> float:
-    """Exact two-sided sign test: the chance of a split at least this uneven when each
-    deal won by one team only is equally likely to be either's."""
-    n, k = only_a + only_b, min(only_a, only_b)
-    if n == 0:
-        return 1.0
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
-    return min(1.0, 2 * tail)
-
-
-def paired(a: list[bool], b: list[bool]) -> dict:
-    """Win rates of both, B - A with its 95% half-width, one-sided wins and the sign test."""
-    n = len(a)
-    d = [int(y) - int(x) for x, y in zip(a, b, strict=True)]
-    mean = sum(d) / n
-    var = sum((x - mean) ** 2 for x in d) / (n - 1) if n > 1 else 0.0
-    only_a, only_b = d.count(-1), d.count(1)
-    return {
-        "games": n,
-        "a": sum(a) / n,
-        "b": sum(b) / n,
-        "b_minus_a": mean,
-        "half_width95": 1.96 * math.sqrt(var / n),
-        "only_a": only_a,
-        "only_b": only_b,
-        "sign_test_p": sign_test(only_a, only_b),
-    }
+paired = paired_difference
+"""B - A over the paired games: :func:`shipwreck_agents.evaluation.paired.paired_difference`."""
 
 
 RECORDED = "recorded:"

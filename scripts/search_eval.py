@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import multiprocessing
 import os
 import sys
@@ -30,7 +29,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from shipwreck_agents.convention import search as convention_search
 from shipwreck_agents.evaluation.evaluate import game_seed, play_game, wilson_interval
+from shipwreck_agents.evaluation.paired import paired_difference
+from shipwreck_agents.search.blueprint import BlueprintSearch
 from shipwreck_agents.search.sparta import DEFAULT_PHASES, SearchTeamPolicy, parse_phases
 from shipwreck_env.config import GameConfig
 from shipwreck_env.policy import Team
@@ -42,21 +44,20 @@ def _rate(wins: int, games: int) -> str:
 
 
 def summarise(rows: list[dict]) -> dict:
-    """Figures of one difficulty's paired games."""
+    """Figures of one difficulty's paired games (the paired difference from
+    :func:`~shipwreck_agents.evaluation.paired.paired_difference`)."""
     n = len(rows)
-    base = np.array([r["blueprint_won"] for r in rows], float)
-    search = np.array([r["search_won"] for r in rows], float)
-    diff = search - base
-    half = 1.959963984540054 * diff.std(ddof=1) / math.sqrt(n) if n > 1 else float("nan")
+    pair = paired_difference([r["blueprint_won"] for r in rows], [r["search_won"] for r in rows])
     searched = sum(r["searched"] for r in rows)
     return {
         "games": n,
-        "blueprint_wins": int(base.sum()),
-        "search_wins": int(search.sum()),
-        "difference": float(diff.mean()),
-        "difference_ci95": [float(diff.mean() - half), float(diff.mean() + half)],
-        "search_only_won": int(((search == 1) & (base == 0)).sum()),
-        "blueprint_only_won": int(((search == 0) & (base == 1)).sum()),
+        "blueprint_wins": sum(int(r["blueprint_won"]) for r in rows),
+        "search_wins": sum(int(r["search_won"]) for r in rows),
+        "difference": pair["b_minus_a"],
+        "difference_ci95": pair["ci95"],
+        "sign_test_p": pair["sign_test_p"],
+        "search_only_won": pair["only_b"],
+        "blueprint_only_won": pair["only_a"],
         "blueprint_ms_per_game": 1000 * float(np.mean([r["blueprint_s"] for r in rows])),
         "search_ms_per_game": 1000 * float(np.mean([r["search_s"] for r in rows])),
         "decisions_per_game": float(np.mean([r["decisions"] for r in rows])),
@@ -142,6 +143,9 @@ def _play_block(i: int) -> list[tuple[str, dict]]:
         config = GameConfig(num_players=3, difficulty=difficulty)
         row: dict = {"game": i}
         for name, team in teams.items():
+            if _WORKER.get("cold"):  # each game pays for its own codes: the same deal
+                # played just before must not lend the second team its cached conventions
+                convention_search._CACHE.clear()
             start = time.perf_counter()
             record = play_game(config, team, game_seed(_WORKER["seed"], difficulty, i))
             row[f"{name}_won"] = bool(record.won)
@@ -151,7 +155,7 @@ def _play_block(i: int) -> list[tuple[str, dict]]:
             decisions=st.decisions,
             searched=st.searched,
             changed=st.changed,
-            confirmed=st.confirmed,
+            confirmed=getattr(st, "confirmed", 0),
             search_seconds=st.seconds,
         )
         block.append((difficulty, row))
@@ -161,6 +165,15 @@ def _play_block(i: int) -> list[tuple[str, dict]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", default="results/models/fast_selfplay.pth")
+    parser.add_argument(
+        "--blueprint",
+        default=None,
+        help="a registry team spec (e.g. convention) searched instead of --model's network "
+        "(agents/search/blueprint.py); --phases then defaults to group",
+    )
+    parser.add_argument(
+        "--doom", type=int, default=0, help="with --blueprint: search turns from this doom on"
+    )
     parser.add_argument("--difficulty", default="doomed,hard")
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--seed", type=int, default=2026)
@@ -170,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--phases",
         type=_phases,
-        default=DEFAULT_PHASES,
+        default=None,
         help="decisions searched, joined by '+': play (first play), group, steal, after_play",
     )
     parser.add_argument(
@@ -186,23 +199,38 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--jobs must be at least 1, got {args.jobs}")
     torch.set_num_threads(1)
     from shipwreck_agents.learned.fast_team import FastTeamPolicy
+    from shipwreck_agents.registry import make_team
 
     try:  # a setting out of range (checked before any loading), or a missing or unreadable
         # model: one usage line, exit 2
-        search = SearchTeamPolicy(
-            args.model, args.samples, args.margin, args.uncertain, args.phases, args.confirm
-        )
-        blueprint = FastTeamPolicy(args.model)
+        if args.blueprint is not None:
+            args.phases = args.phases or ("group",)
+            base = make_team(args.blueprint)
+            search = BlueprintSearch(
+                make_team(args.blueprint),
+                args.samples,
+                args.margin,
+                args.uncertain,
+                args.doom,
+                args.phases,
+            )
+            teams = {"blueprint": base, "search": Team(search, search)}
+        else:
+            args.phases = args.phases or DEFAULT_PHASES
+            search = SearchTeamPolicy(
+                args.model, args.samples, args.margin, args.uncertain, args.phases, args.confirm
+            )
+            blueprint = FastTeamPolicy(args.model)
+            teams = {"blueprint": Team(blueprint, blueprint), "search": Team(search, search)}
     except ValueError as error:
         parser.error(str(error))
-    teams = {"blueprint": Team(blueprint, blueprint), "search": Team(search, search)}
     command = "python scripts/search_eval.py " + " ".join(
         argv if argv is not None else sys.argv[1:]
     )
     report = {
         "command": command,
-        "model": args.model,
-        "belief_kind": search.belief_kind,
+        "model": args.blueprint or args.model,
+        **({} if args.blueprint else {"belief_kind": search.belief_kind}),
         "seed": args.seed,
         "options": {
             "samples": args.samples,
@@ -210,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
             "uncertain": args.uncertain,
             "phases": "+".join(args.phases),
             "confirm": args.confirm,
+            **({"doom": args.doom} if args.blueprint else {}),
         },
         "load_start": os.getloadavg()[0],
         "games_requested": args.games,
@@ -220,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     difficulties = args.difficulty.split(",")
     _WORKER.update(teams=teams, search=search, seed=args.seed, difficulties=difficulties)
+    _WORKER["cold"] = args.blueprint is not None
     report["jobs"] = args.jobs
     pool = multiprocessing.get_context("fork").Pool(args.jobs) if args.jobs > 1 else None
     games = (

@@ -29,7 +29,58 @@ from shipwreck_agents.convention.team import ConventionPolicy
 from shipwreck_agents.evaluation.evaluate import game_seed, play_game
 from shipwreck_env.config import GameConfig
 
-__all__ = ["main", "paired_wins"]
+__all__ = ["Z95", "main", "paired_difference", "paired_wins", "sign_test"]
+
+Z95 = 1.959963984540054
+"""The standard normal quantile of a two-sided 95% interval."""
+
+
+def sign_test(only_a: int, only_b: int) -> float:
+    """Exact two-sided sign test: the chance of a split at least this uneven when each
+    deal won by one team only is equally likely to be either's."""
+    n, k = only_a + only_b, min(only_a, only_b)
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+def paired_difference(a: Sequence[bool | int], b: Sequence[bool | int]) -> dict:
+    """B - A over paired games (game ``i`` of both is the same deal): the one place the
+    paired figures are computed (this module, ``scripts/paired_eval.py`` and
+    ``scripts/search_eval.py`` report them).
+
+    Returns:
+        ``games``; the win rates ``a`` and ``b``; ``b_minus_a``, the mean per-game
+        difference; ``half_width95``, the half-width of its 95% interval by the normal
+        approximation over the per-game differences (sample variance; 0 for one game);
+        ``ci95`` = [low, high]; ``only_a`` / ``only_b``, the deals one team alone won;
+        ``sign_test_p`` (:func:`sign_test` over those deals).
+
+    Raises:
+        ValueError: no games, or lists of different lengths.
+    """
+    if len(a) != len(b) or not len(a):
+        raise ValueError(
+            f"paired games need two lists of the same non-zero length; got {len(a)} and {len(b)}"
+        )
+    n = len(a)
+    d = [int(y) - int(x) for x, y in zip(a, b, strict=True)]
+    mean = sum(d) / n
+    var = sum((x - mean) ** 2 for x in d) / (n - 1) if n > 1 else 0.0
+    half = Z95 * math.sqrt(var / n)
+    only_a, only_b = d.count(-1), d.count(1)
+    return {
+        "games": n,
+        "a": sum(map(int, a)) / n,
+        "b": sum(map(int, b)) / n,
+        "b_minus_a": mean,
+        "half_width95": half,
+        "ci95": [mean - half, mean + half],
+        "only_a": only_a,
+        "only_b": only_b,
+        "sign_test_p": sign_test(only_a, only_b),
+    }
 
 
 def paired_wins(
@@ -69,13 +120,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             won, ms = paired_wins(new, config, seed, args.games)
             b.append(won)
             ms_b.append(ms)
-        x, y = np.concatenate(a), np.concatenate(b)
-        d = y - x
-        half = 1.96 * d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else 0.0
+        row = paired_difference(np.concatenate(a), np.concatenate(b))
         print(
-            f"{difficulty}: games {len(d)}, old {x.mean():.4f}, new {y.mean():.4f}, "
-            f"new - old {d.mean():+.4f} +- {half:.4f} (only new won {int((d > 0).sum())}, "
-            f"only old {int((d < 0).sum())}); ms/game old {np.mean(ms_a):.1f} "
+            f"{difficulty}: games {row['games']}, old {row['a']:.4f}, new {row['b']:.4f}, "
+            f"new - old {row['b_minus_a']:+.4f} +- {row['half_width95']:.4f} (only new won "
+            f"{row['only_b']}, only old {row['only_a']}); ms/game old {np.mean(ms_a):.1f} "
             f"new {np.mean(ms_b):.1f}",
             flush=True,
         )
