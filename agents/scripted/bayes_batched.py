@@ -50,7 +50,7 @@ from shipwreck_env.vector.chance import uniform_at
 from shipwreck_env.vector.engine import _step_one, legal_masks
 from shipwreck_env.vector.jit import pack, rules_for
 from shipwreck_env.vector.ops import event
-from shipwreck_env.vector.turn import _reset_turn
+from shipwreck_env.vector.turn_start import reset_turn as _reset_turn
 
 __all__ = ["BatchedBayes"]
 

@@ -14,7 +14,8 @@ fates, hands, faded cards, the turn's plays, predictions, votes, events and acti
 are kept in order as a padded array plus a length, so that :func:`to_states.to_states`
 rebuilds them exactly. Some facts are kept twice, as the ordered list and as counts
 (``tcount``, ``fcount``): the counts are what the rules and observations read; every
-change goes through the helpers in ``vector.ops`` that update both.
+change goes through the helpers in ``vector.ops`` (and ``vector.powers.take_power``) that
+update both.
 
 Every card set is held: the fields only expansion cards use (attachments, a Sands
 card waiting for its slot, a pending Sails / Scythes cost, The Fall's kept value and

@@ -1,15 +1,35 @@
 """The batched engine's entry points, compiled: every game's legal mask, one decision
 in every game (with the automatic rest of the turn, the rewards and the restart of
-finished games), and dealing new games. Each loops over the games and applies the
-rules of ``plays``, ``group`` and ``turn`` to one game at a time, as
-:func:`shipwreck_env.engine.step` does for one game."""
+finished games), and dealing new games. Mirrors :mod:`shipwreck_env.engine`: each
+entry point loops over the games and dispatches one game at a time by phase to the
+turn's steps -- ``turn_start`` (draw, per-turn reset), ``plays`` (the active player's
+plays, The Thief, The Chalice), ``predictions`` (reveals, the group, votes,
+predictions, Sails and cost phases) and ``fading`` (score, fades, refill, end of game).
+Each card's special effect has one home: card texts in ``arcana``, every faded power
+(Scions and Sands included) in ``powers``; number lines are in ``number_lines``."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from shipwreck_env.actions import PASS, REVEAL
+from shipwreck_env.cards import FATE_COPIES
 from shipwreck_env.state import Phase
+from shipwreck_env.vector import tables as t
 from shipwreck_env.vector.arrays import TURN_ACTION_CAPACITY
-from shipwreck_env.vector.group import (
+from shipwreck_env.vector.chance import permutation_at
+from shipwreck_env.vector.fading import end_turn
+from shipwreck_env.vector.jit import njit, rule
+from shipwreck_env.vector.number_lines import ALL
+from shipwreck_env.vector.plays import (
+    apply_after_play,
+    apply_play_phase,
+    apply_steal,
+    play_phase_legal,
+    steal_legal,
+)
+from shipwreck_env.vector.powers import cost_legal, offered
+from shipwreck_env.vector.predictions import (
     DONE,
     END,
     END_TURN,
@@ -22,29 +42,19 @@ from shipwreck_env.vector.group import (
     apply_reveal,
     apply_sails,
     apply_vote,
-    cost_legal,
     end_predictions,
     enter_group,
     enter_reveal,
     enter_vote,
     group_legal,
     predict,
-    sails_legal,
     vote_legal,
 )
-from shipwreck_env.vector.jit import njit, rule
-from shipwreck_env.vector.plays import (
-    after_play_legal,
-    apply_after_play,
-    apply_play_phase,
-    apply_steal,
-    play_phase_legal,
-    steal_legal,
-)
-from shipwreck_env.vector.turn import deal, end_turn
+from shipwreck_env.vector.turn_start import start_turn
 
 __all__ = [
     "count_illegal",
+    "deal",
     "deal_games",
     "legal_masks",
     "pick_legal",
@@ -55,20 +65,64 @@ __all__ = [
 PLAY, AFTER_PLAY, REVEAL_PHASE = Phase.PLAY, Phase.AFTER_PLAY, Phase.REVEAL
 GROUP_PHASE, VOTE_PHASE = Phase.GROUP, Phase.VOTE
 STEAL_PHASE, COST_PHASE, SAILS_PHASE = Phase.STEAL, Phase.COST, Phase.SAILS
+C_DOOM = t.C_STARTING_DOOM
+
+
+@rule
+def deal(s, r, g) -> None:
+    """Start a new game in ``g`` (as ``engine.new_game``): shuffle the deck from the
+    game's stream, deal four cards, let seat 0 draw."""
+    cards = r.cards
+    m = len(cards)
+    perm = r.work_order
+    permutation_at(s.key[g], s.draws[g], m, r.work_u, perm)
+    s.draws[g] += np.uint64(m)
+    for i in range(4):
+        s.slots[g, i] = cards[perm[i]]
+    s.deck[g, :] = -1
+    for i in range(4, m):
+        s.deck[g, i - 4] = cards[perm[i]]
+    s.deck_head[g] = 0
+    s.deck_len[g] = m - 4
+    s.table[g] = 0
+    s.table_len[g] = 0
+    s.tcount[g] = 0
+    s.attached[g] = -1
+    s.attached_len[g] = 0
+    s.sands_waiting[g] = -1
+    s.faded[g] = -1
+    s.faded_len[g] = 0
+    s.fcount[g] = 0
+    s.bag[g] = FATE_COPIES
+    s.bag_known[g] = 0
+    s.exiled[g] = 0
+    s.hands[g] = 0
+    s.hand_len[g] = 0
+    s.lines[g] = ALL
+    s.score[g] = 0
+    s.doom[g] = r.config[C_DOOM]
+    s.turn[g] = 0
+    s.over[g] = False
+    s.won[g] = False
+    s.truncated[g] = False
+    s.events_len[g] = 0
+    s.events_cur[g] = 0
+    start_turn(s, r, g, 0)
 
 
 @njit
 def legal_masks(s, r, mask) -> None:
     """Fill ``mask`` (bool[N, 259]) with the legal actions of each game's decider (none
-    once it is over)."""
+    once it is over): each phase's own actions, then the powers it offers
+    (``engine._LEGAL`` and ``_with_powers``)."""
     mask[:] = False
     for g in range(mask.shape[0]):
         phase = s.phase[g]
         row = mask[g]
         if phase == PLAY:
             play_phase_legal(s, r, g, row)
-        elif phase == AFTER_PLAY:
-            after_play_legal(s, r, g, row)
+        elif phase == AFTER_PLAY or phase == SAILS_PHASE:  # noqa: SIM109 -- for numba
+            row[PASS] = True
         elif phase == REVEAL_PHASE:
             row[PASS] = True
             row[REVEAL] = True
@@ -80,8 +134,7 @@ def legal_masks(s, r, mask) -> None:
             steal_legal(s, r, g, row)
         elif phase == COST_PHASE:
             cost_legal(s, r, g, row)
-        elif phase == SAILS_PHASE:
-            sails_legal(s, r, g, row)
+        offered(s, r, g, phase, row)
 
 
 @njit

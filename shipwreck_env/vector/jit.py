@@ -1,8 +1,9 @@
 """How the batched rules are compiled: numba, the two structures every compiled rule
 takes, and the clear error when numba cannot be used.
 
-The rules (``ops``, ``turn``, ``plays``, ``group``, ``engine``, ``observe``) are scalar
-functions over one game, compiled with numba. The entry points called from Python are
+The rules (``ops``, ``number_lines``, ``turn_start``, ``plays``, ``predictions``,
+``fading``, ``powers``, ``arcana``, ``engine``, ``observe``) are scalar functions over
+one game, compiled with numba. The entry points called from Python are
 cached on disk (``cache=True``: later processes load the machine code instead of
 compiling it). Every compiled rule takes
 
@@ -77,17 +78,21 @@ _CORE = os.path.dirname(_HERE)
 # Modules whose code or constants are compiled in: the rules here, and the reference
 # modules of the action numbers, phases and card counts.
 _RULES = (
+    "arcana",
     "arrays",
     "chance",
     "engine",
-    "group",
+    "fading",
     "jit",
+    "number_lines",
     "observe",
     "ops",
     "plays",
+    "powers",
+    "predictions",
     "single",
     "tables",
-    "turn",
+    "turn_start",
 )
 _COMPILED_FROM = sorted(
     [os.path.join(_HERE, f"{name}.py") for name in _RULES]

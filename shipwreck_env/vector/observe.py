@@ -19,8 +19,8 @@ from shipwreck_env.cards import NUM_CARDS, POWER_INDEX
 from shipwreck_env.observation import ObservationLayout
 from shipwreck_env.state import Phase
 from shipwreck_env.vector.arrays import Arrays
+from shipwreck_env.vector.fading import slot_hours
 from shipwreck_env.vector.jit import njit, pack, rule, rules_for
-from shipwreck_env.vector.turn import slot_hours
 
 __all__ = ["encode_batch", "encode_rows", "layout_offsets"]
 

@@ -1,7 +1,8 @@
 """The batched engine's list operations on one game ``g`` of the arrays: the reference
 engine's ``append``, ``pop``, ``remove`` and ``clear`` on its lists (the deck, each
 slot's fates, faded cards, events), keeping every ordered list and its counts in step,
-and the two public constraints on the active seat's kept fate.
+and the reads every part of the turn shares (where a card is, the sum in front of a
+slot).
 
 Every function is compiled (see :mod:`shipwreck_env.vector.jit`) and takes ``s`` (the
 game arrays), ``r`` (the rules' tables) where it needs them, and the game ``g``.
@@ -14,7 +15,6 @@ from shipwreck_env.vector.jit import rule
 
 __all__ = [
     "attach",
-    "constrain_kept",
     "copy_row",
     "copy_row3",
     "deck_append",
@@ -23,16 +23,13 @@ __all__ = [
     "detach_to_deck",
     "event",
     "fade_card",
-    "greater_mask",
-    "has_attached",
-    "real_mask",
+    "slot_of",
     "table_append",
     "table_clear",
     "table_remove",
-    "take_power",
+    "table_sum",
 ]
 
-ALL = 0x7F  # every value 1..7 on a number line
 # event kind codes (arrays.EVENT_KINDS), as compiled constants
 DRAW = EVENT["draw"]
 TABLE_TO_BAG = EVENT["table_to_bag"]
@@ -96,6 +93,24 @@ def table_remove(s, g, slot, value) -> None:
 
 
 @rule
+def table_sum(s, g, slot) -> int:
+    """Sum of the fates in front of ``slot``."""
+    total = 0
+    for v in range(7):
+        total += s.tcount[g, slot, v] * (v + 1)
+    return total
+
+
+@rule
+def slot_of(s, g, card) -> int:
+    """The slot holding ``card``, -1 if it is not in play."""
+    for slot in range(4):
+        if s.slots[g, slot] == card:
+            return slot
+    return -1
+
+
+@rule
 def table_clear(s, g, slot) -> None:
     """Take every fate from the front of ``slot``."""
     s.table[g, slot, :] = 0
@@ -150,70 +165,12 @@ def detach_to_deck(s, g, slot) -> None:
 
 
 @rule
-def has_attached(s, r, g, slot, power) -> bool:
-    """Is a card of ``power`` attached to the card on ``slot``?"""
-    for i in range(s.attached_len[g, slot]):
-        if r.card_power[s.attached[g, slot, i]] == power:
-            return True
-    return False
-
-
-@rule
-def take_power(s, r, g, power) -> int:
-    """Remove and return the earliest-faded card offering ``power`` (it must be there)."""
-    row = s.faded[g]
-    n = s.faded_len[g]
-    i = 0
-    while r.card_power[row[i]] != power:
-        i += 1
-    card = row[i]
-    for j in range(i, n - 1):
-        row[j] = row[j + 1]
-    row[n - 1] = -1
-    s.faded_len[g] = n - 1
-    s.fcount[g, power] -= 1
-    return card
-
-
-@rule
 def fade_card(s, r, g, card) -> None:
     """Add ``card`` to the faded cards (its power becomes available)."""
     n = s.faded_len[g]
     s.faded[g, n] = card
     s.faded_len[g] = n + 1
     s.fcount[g, r.card_power[card]] += 1
-
-
-@rule
-def real_mask(s, g, holds) -> int:
-    """Mask of real kept values ``k`` whose effective value (Shadows: +1) makes
-    ``holds`` true; ``holds`` is indexed by effective value 0..8."""
-    shift = 1 if s.shadows[g] else 0
-    mask = 0
-    for k in range(1, 8):
-        if holds[k + shift]:
-            mask |= 1 << (k - 1)
-    return mask
-
-
-@rule
-def greater_mask(s, g, value) -> int:
-    """Mask of real kept values ``k`` whose effective value (Shadows: +1) is greater
-    than ``value``."""
-    shift = 1 if s.shadows[g] else 0
-    mask = 0
-    for k in range(1, 8):
-        if k + shift > value:
-            mask |= 1 << (k - 1)
-    return mask
-
-
-@rule
-def constrain_kept(s, g, mask) -> None:
-    """A public fact: the active seat's kept fate has a real value in ``mask``."""
-    s.line_fresh[g] &= mask
-    s.line_tracked[g] &= mask
-    s.lines[g, s.active[g]] &= mask
 
 
 @rule

@@ -32,11 +32,10 @@ from shipwreck_env.observation import ObservationLayout
 from shipwreck_env.state import State
 from shipwreck_env.vector import chance, convert, to_states
 from shipwreck_env.vector.arrays import Arrays
-from shipwreck_env.vector.engine import legal_masks, step_rewarded
+from shipwreck_env.vector.engine import deal, legal_masks, step_rewarded
 from shipwreck_env.vector.jit import GAME_TYPE, RULES_TYPE, _RefType, njit, pack, rules_for
 from shipwreck_env.vector.observe import _encode, layout_offsets
 from shipwreck_env.vector.tables import COVERED_SETS
-from shipwreck_env.vector.turn import deal
 
 __all__ = ["SingleGame", "observe_one", "reset_one", "step_one"]
 
