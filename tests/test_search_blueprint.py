@@ -46,6 +46,15 @@ def test_a_search_that_never_changes_plays_the_blueprints_games_exactly():
     assert sum(searched) > 0, searched
 
 
+def test_a_search_leaves_the_games_random_stream_as_it_found_it():
+    """A blueprint that draws at random (a random group) plays the same games with a
+    search that never changes its choice: the search draws from a child stream."""
+    want = _actions(make_team("heuristic+random"), 6, seed=3)
+    never = make_team("search[samples=2,margin=inf]:heuristic+random")
+    assert _actions(never, 6, seed=3) == want
+    assert never.play.stats.decisions > 0
+
+
 def _group_decisions(games: int, seed: int, samples: int = 3):
     """(searcher as before the decision, state, view, mask) at the leader's group
     decisions the convention search would search, along games the convention plays."""
