@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import copy
+import json
 
 import numpy as np
 import pytest
 from test_search import _twins
 
 from shipwreck_agents.evaluation.evaluate import game_seed, play_game
+from shipwreck_agents.evaluation.paired import paired_difference
 from shipwreck_agents.registry import make_policy, make_team
 from shipwreck_agents.search import blueprint as bp
 from shipwreck_agents.search.blueprint import BlueprintSearch, parse_blueprint_spec
@@ -18,6 +20,7 @@ from shipwreck_env.engine import new_game, step_inplace
 from shipwreck_env.fading import WIN_SCORE
 from shipwreck_env.policy import Team, decide, observation_layouts
 from shipwreck_env.view import make_view
+from tests.conftest import load_script
 
 DOOMED = GameConfig(num_players=3, difficulty="doomed")
 
@@ -224,3 +227,39 @@ def test_the_registry_builds_one_search_object_for_both_roles():
     assert parse_blueprint_spec("phases=play+group") == {"phases": ("play", "group")}
     with_play = make_team("search[phases=play+group]:heuristic+literal").play
     assert with_play.phases == ("play", "group")
+
+
+def test_search_eval_plays_the_convention_and_its_search_on_the_same_deals(tmp_path):
+    """scripts/search_eval.py --blueprint: the blueprint's games are the evaluator's
+    convention games; the table script recomputes the paired figures from them."""
+    search_eval = load_script("search_eval")
+    out = tmp_path / "run"
+    args = ["--blueprint", "convention", "--difficulty", "doomed", "--games", "4"]
+    assert search_eval.main([*args, "--samples", "2", "--doom", "6", "--out", str(out)]) == 0
+    report = json.loads(out.with_suffix(".json").read_text())
+    assert report["model"] == "convention" and report["options"]["doom"] == 6
+    games = report["games"]["doomed"]
+    want = [
+        play_game(DOOMED, make_team("convention"), game_seed(2026, "doomed", i)).won
+        for i in range(4)
+    ]
+    assert [g["blueprint_won"] for g in games] == want
+    text = load_script("search_convention_table").table(tmp_path)
+    pair = paired_difference(want, [g["search_won"] for g in games])
+    assert f"| run | doomed | 4 | {pair['a']:.3f} | {pair['b']:.3f} |" in text
+    assert report["command"] in text
+
+
+def test_the_table_recomputes_the_paired_figures_from_the_games(tmp_path):
+    rows = [
+        {"blueprint_won": x, "search_won": y, "blueprint_s": 0.1, "search_s": 0.3}
+        | {"searched": 2, "changed": 1}
+        for x, y in [(1, 1), (0, 1), (0, 1), (1, 0), (1, 1)]
+    ]
+    report = {"command": "c", "model": "convention", "load_start": 1.0, "load_end": 1.0}
+    report |= {"games_requested": 5, "games": {"hard": rows}}
+    report["options"] = {"samples": 8, "margin": 0.1, "uncertain": 1.0, "phases": "group"}
+    (tmp_path / "x.json").write_text(json.dumps(report))
+    text = load_script("search_convention_table").table(tmp_path)
+    assert "| x | hard | 5 | 0.600 | 0.800 | +0.200 [" in text
+    assert "| 2 / 1 | 100 | 300 | 2.00 | 1.000 |" in text
