@@ -5,7 +5,9 @@ and replays (:mod:`shipwreck_apps.play`), and the local web app (:mod:`shipwreck
 This folder is installed as the package ``shipwreck_apps`` (``pyproject.toml``,
 ``[tool.setuptools.package-dir]``). It sits on the top floor: it imports ``shipwreck_env``
 and ``shipwreck_agents``, not the trainers (``shipwreck_training``); nothing imports it.
-Inside it, imports point one way: ``cli`` -> ``commands`` -> ``web`` -> ``play``.
+Inside it, imports point one way: ``cli`` -> ``commands`` (with the subcommands' own
+modules beside it: ``adhoc``, ``bench``, ``learning_curve``, ``belief_export``) -> ``web``
+-> ``play``.
 """
 
 if __name__ != "shipwreck_apps":

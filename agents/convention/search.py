@@ -568,7 +568,7 @@ def code_problem(
     normalised prior weights, each hand's lines (``Option``), the observations' race
     values, and which hands are *forced* (every line without a power before the play
     fades a card at a doom cost). :func:`compute_convention` chooses the code;
-    ``scripts/convention_ceiling.py`` measures how good a code could be.
+    ``research/convention_ceiling.py`` measures how good a code could be.
 
     Args:
         config: the game's rules.
