@@ -27,38 +27,22 @@ group); the trainer stops it. This module must not change the games it does not 
 from __future__ import annotations
 
 import contextlib
+import multiprocessing.resource_sharer
 import pickle
-import signal
-import threading
 import time
 import traceback
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import torch
+
+from shipwreck_training.fast.sigint import children_ignore_sigint, ignore_sigint
 
 if TYPE_CHECKING:
     from shipwreck_agents.learned.actor_critic import ActorCritic
     from shipwreck_training.fast.config import FastConfig
     from shipwreck_training.fast.ppo import Rollout
 
-__all__ = ["CollectorProcess", "children_ignore_sigint"]
-
-
-@contextlib.contextmanager
-def children_ignore_sigint() -> Iterator[None]:
-    """Processes started inside ignore SIGINT: Ctrl-C in a terminal reaches every
-    process of the group, and a worker that dies of it mid-request prints its own
-    traceback; the main process stops its workers instead. (An ignored signal stays
-    ignored across exec, and Python then installs no KeyboardInterrupt handler.)"""
-    if threading.current_thread() is not threading.main_thread():
-        yield  # signal handlers can only be set from the main thread
-        return
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, old)
+__all__ = ["CollectorProcess"]
 
 
 def _send(conn, message: Any) -> None:
@@ -73,6 +57,7 @@ def _receive(conn) -> Any:
 
 def _serve(conn, cfg_data: dict, behaviour: ActorCritic, buffers: list, state: bytes) -> None:
     """The collector: answer the trainer's commands until it says ``close``."""
+    ignore_sigint()
     try:
         from shipwreck_training.fast.config import from_dict
         from shipwreck_training.fast.ppo import Trainer
@@ -140,8 +125,15 @@ class CollectorProcess:
             )
             self._process.start()
         there.close()
-        self._busy = False
-        self._answer()
+        self._owed = True  # an answer the process owes: its start's, or a collection's
+        try:
+            self._answer()
+        except BaseException:  # Ctrl-C while it starts: it still answers, then stops
+            self.close()
+            raise
+        # every descriptor is fetched: no resource-sharer thread left here to serve one
+        # (or to print a traceback if a process died while fetching)
+        multiprocessing.resource_sharer.stop()
 
     def _answer(self) -> Any:
         try:
@@ -151,27 +143,28 @@ class CollectorProcess:
                 f"the collector process (pid {self._process.pid}) stopped without answering "
                 f"(exit code {self._process.exitcode})"
             ) from None
+        self._owed = False
         if status == "error":
             raise RuntimeError(f"the collector process failed:\n{value}")
         return value
 
     def _ask(self, command: str, arg: Any = None) -> Any:
-        if self._busy:
+        if self._owed:
             raise RuntimeError(f"collector command {command!r} while a collection runs")
         _send(self._conn, (command, arg))
+        self._owed = True
         return self._answer()
 
     def start(self, buffer: int) -> None:
         """Begin collecting one rollout into ``buffers[buffer]`` (returns at once)."""
-        if self._busy:
+        if self._owed:
             raise RuntimeError("a collection is already running")
         _send(self._conn, ("collect", buffer))
-        self._busy = True
+        self._owed = True
 
     def result(self) -> dict:
         """Wait for the collection begun by :meth:`start`: the learner steps so far, the
         finished games' figures, and the collection's wall and CPU seconds."""
-        self._busy = False
         return self._answer()
 
     def states(self) -> tuple[dict | None, dict]:
@@ -184,11 +177,12 @@ class CollectorProcess:
         self._ask("load", state)
 
     def close(self) -> None:
-        """Stop the process (waiting for a collection in progress to end)."""
+        """Stop the process, after the answer it owes (its start's, or a collection's:
+        stopped sooner, it could die while fetching shared memory from this one)."""
         if self._process.is_alive():
             with contextlib.suppress(BrokenPipeError, OSError, RuntimeError):
-                if self._busy:
-                    self.result()
+                if self._owed:
+                    self._answer()
                 _send(self._conn, ("close", None))
             self._process.join(timeout=30)
             if self._process.is_alive():

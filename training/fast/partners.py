@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from shipwreck_env.policy import decide, observation_layouts
+from shipwreck_training.fast.sigint import ignore_sigint
 
 if TYPE_CHECKING:
     from shipwreck_env.state import State
@@ -178,6 +179,7 @@ class _Places:
 
 def _serve(conn, spec: str, places: list[int], seed: int) -> None:
     """A worker: answer the main process's requests until it says ``close``."""
+    ignore_sigint()
     try:
         holder = _Places(spec, places, seed)
         conn.send(("ready", None))
@@ -231,9 +233,10 @@ class Partners:
             process.start()
             self._conns.append(here)
             processes.append(process)
+        # stopped even when a Ctrl-C lands before every worker said it is ready
+        self._close = weakref.finalize(self, _shutdown, self._conns, processes)
         for conn in self._conns:
             self._answer(conn)
-        self._close = weakref.finalize(self, _shutdown, self._conns, processes)
 
     @staticmethod
     def _answer(conn) -> Any:

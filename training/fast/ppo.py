@@ -61,10 +61,11 @@ from shipwreck_training.common.signal import (
     signal_inputs,
     signal_loss,
 )
-from shipwreck_training.fast.collector import CollectorProcess, children_ignore_sigint
+from shipwreck_training.fast.collector import CollectorProcess
 from shipwreck_training.fast.config import FastConfig
 from shipwreck_training.fast.obl import apply_targets, make_obl
 from shipwreck_training.fast.partners import Partners
+from shipwreck_training.fast.sigint import children_ignore_sigint
 from shipwreck_training.fast.zsc import make_zsc
 
 __all__ = ["Rollout", "Trainer", "advantages"]

@@ -101,10 +101,13 @@ def train(cfg: FastConfig, run_dir: Path, resume: bool = False, stop_after: int 
     """
     from shipwreck_training.fast.ppo import Trainer
 
-    trainer = Trainer(cfg, run_dir)
+    trainer = None
     try:
+        trainer = Trainer(cfg, run_dir)  # seconds of set-up: a Ctrl-C may land in it too
         _run(trainer, resume, stop_after)
     except KeyboardInterrupt:
+        if trainer is None:  # workers it had started stop with their finalizers
+            raise Interrupted(run_dir, 0) from None
         trainer.close()
         raise Interrupted(run_dir, trainer.global_step) from None
     return trainer

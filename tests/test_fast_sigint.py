@@ -1,0 +1,133 @@
+"""SIGINT and the fast trainer: whatever the moment, and whether it reaches the main
+process alone (``kill -INT``, as a job manager sends it) or the whole process group (a
+terminal's Ctrl-C), the run ends with one line, exit code 130 and its last checkpoint
+intact; no process it started prints a traceback."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("torchrl")
+
+from shipwreck_training.fast.config import from_dict  # noqa: E402
+from shipwreck_training.fast.sigint import children_ignore_sigint  # noqa: E402
+
+# Runs the trainer's command line with SIGINT sent from inside at one chosen moment: the
+# n-th entry of a method (so the moment does not depend on the machine's speed).
+DRIVER = textwrap.dedent(
+    """
+    import os, signal, sys
+    from shipwreck_training.fast import collector, ppo, run
+
+    def at(owner, name, call, target):
+        original, calls = getattr(owner, name), [0]
+        def wrapper(*args, **kwargs):
+            calls[0] += 1
+            if calls[0] == call:
+                if target == "group":
+                    os.killpg(0, signal.SIGINT)
+                else:
+                    os.kill(os.getpid(), signal.SIGINT)
+            return original(*args, **kwargs)
+        setattr(owner, name, wrapper)
+
+    if __name__ == "__main__":
+        owner, name, call, target = sys.argv[1:5]
+        owner = {"Trainer": ppo.Trainer, "CollectorProcess": collector.CollectorProcess}[owner]
+        at(owner, name, int(call), target)
+        sys.exit(run.main(sys.argv[5:]))
+    """
+)
+
+MOMENTS = {
+    # the trainer is being set up (games, network, partners), nothing started yet
+    "setting_up": ("Trainer", "__init__", 1),
+    # the collector process just started, fetching its shared memory from this one
+    "collector_starting": ("CollectorProcess", "_answer", 1),
+    # this process waits for a rollout the collector is collecting
+    "collecting": ("CollectorProcess", "result", 3),
+    # this process learns while the collector collects the next rollout
+    "updating": ("Trainer", "update", 3),
+}
+
+
+def _run(tmp_path: Path, moment: str, target: str) -> tuple[int, str, Path]:
+    data = {
+        "name": "test",
+        "num_games": 32,
+        "rollout_steps": 8,
+        "total_steps": 10_000_000,
+        "checkpoint_every": 256,
+        "torch_threads": 1,
+        "overlap": "process",
+        "env": {"belief": "policy"},
+        "ppo": {"minibatch_size": 64, "hidden": [32, 32], "epochs": 2},
+        "eval": {"every": 0, "games": 4},
+    }
+    import yaml
+
+    (tmp_path / "run.yaml").write_text(yaml.safe_dump(from_dict(data).to_dict()))
+    (tmp_path / "driver.py").write_text(DRIVER)
+    runs = tmp_path / "runs"
+    flags = ["--config", "run.yaml", "--runs", str(runs)]
+    job = subprocess.run(
+        [sys.executable, "driver.py", *map(str, MOMENTS[moment]), target, *flags],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        # its own process group (killpg(0) must not reach pytest), SIGINT as a
+        # terminal leaves it whatever this process inherited
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        timeout=600,  # a hang guard, not a speed check
+    )
+    (run,) = runs.iterdir()
+    return job.returncode, job.stderr, run
+
+
+@pytest.mark.slow  # one trainer start per case: about a minute each on a loaded machine
+@pytest.mark.parametrize("target", ["main", "group"])
+@pytest.mark.parametrize("moment", sorted(MOMENTS))
+def test_sigint_at_any_moment_prints_one_line_and_exits_130(tmp_path, moment, target):
+    code, err, run = _run(tmp_path, moment, target)
+    assert code == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("interrupted at "), err
+    latest = run / "checkpoints" / "latest.pt"
+    if moment in ("setting_up", "collector_starting"):
+        assert last.endswith(f"before the first checkpoint: nothing to resume in {run}")
+        assert not latest.exists()
+    else:
+        assert last.endswith(f"--resume {run}") and f"last checkpoint {latest}" in last
+        state = torch.load(latest, weights_only=False)
+        assert state["global_step"] >= 256 and f"({state['global_step']:,} steps)" in last
+
+
+def test_a_sigint_inside_the_block_is_held_and_raised_once_at_its_end():
+    reached = []
+    with pytest.raises(KeyboardInterrupt), children_ignore_sigint():
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(1000):  # the handler runs between bytecodes: give it many
+            reached.append(1)
+    assert len(reached) == 1000  # not cut short inside the block
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_process_started_inside_the_block_starts_with_sigint_blocked():
+    show = "print([l for l in open('/proc/self/status') if l.startswith('SigBlk')][0])"
+    with children_ignore_sigint():
+        line = subprocess.run(
+            [sys.executable, "-c", show], capture_output=True, text=True, check=True
+        ).stdout
+    blocked = int(line.split()[1], 16)
+    assert blocked & (1 << (signal.SIGINT - 1)), line
