@@ -82,8 +82,13 @@ def markdown(report: dict) -> str:
         f"start, {report['load_end']:.1f} at the end; {_processes(report)}, one torch thread each).",
         "",
         f"Search: {o['samples']} worlds per searched decision, margin {o['margin']}, searched "
-        f"where the blueprint's own choice has probability below {o['uncertain']}, in the "
-        f"phases {o.get('phases', '+'.join(DEFAULT_PHASES))}"
+        + (
+            f"where the blueprint's most likely kept fate has probability below "
+            f"{o['uncertain']}, on turns from doom {o['doom']} on"
+            if "doom" in o  # a scripted blueprint (--blueprint)
+            else f"where the blueprint's own choice has probability below {o['uncertain']}"
+        )
+        + f", in the phases {o.get('phases', '+'.join(DEFAULT_PHASES))}"
         + (
             f"; a change is played only if it still wins by the margin with {o['confirm']} "
             "more worlds rolled out for it and the blueprint's choice. "
@@ -93,6 +98,8 @@ def markdown(report: dict) -> str:
         + f"3 players, base, leader; seed {report['seed']}; the same deals for both teams.",
         "",
     ]
+    if "doom" in o:
+        lines += [f"Blueprint: the scripted team `{report['model']}`.", ""]
     if "belief_kind" in report:
         lines += [f"Blueprint: `{report['model']}`, belief kind `{report['belief_kind']}`.", ""]
     wanted = report.get("games_requested")
