@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 
 import pytest
+from conftest import load_script
 
 from shipwreck_agents.evaluation.evaluate import evaluate
 from shipwreck_agents.evaluation.paired import main, paired_difference, paired_wins
 from shipwreck_env.config import GameConfig
-from tests.conftest import load_script
 
 
 def test_paired_wins_are_the_evaluators_games():

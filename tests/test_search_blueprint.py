@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from conftest import load_script
 from test_search import _twins
 
 from shipwreck_agents.evaluation.evaluate import game_seed, play_game
@@ -20,7 +21,6 @@ from shipwreck_env.engine import new_game, step_inplace
 from shipwreck_env.fading import WIN_SCORE
 from shipwreck_env.policy import Team, decide, observation_layouts
 from shipwreck_env.view import make_view
-from tests.conftest import load_script
 
 DOOMED = GameConfig(num_players=3, difficulty="doomed")
 
