@@ -15,7 +15,8 @@ Written by hand, CleanRL-style: the rollout loop (no library steps a numpy batch
 whose deciders change every step), the masked categorical (three lines on logits), and
 the clipped PPO loss (TorchRL's ``ClipPPOLoss`` wants TensorDict modules and a
 distribution class around the same dozen lines; a minibatch here is two tensors and a
-mask, and its loss is the CleanRL one, verbatim).
+mask, and its loss is the CleanRL one, verbatim). The loss and the minibatch step are
+pure functions in :mod:`shipwreck_training.fast.loss`; this module orchestrates.
 
 A run writes ``<runs>/<name>__<seed>__<time>/``: ``config.yaml``, ``command.txt``,
 ``tb/`` (TensorBoard), ``checkpoints/latest.pt`` (model, optimiser, every game, every
@@ -59,10 +60,10 @@ from shipwreck_training.common.signal import (
     PAIRS,
     first_play_rows,
     signal_inputs,
-    signal_loss,
 )
 from shipwreck_training.fast.collector import CollectorProcess
 from shipwreck_training.fast.config import FastConfig
+from shipwreck_training.fast.loss import minibatch_step, ppo_loss
 from shipwreck_training.fast.obl import apply_targets, make_obl
 from shipwreck_training.fast.partners import Partners
 from shipwreck_training.fast.sigint import children_ignore_sigint
@@ -376,11 +377,9 @@ class Trainer:
             for j, start in enumerate(range(0, n, cfg.minibatch_size)):
                 idx = order[start : start + cfg.minibatch_size]
                 batch = {k: v[idx] for k, v in flat.items()}
-                losses = self._loss(batch, None if signal is None else signal[j])
-                self.optimizer.zero_grad(set_to_none=True)
-                losses["loss"].backward()
-                torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
-                self.optimizer.step()
+                part = None if signal is None else signal[j]
+                losses = self._loss(batch, part)
+                minibatch_step(self.model, self.optimizer, losses["loss"], cfg.max_grad_norm)
                 for k in stats:
                     stats[k].append(float(losses[k].detach()))
             if cfg.target_kl and np.mean(stats["kl"][-(n // cfg.minibatch_size or 1) :]) > (
@@ -392,58 +391,9 @@ class Trainer:
     def _loss(
         self, b: dict[str, torch.Tensor], signal: dict[str, torch.Tensor] | None = None
     ) -> dict[str, torch.Tensor]:
-        cfg = self.cfg.ppo
-        logits, values, fate_logits = self.model(b["obs"], b["mask"])
-        logp_all = torch.log_softmax(logits, -1)
-        logp = logp_all.gather(-1, b["actions"][:, None]).squeeze(-1)
-        learn = b["learn"].float()
-        count = learn.sum().clamp(min=1.0)
-        adv = b["adv"]
-        mean = (adv * learn).sum() / count
-        std = (((adv - mean) ** 2 * learn).sum() / count).sqrt()
-        adv = (adv - mean) / (std + 1e-8)
-        log_ratio = logp - b["logp"]
-        ratio = log_ratio.exp()
-        pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef))
-        pg_loss = (pg * learn).sum() / count
-        vf_loss = 0.5 * ((values - b["target"]) ** 2).mean()
-        # softmax, not logp_all.exp(): exp of the masked log-probabilities (about -1e9)
-        # underflows through a slow path on CPU, a quarter of the whole update
-        entropy = -(torch.softmax(logits, -1) * logp_all).sum(-1)
-        ent = (entropy * learn).sum() / count
-        loss = pg_loss + cfg.vf_coef * vf_loss - cfg.ent_coef * ent
-        aux = torch.zeros(())
-        if fate_logits is not None:
-            valid = b["fate"] >= 0
-            if valid.any():
-                aux = torch.nn.functional.cross_entropy(fate_logits[valid], b["fate"][valid])
-                loss = loss + cfg.aux_coef * aux
-        sig = torch.zeros(())
-        if signal is not None and len(signal["obs"]):
-            real = self.model.logits(signal["obs"], signal["mask"])[:, :NUM_PLAYS]
-            sig = signal_loss(
-                self.model,
-                signal["obs"],
-                self.games.layout,
-                real,
-                signal["mask"][:, :NUM_PLAYS],
-                signal["w"],
-                signal["masks"],
-            )
-            loss = loss + cfg.signal_coef * sig
-        with torch.no_grad():
-            kl = (((ratio - 1) - log_ratio) * learn).sum() / count
-            clip = (((ratio - 1).abs() > cfg.clip_coef).float() * learn).sum() / count
-        return {
-            "loss": loss,
-            "pg": pg_loss,
-            "vf": vf_loss,
-            "ent": ent,
-            "aux": aux,
-            "signal": sig,
-            "kl": kl,
-            "clip": clip,
-        }
+        """:func:`~shipwreck_training.fast.loss.ppo_loss` of this run's network (also
+        timed on its own by ``benchmarks/bench_fast_ppo.py``)."""
+        return ppo_loss(self.model, b, self.cfg.ppo, self.games.layout, signal)
 
     def train_step(self) -> dict[str, float]:
         """One rollout and one update; returns its figures (timings included)."""
