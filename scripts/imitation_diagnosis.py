@@ -1,8 +1,8 @@
 """What stops the imitation of the convention, and DAgger to push it further (issue 40).
 
     python scripts/imitation_diagnosis.py [--steps 300000] [--held-out 30000]
-        [--hidden 512,512,512] [--epochs 15] [--minibatch 512] [--rounds 4]
-        [--round-steps 150000] [--threads 2]
+        [--hidden 512,512,512] [--epochs 15] [--minibatch 512] [--small-epochs 10]
+        [--rounds 4] [--round-steps 150000] [--round-epochs 5] [--threads 1]
         [--games 300] [--eval-seed 20261201] [--deadline 01:15] [--data /tmp/imitation_data]
         [--out results/imitation] [--models results/models/imitation]
 
@@ -153,6 +153,22 @@ def split(model: ActorCritic, data: Recording, difficulties: tuple[str, ...]) ->
     return out
 
 
+def carried_split(model: ActorCritic, data: Recording, carried_at: slice) -> dict:
+    """The player's first-play agreement when the active player carried a fate into the
+    turn (the convention then reads its memory of the last turn's code, which the
+    observation does not hold) and when it did not; the group's by ambiguity 1 (the
+    convention's reading names one value) for comparison."""
+    with torch.no_grad():
+        chosen = model.greedy(torch.from_numpy(data.obs), torch.from_numpy(data.masks)).numpy()
+    same = chosen == data.actions
+    first = data.play & (data.note >= 0)
+    carried = data.obs[:, carried_at].sum(1) > 0
+    out = {}
+    for name, rows in (("carried", first & carried), ("fresh", first & ~carried)):
+        out[f"player first play, {name}"] = [round(float(same[rows].mean()), 4), int(rows.sum())]
+    return out
+
+
 def fit_network(
     hidden: tuple[int, ...], data: Recording, settings: ImitationSettings, anneal: bool, seed: int
 ) -> tuple[ActorCritic, dict, float]:
@@ -238,47 +254,21 @@ def markdown(diag: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--steps", type=int, default=300_000)
-    parser.add_argument("--held-out", type=int, default=30_000)
-    parser.add_argument("--hidden", default="512,512,512")
-    parser.add_argument("--epochs", type=int, default=15)
-    parser.add_argument("--minibatch", type=int, default=512, help="big fit and DAgger")
-    parser.add_argument("--rounds", type=int, default=4)
-    parser.add_argument("--round-steps", type=int, default=150_000)
-    parser.add_argument("--games", type=int, default=300)
-    parser.add_argument("--eval-seed", type=int, default=20261201)
-    parser.add_argument("--deadline", default="", help="UTC HH:MM: no DAgger round after")
-    parser.add_argument("--eval-minutes", type=float, default=8.0)
-    parser.add_argument("--data", default="/tmp/imitation_data")
-    parser.add_argument("--out", default="results/imitation")
-    parser.add_argument("--models", default="results/models/imitation")
-    parser.add_argument("--threads", type=int, default=2, help="torch threads of the fits")
-    args = parser.parse_args(argv)
-    torch.set_num_threads(args.threads)
-    hidden = tuple(int(h) for h in args.hidden.split(","))
-    overrides = ["torch_threads=1", "num_games=256", "env.belief=literal"]
-    cfg = load_config(CONFIG, [*overrides, f"ppo.hidden=[{args.hidden}]"])
-    out_dir, models_dir = Path(args.out), Path(args.models)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    command = "python scripts/imitation_diagnosis.py " + " ".join(
-        argv if argv is not None else sys.argv[1:]
-    )
-    diff = tuple(cfg.env.difficulties)
-    start = time.perf_counter()
-    train, held = recordings(cfg, args)
-    print(f"recorded {len(train)} + {len(held)} at {time.perf_counter() - start:.0f}s", flush=True)
+def diagnose(cfg, args, train: Recording, held: Recording, hidden, command: str) -> ActorCritic:
+    """Stage 2: the information bound and the two fits, written to ``OUT/diagnosis``;
+    returns the big network."""
+    out_dir, diff, start = Path(args.out), tuple(cfg.env.difficulties), time.perf_counter()
     diag: dict = {
         "command": command,
         "load_start": list(os.getloadavg()),
         "information_bound": information_bound([train, held]),
         "fits": {},
     }
+    print(f"bound {diag['information_bound']} at {time.perf_counter() - start:.0f}s", flush=True)
     seen = train.take(slice(0, len(held)))
     models = {}
     for name, widths, epochs, anneal in (
-        ("small", (128, 128), 10, False),
+        ("small", (128, 128), args.small_epochs, False),
         ("big", hidden, args.epochs, True),
     ):
         settings = cfg.imitation.model_copy(update={"epochs": epochs})
@@ -298,10 +288,67 @@ def main(argv: list[str] | None = None) -> int:
         }
         (out_dir / "diagnosis.json").write_text(json.dumps(diag, indent=1, default=float))
         (out_dir / "diagnosis.md").write_text(markdown(diag))
-        print(name, diag["fits"][name]["held_out"]["all"], flush=True)
-    big = models["big"]
-    save_model(big, cfg, models_dir / "round0.pth", {"held_out": diag["fits"]["big"]["held_out"]})
-    round0 = ActorCritic(big.obs_dim, NUM_ACTIONS, hidden)
+        print(name, diag["fits"][name]["held_out"]["all"], f"{seconds:.0f}s", flush=True)
+    return models["big"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--steps", type=int, default=300_000)
+    parser.add_argument("--held-out", type=int, default=30_000)
+    parser.add_argument("--hidden", default="512,512,512")
+    parser.add_argument("--epochs", type=int, default=15)
+    parser.add_argument("--minibatch", type=int, default=512, help="big fit and DAgger")
+    parser.add_argument("--small-epochs", type=int, default=10, help="the 128x128 fit")
+    parser.add_argument("--round-epochs", type=int, default=5, help="each DAgger refit")
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--round-steps", type=int, default=150_000)
+    parser.add_argument("--games", type=int, default=300)
+    parser.add_argument("--eval-seed", type=int, default=20261201)
+    parser.add_argument("--deadline", default="", help="UTC HH:MM: no DAgger round after")
+    parser.add_argument("--eval-minutes", type=float, default=8.0)
+    parser.add_argument("--data", default="/tmp/imitation_data")
+    parser.add_argument("--out", default="results/imitation")
+    parser.add_argument("--models", default="results/models/imitation")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch threads (more are slower on a busy machine)"
+    )
+    parser.add_argument("--start", help="skip the diagnosis: DAgger from this saved network")
+    parser.add_argument("--first-round", type=int, default=0, help="rounds numbered after it")
+    parser.add_argument("--carried", help="only: the carried split of this saved network")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    hidden = tuple(int(h) for h in args.hidden.split(","))
+    overrides = ["torch_threads=1", "num_games=256", "env.belief=literal"]
+    cfg = load_config(CONFIG, [*overrides, f"ppo.hidden=[{args.hidden}]"])
+    out_dir, models_dir = Path(args.out), Path(args.models)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    command = "python scripts/imitation_diagnosis.py " + " ".join(
+        argv if argv is not None else sys.argv[1:]
+    )
+    diff = tuple(cfg.env.difficulties)
+    start = time.perf_counter()
+    train, held = recordings(cfg, args)
+    if args.carried:
+        from shipwreck_agents.learned.actor_critic import load_sb3
+
+        layout = Games(cfg.env, len(cfg.env.difficulties), 0).layout
+        at = slice(layout.offsets["own_carried"], layout.offsets["own_carried"] + 7)
+        split_out = {"network": args.carried, "command": command}
+        split_out["held_out"] = carried_split(load_sb3(args.carried), held, at)
+        (out_dir / "carried.json").write_text(json.dumps(split_out, indent=1))
+        print(json.dumps(split_out))
+        return 0
+    print(f"recorded {len(train)} + {len(held)} at {time.perf_counter() - start:.0f}s", flush=True)
+    if args.start:
+        from shipwreck_agents.learned.actor_critic import load_sb3
+
+        big = load_sb3(args.start)
+    else:
+        big = diagnose(cfg, args, train, held, hidden, command)
+        save_model(big, cfg, models_dir / "round0.pth", {"held_out": split(big, held, diff)})
+    first = args.first_round
+    round0 = ActorCritic(big.obs_dim, NUM_ACTIONS, big.hidden)
     round0.load_state_dict(big.state_dict())
     rounds: list[dict] = []
     report = {"command": command, "rounds": rounds}
@@ -316,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"round {r}", figures["on_policy_before_fit"], figures["held_out"]["all"], flush=True)
 
     settings = cfg.imitation.model_copy(
-        update={"epochs": max(3, args.epochs // 3), "minibatch_size": args.minibatch}
+        update={"epochs": args.round_epochs, "minibatch_size": args.minibatch}
     )
     data = train
     for r in range(args.rounds):
@@ -339,11 +386,12 @@ def main(argv: list[str] | None = None) -> int:
             steps=args.round_steps,
             generator=torch.Generator().manual_seed(r),
             seed_offset=104729 + r,
-            on_round=lambda _, f, u, r=r: after(r + 1, {**f, "round": r + 1}, u),
+            on_round=lambda _, f, u, r=r: after(first + r + 1, {**f, "round": first + r + 1}, u),
         )
     report["seconds"] = time.perf_counter() - start
     (out_dir / "dagger.json").write_text(json.dumps(report, indent=1, default=float))
-    rates = win_rates(cfg, args, {"round0": round0, f"round{len(rounds)}": big})
+    names = {f"round{first}": round0, f"round{first + len(rounds)}": big}
+    rates = win_rates(cfg, args, names)
     rates["command"] = command
     rates["small_belief_note"] = "literal belief block at every seat"
     (out_dir / "winrate.json").write_text(json.dumps(rates, indent=1, default=float))
