@@ -36,6 +36,7 @@ from shipwreck_env.config import DIFFICULTIES, GameConfig
 
 __all__ = [
     "BELIEFS",
+    "REGIMES",
     "Count",
     "Difficulty",
     "Fraction",
@@ -59,6 +60,11 @@ Count = Annotated[StrictInt, Field(ge=0)]
 Positive = Annotated[StrictFloat, Field(gt=0)]
 Fraction = Annotated[StrictFloat, Field(gt=0, le=1)]
 assert set(Difficulty.__args__) == set(DIFFICULTIES)  # one list of difficulties
+
+REGIMES = ("selfplay", "play", "predict")
+"""Which decisions a run learns, in every trainer: ``selfplay`` every one; ``play`` the
+active player's, the group's from ``partner``; ``predict`` the group's, the active
+player's from ``partner``. (The SB3 trainer adds its own ``alternating``.)"""
 
 BELIEFS = ("none", "literal", "policy", "aux")
 """What the network sees of the kept fate: ``none`` (no belief block), ``literal`` (the

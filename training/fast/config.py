@@ -17,6 +17,7 @@ from pydantic import Field, StrictBool, StrictFloat, field_validator, model_vali
 from shipwreck_env.config import DIFFICULTIES
 from shipwreck_training.common.config import (
     BELIEFS,
+    REGIMES,
     Count,
     Difficulty,
     Fraction,
@@ -45,11 +46,6 @@ __all__ = [
     "from_dict",
     "load_config",
 ]
-
-REGIMES = ("selfplay", "play", "predict")
-"""``selfplay``: every decision learned; ``play``: the active player's decisions
-learned, the group's from ``partner``; ``predict``: the group's decisions learned, the
-active player's from ``partner``."""
 
 NonNegative = Annotated[StrictFloat, Field(ge=0)]
 

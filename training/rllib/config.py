@@ -29,7 +29,7 @@ from shipwreck_training.common.config import (
 __all__ = ["RLlibConfig", "env_config", "from_dict", "load_config", "runner_of"]
 
 
-class RaySection(Section):
+class RaySettings(Section):
     """Where Ray runs."""
 
     address: str | None = None
@@ -38,7 +38,7 @@ class RaySection(Section):
     """CPUs of a local Ray (ignored when joining a cluster)."""
 
 
-class EnvRunnersSection(Section):
+class EnvRunnersSettings(Section):
     """Sampling (``AlgorithmConfig.env_runners``)."""
 
     num_env_runners: Count = 1
@@ -58,7 +58,7 @@ class EnvRunnersSection(Section):
     short on a loaded machine: the iteration then gets no samples)."""
 
 
-class LearnersSection(Section):
+class LearnersSettings(Section):
     """Learning (``AlgorithmConfig.learners``)."""
 
     num_learners: Count = 0
@@ -66,7 +66,7 @@ class LearnersSection(Section):
     many CPUs, more learners split each batch and average gradients)."""
 
 
-class MultiAgentSection(Section):
+class MultiAgentSettings(Section):
     """Which RLModule decides for which seat."""
 
     policies: Annotated[tuple[Annotated[str, Field(min_length=1)], ...], Field(min_length=1)] = (
@@ -79,7 +79,7 @@ class MultiAgentSection(Section):
     """The module written as the checkpoint's playable policy (``rllib:PATH``)."""
 
     @model_validator(mode="after")
-    def _known_modules(self) -> MultiAgentSection:
+    def _known_modules(self) -> MultiAgentSettings:
         named = {f"policy_mapping.{k}": v for k, v in self.policy_mapping.items()}
         for key, module in {**named, "play_policy": self.play_policy}.items():
             if module not in self.policies:
@@ -91,7 +91,7 @@ class MultiAgentSection(Section):
         return self
 
 
-class PPOSection(Section):
+class PPOSettings(Section):
     """RLlib PPO settings (RLlib's names)."""
 
     lr: Positive = 3e-4
@@ -108,7 +108,7 @@ class PPOSection(Section):
     """Hidden widths of the policy MLP and of the value MLP."""
 
 
-class EvalSection(Section):
+class EvalSettings(Section):
     """Self-play evaluation of the final checkpoint with ``shipwreck_agents.evaluation.evaluate``."""
 
     games: Count = 200
@@ -131,12 +131,12 @@ class RLlibConfig(RunConfig):
     """``aec``: RLlib's multi-agent runner over copies of the AEC env (per-seat modules by
     ``multi_agent``); ``batched``: its single-agent runner over the batched engine
     (:mod:`shipwreck_training.rllib.vector_env`), one module for every seat."""
-    ray: RaySection = Field(default_factory=RaySection)
-    env_runners: EnvRunnersSection = Field(default_factory=EnvRunnersSection)
-    learners: LearnersSection = Field(default_factory=LearnersSection)
-    multi_agent: MultiAgentSection = Field(default_factory=MultiAgentSection)
-    ppo: PPOSection = Field(default_factory=PPOSection)
-    eval: EvalSection = Field(default_factory=EvalSection)
+    ray: RaySettings = Field(default_factory=RaySettings)
+    env_runners: EnvRunnersSettings = Field(default_factory=EnvRunnersSettings)
+    learners: LearnersSettings = Field(default_factory=LearnersSettings)
+    multi_agent: MultiAgentSettings = Field(default_factory=MultiAgentSettings)
+    ppo: PPOSettings = Field(default_factory=PPOSettings)
+    eval: EvalSettings = Field(default_factory=EvalSettings)
 
     @model_validator(mode="after")
     def _seats(self) -> RLlibConfig:

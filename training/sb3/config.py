@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 from pydantic import Field, StrictFloat, field_validator, model_validator
 
 from shipwreck_env.config import DIFFICULTIES
+from shipwreck_training.common.config import REGIMES as COMMON_REGIMES
 from shipwreck_training.common.config import (
     Count,
     Difficulty,
@@ -39,7 +40,8 @@ __all__ = [
     "load_config",
 ]
 
-REGIMES = ("play", "predict", "selfplay", "alternating")
+REGIMES = (*COMMON_REGIMES, "alternating")
+"""The common regimes, and ``alternating``: a play and a predict model in turn."""
 
 
 class PPOSettings(Section):
