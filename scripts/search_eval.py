@@ -152,7 +152,7 @@ def _play_block(i: int) -> list[tuple[str, dict]]:
         for name, team in teams.items():
             if _WORKER.get("cold"):  # each game pays for its own codes: the same deal
                 # played just before must not lend the second team its cached conventions
-                convention_search._CACHE.clear()
+                convention_search.clear_cache()
             start = time.perf_counter()
             record = play_game(config, team, game_seed(_WORKER["seed"], difficulty, i))
             row[f"{name}_won"] = bool(record.won)

@@ -7,12 +7,12 @@ import math
 from pathlib import Path
 
 import pytest
+from conftest import load_script
 
 from shipwreck_agents.base import Team
 from shipwreck_agents.evaluation.evaluate import evaluate, game_seed, play_game, wins_by_game
 from shipwreck_agents.registry import make_policy
 from shipwreck_env.config import GameConfig
-from tests.conftest import load_script
 
 paired_eval = load_script("paired_eval")
 

@@ -437,6 +437,13 @@ _CACHE: dict[tuple, Convention] = {}
 _FORCED: dict[tuple, float] = {}  # the look-ahead's forced share, by the table left
 
 
+def clear_cache() -> None:
+    """Forget every cached convention code (and look-ahead share), so the next turn pays
+    for its own code as a cold start would; results do not change, only time."""
+    _CACHE.clear()
+    _FORCED.clear()
+
+
 def after_feast(start: TurnStart, seat: int, value: int, landed: int) -> TurnStart:
     """The public table of The Feast's second play: the turn-start table with the first
     play's fate ``value`` in front of slot ``landed``. The ``seat``'s number line is left
