@@ -44,3 +44,38 @@ def test_every_section_class_is_named_settings(trainer):
         and not issubclass(value, RunConfig)
     ]
     assert sections and all(name.endswith("Settings") for name in sections), sections
+
+
+SHARED = {"eval": "EvalSettings", "imitation": "ImitationSettings"}
+"""The sections every trainer with them shares: one class in ``common/config.py`` each,
+which the trainer's own section subclasses."""
+
+
+@pytest.mark.parametrize("trainer", CONFIGS)
+@pytest.mark.parametrize("section", sorted(SHARED))
+def test_shared_sections_extend_the_common_one_with_its_words(trainer, section):
+    from shipwreck_training.common import config as common
+
+    root = next(
+        value
+        for value in vars(_module(trainer)).values()
+        if inspect.isclass(value)
+        and issubclass(value, RunConfig)
+        and value.__module__ == _module(trainer).__name__
+    )
+    if section not in root.model_fields:
+        pytest.skip(f"the {trainer} trainer has no {section} section")
+    shared = getattr(common, SHARED[section])
+    own = root.model_fields[section].annotation
+    assert issubclass(own, shared), f"{trainer}: {own.__name__} does not extend {shared}"
+    assert set(shared.model_fields) <= set(own.model_fields)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"), [("team", "'play' and 'group'"), ("batch_size", "'minibatch_size'")]
+)
+def test_an_old_imitation_key_is_refused_with_its_new_name(old, new):
+    from shipwreck_training.common.config import ImitationSettings, validate
+
+    with pytest.raises(ValueError, match=f"'{old}' is an old key name; allowed: {new}"):
+        validate(ImitationSettings, {old: 1})

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 import numpy as np
 import yaml
@@ -39,8 +39,10 @@ __all__ = [
     "REGIMES",
     "Count",
     "Difficulty",
+    "EvalSettings",
     "Fraction",
     "GameSettings",
+    "ImitationSettings",
     "Positive",
     "PositiveInt",
     "RunConfig",
@@ -75,9 +77,56 @@ an auxiliary head trained to predict the kept fate). ``true`` and ``false`` read
 
 
 class Section(BaseModel):
-    """A config section: frozen, unknown keys refused."""
+    """A config section: frozen, unknown keys refused, old key names refused by name.
+
+    ``RENAMED`` maps a key a section once had to what replaced it; a config that still
+    writes the old key gets one line saying what to write instead."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+    RENAMED: ClassVar[dict[str, str]] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_old_names(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for old, new in cls.RENAMED.items():
+                if old in data:
+                    raise ValueError(f"{old!r} is an old key name; allowed: {new}")
+        return data
+
+
+class EvalSettings(Section):
+    """Win-rate evaluation, in the words every trainer shares: ``games`` per difficulty,
+    on deals from ``seed``, at ``difficulties``. Each trainer's section subclasses it,
+    sets its own defaults and adds only what it alone does (when to evaluate, a final
+    evaluation, worker processes)."""
+
+    games: Count = 200
+    """Games per difficulty."""
+    seed: Count = 1_000_003
+    """Seed of the evaluation deals (never a training seed)."""
+    difficulties: tuple[Difficulty, ...] = tuple(DIFFICULTIES)
+
+
+class ImitationSettings(Section):
+    """Fitting the policy to a scripted team's choices before reinforcement learning, in
+    the words every trainer shares: the team (``play`` and ``group`` policy specs) and the
+    fit (``epochs``, ``minibatch_size``, ``learning_rate``, its own optimiser). Each
+    trainer's section subclasses it and says how much it records (games or decisions)."""
+
+    play: str = "convention"
+    """The active player's policy spec whose choices are imitated."""
+    group: str = "convention"
+    """The group's policy spec whose choices are imitated."""
+    epochs: PositiveInt = 4
+    minibatch_size: PositiveInt = 256
+    """Decisions per gradient step of the fit."""
+    learning_rate: Positive = 1e-3
+    """Adam step size of the fit."""
+    RENAMED: ClassVar[dict[str, str]] = {
+        "team": "'play' and 'group', one policy spec each",
+        "batch_size": "'minibatch_size'",
+    }
 
 
 def check_split(num_games: int, difficulties: tuple[str, ...]) -> int:

@@ -14,12 +14,11 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StrictBool, StrictFloat, field_validator, model_validator
 
-from shipwreck_env.config import DIFFICULTIES
+from shipwreck_training.common import config as common
 from shipwreck_training.common.config import (
     BELIEFS,
     REGIMES,
     Count,
-    Difficulty,
     Fraction,
     GameSettings,
     Positive,
@@ -85,30 +84,20 @@ class PPOSettings(Section):
     """Stop the epochs of one update early past this KL (0: never)."""
 
 
-class EvalSettings(Section):
+class EvalSettings(common.EvalSettings):
     """Greedy evaluation on the batched engine during training (held-out seeds)."""
 
     every: Count = 2_000_000
     """Learner steps between evaluations (0: only at the end)."""
     games: PositiveInt = 1000
-    """Games per difficulty."""
-    seed: Count = 1_000_003
-    """Seed of the evaluation games (never a training seed)."""
-    difficulties: tuple[Difficulty, ...] = tuple(DIFFICULTIES)
+    """Games per difficulty, during training and at the end."""
 
 
-class ImitationSettings(Section):
+class ImitationSettings(common.ImitationSettings):
     """Behaviour cloning of a scripted team before PPO (``steps`` 0: none)."""
 
-    play: str = "convention"
-    group: str = "convention"
     steps: Count = 0
     """Recorded decisions."""
-    epochs: PositiveInt = 4
-    minibatch_size: PositiveInt = 256
-    """Decisions per gradient step of the fit (its own, not PPO's)."""
-    learning_rate: Positive = 1e-3
-    """Adam step size of the fit (its own optimiser, not PPO's)."""
 
 
 class PartnerSettings(Section):

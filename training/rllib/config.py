@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StrictFloat, model_validator
 
+from shipwreck_training.common import config as common
 from shipwreck_training.common.config import (
     Count,
     Difficulty,
@@ -108,12 +109,11 @@ class PPOSettings(Section):
     """Hidden widths of the policy MLP and of the value MLP."""
 
 
-class EvalSettings(Section):
+class EvalSettings(common.EvalSettings):
     """Self-play evaluation of the final checkpoint with ``shipwreck_agents.evaluation.evaluate``."""
 
     games: Count = 200
     """Games per difficulty (0: none)."""
-    seed: Count = 1000003
     difficulties: tuple[Difficulty, ...] = ("normal",)
 
 

@@ -13,11 +13,10 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StrictFloat, field_validator, model_validator
 
-from shipwreck_env.config import DIFFICULTIES
+from shipwreck_training.common import config as common
 from shipwreck_training.common.config import REGIMES as COMMON_REGIMES
 from shipwreck_training.common.config import (
     Count,
-    Difficulty,
     Fraction,
     Positive,
     PositiveInt,
@@ -70,7 +69,7 @@ class PPOSettings(Section):
     and SB3's Adam as they come."""
 
 
-class EvalSettings(Section):
+class EvalSettings(common.EvalSettings):
     """Win-rate evaluation during and after training (reference engine)."""
 
     every: Count = 100_000
@@ -79,9 +78,14 @@ class EvalSettings(Section):
     """Games per difficulty during training."""
     final_games: PositiveInt = 1000
     """Games per difficulty for the final evaluation."""
-    difficulties: tuple[Difficulty, ...] = tuple(DIFFICULTIES)
+    seed: Count | None = None
+    """Seed of the evaluation deals; unset: the run's ``seed`` + 10,000."""
     jobs: PositiveInt = 1
     """Worker processes for evaluation."""
+
+    def seed_for(self, run_seed: int) -> int:
+        """The evaluation deals' seed of a run seeded ``run_seed``."""
+        return run_seed + 10_000 if self.seed is None else self.seed
 
 
 class AlternatingSettings(Section):
@@ -93,26 +97,19 @@ class AlternatingSettings(Section):
     model exists; afterwards each model trains against the latest other one."""
 
 
-class ImitationSettings(Section):
+class ImitationSettings(common.ImitationSettings):
     """Optional warm start by imitating a scripted team (``training/sb3/imitation.py``)."""
 
-    team: str = "heuristic+bayes"
-    """``play+group`` policy specs whose choices are imitated."""
+    play: str = "heuristic"
+    group: str = "bayes"
     games: Count = 0
     """Games recorded (0: no warm start)."""
     epochs: PositiveInt = 20
-    batch_size: PositiveInt = 256
-    learning_rate: Positive = 1e-3
 
-    @field_validator("team")
+    @field_validator("play", "group")
     @classmethod
-    def _a_team(cls, team: str) -> str:
-        play, sep, group = team.partition("+")
-        if not sep or not play or not group:
-            raise ValueError("allowed: 'play+group', e.g. heuristic+bayes")
-        for spec in (play, group):
-            check_policy_spec(spec)
-        return team
+    def _a_policy(cls, spec: str) -> str:
+        return check_policy_spec(spec)
 
 
 class SB3Config(RunConfig):

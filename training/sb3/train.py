@@ -133,7 +133,7 @@ def _belief_evaluation(cfg: TrainConfig, spec: str, games: int) -> dict:
         MaskablePPO.load(str(path), device="cpu").policy.save(f"{tmp}/policy.pth")
         net = load_sb3(f"{tmp}/policy.pth")
     results = evaluate_greedy(
-        net, cfg.env, games=games, seed=cfg.seed + 10_000, difficulties=cfg.eval.difficulties
+        net, cfg.env, games=games, seed=cfg.eval.seed_for(cfg.seed), difficulties=cfg.eval.difficulties
     )
     return {
         "evaluator": "batched engine, greedy, policy belief",
@@ -155,7 +155,7 @@ def _evaluator(cfg: TrainConfig, games: int):
             group,
             difficulties=cfg.eval.difficulties,
             games=games,
-            seed=cfg.seed + 10_000,
+            seed=cfg.eval.seed_for(cfg.seed),
             jobs=cfg.eval.jobs,
         )
 
@@ -221,14 +221,13 @@ def _warm_start(cfg: TrainConfig, model, role: str, run_dir: Path) -> None:
     from shipwreck_training.sb3.imitation import collect, pretrain
 
     imitation = cfg.imitation
-    play, group = imitation.team.split("+")
     start = time.time()
-    data = collect(cfg.env, role, play, group, imitation.games, cfg.seed)
+    data = collect(cfg.env, role, imitation.play, imitation.group, imitation.games, cfg.seed)
     losses = pretrain(
-        model, data, imitation.epochs, imitation.batch_size, imitation.learning_rate, cfg.seed
+        model, data, imitation.epochs, imitation.minibatch_size, imitation.learning_rate, cfg.seed
     )
     record = {
-        "team": imitation.team,
+        "team": f"{imitation.play}+{imitation.group}",
         "games": imitation.games,
         "decisions": len(data["actions"]),
         "losses": losses,
