@@ -133,7 +133,11 @@ def _belief_evaluation(cfg: TrainConfig, spec: str, games: int) -> dict:
         MaskablePPO.load(str(path), device="cpu").policy.save(f"{tmp}/policy.pth")
         net = load_sb3(f"{tmp}/policy.pth")
     results = evaluate_greedy(
-        net, cfg.env, games=games, seed=cfg.eval.seed_for(cfg.seed), difficulties=cfg.eval.difficulties
+        net,
+        cfg.env,
+        games=games,
+        seed=cfg.eval.seed_for(cfg.seed),
+        difficulties=cfg.eval.difficulties,
     )
     return {
         "evaluator": "batched engine, greedy, policy belief",
