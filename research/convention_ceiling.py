@@ -40,7 +40,8 @@ import numpy as np
 from convention_losses import play_fades  # a sibling script
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from shipwreck_agents.convention.search import code_problem, public_hands
+from shipwreck_agents.convention.lines import public_hands
+from shipwreck_agents.convention.search import code_problem
 from shipwreck_agents.convention.team import Convention, ConventionPolicy
 from shipwreck_agents.evaluation.evaluate import game_seed
 from shipwreck_env.actions import ACTIONS

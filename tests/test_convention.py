@@ -11,6 +11,8 @@ import pytest
 from test_leaks import swapped
 
 from shipwreck_agents.base import Team
+from shipwreck_agents.convention import lines as lines_module
+from shipwreck_agents.convention import outcomes
 from shipwreck_agents.convention import search as convention_module
 from shipwreck_agents.convention.rescue import way_out
 from shipwreck_agents.convention.settings import ConventionSettings
@@ -686,8 +688,8 @@ def test_tie_ahead_takes_its_price_off_the_team_value_not_off_the_groups_reply()
     every hand's value by the same amount; the group's reply and this turn's values
     (``now``) stay as without it."""
     args = (2, 6, 0, False, 0.01, (0.95, 2), [], 0.005)
-    plain = convention_module._Outcomes(*args)
-    priced = convention_module._Outcomes(*args, tie=0.002)
+    plain = outcomes.Outcomes(*args)
+    priced = outcomes.Outcomes(*args, tie=0.002)
     for m in ([0.1, 0.0, 0.3, 0.0, 0.0, 0.2, 0.0], [0.0, 0.0, 0.05, 0.0, 0.0, 0.0, 0.0]):
         assert priced.best(m) == plain.best(m)
         assert priced.group(m) == pytest.approx(plain.group(m) - 0.002 * sum(m))
@@ -707,7 +709,7 @@ def test_the_sinners_lines_are_the_rules_removals_never_on_the_fall():
         hand=[1, 2],
     )
     start = make_view(s, s.decider).turn_start
-    lines = convention_module._Lines(start, 0.01, (0.95, 2), 0.005, True, True)
+    lines = lines_module.Lines(start, 0.01, (0.95, 2), 0.005, True, True)
     on_the_fall = 0
     for low, high in itertools.combinations_with_replacement(range(1, 8), 2):
         coded: dict[int, set[int]] = {}
@@ -730,12 +732,12 @@ def test_lines_after_shadows_play_what_the_engine_allows_once_shadows_is_used():
     as the engine does: hand by hand, its plays are the engine's legal plays once Shadows
     is used (and on this table Shadows changes some hand's plays)."""
     kwargs = PRE_PLAY_CASES[PRE_PLAY_IDS.index("shadows")]
-    shadows = convention_module.SHADOWS
+    shadows = lines_module.SHADOWS
     changed = 0
     for hand in itertools.combinations_with_replacement(range(1, 8), 2):
         s = arrange(**kwargs, hand=list(hand))
         start = make_view(s, s.decider).turn_start
-        lines = convention_module._Lines(start, 0.01, (0.95, 2), 0.005, True, False, before=shadows)
+        lines = lines_module.Lines(start, 0.01, (0.95, 2), 0.005, True, False, before=shadows)
         coded = sorted({action for (_, action, _, _), _, _ in lines.options(hand, carried=False)})
         plays = [a for a in legal_actions(s) if ACTIONS[a].kind == "play"]
         t = step(s, shadows, np.random.default_rng(0))

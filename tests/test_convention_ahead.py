@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from shipwreck_agents.convention.ahead import ahead_value, forced_share, table_left
-from shipwreck_agents.convention.search import public_hands, race_win
+from shipwreck_agents.convention.lines import public_hands
+from shipwreck_agents.convention.outcomes import race_win
 from shipwreck_agents.convention.team import ConventionPolicy
 from shipwreck_env.actions import ACTIONS
 from shipwreck_env.cards import CARD_INDEX

@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from shipwreck_agents.base import Team
-from shipwreck_agents.convention.search import _Lines
+from shipwreck_agents.convention.lines import Lines
 from shipwreck_agents.convention.team import ConventionPolicy
 from shipwreck_agents.evaluation.evaluate import game_seed, play_game
 from shipwreck_agents.scripted.bayes import _question
@@ -88,13 +88,13 @@ def _turn_starts(config: GameConfig, games: int, seed: int):
 
 @pytest.mark.parametrize("cards", ["base", "all"])
 def test_shared_play_outcomes_and_fades_match_the_engine(cards):
-    """_Lines.outcome and _Lines.fading (computed once per play, a Sinners removal
+    """Lines.outcome and Lines.fading (computed once per play, a Sinners removal
     patched in) equal play_outcome and fading_after for every hand, play and removal."""
     config = GameConfig(num_players=3, difficulty="doomed", card_sets=cards)
     checked = 0
     for view in _turn_starts(config, 3, seed=11):
         start = view.turn_start
-        lines = _Lines(start, 0.01, (0.95, 2), 0.005, True, True)
+        lines = Lines(start, 0.01, (0.95, 2), 0.005, True, True)
         for a in range(1, 8):
             for b in range(a, 8):
                 for action in hand_plays(start, (a, b), lines.rows):

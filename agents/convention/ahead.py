@@ -155,7 +155,7 @@ def forced_turn(
     start: TurnStart, hands: list[tuple[tuple[int, int], float]], read: bool = False
 ) -> tuple[float, float]:
     """(share, reading) of a turn on ``start`` by a seat that may hold ``hands`` (as
-    :func:`~shipwreck_agents.convention.search.public_hands` lists them, with weights).
+    :func:`~shipwreck_agents.convention.lines.public_hands` lists them, with weights).
 
     ``share`` is the weight share of the hands whose every legal first play fades a
     card at a doom cost. ``reading`` (with ``read``, else 1) is how often a simple code

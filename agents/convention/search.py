@@ -1,85 +1,42 @@
 """The search behind the convention team (:mod:`shipwreck_agents.convention.team`): one turn's public
 code, from public inputs only.
 
-:func:`compute_convention` lists the hands the active seat may hold (:func:`public_hands`),
-their lines of play and the observations those show (``_Lines``), and picks one line per
-hand (``_Search``: greedy start, best responses, coordinate ascent on the summed value);
-``_Outcomes`` holds an observation's race values and the group's best reply there
-(pass, name, a question power or Sorrows). :func:`race_win` is the value of the race.
-The method is explained in :mod:`shipwreck_agents.convention.team`. Nothing here reads a hidden fate:
-every input is public, so every teammate computes the same code.
+:func:`compute_convention` takes the hands the active seat may hold and their lines of
+play (:mod:`shipwreck_agents.convention.lines`), each line's observation valued by
+:class:`~shipwreck_agents.convention.outcomes.Outcomes`, and picks one line per hand
+(``_Search``: greedy start, best responses, coordinate ascent on the summed value). The
+method is explained in :mod:`shipwreck_agents.convention.team`. Nothing here reads a
+hidden fate: every input is public, so every teammate computes the same code.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cache
 from operator import itemgetter
 
 import numpy as np
 
-from shipwreck_agents.convention.ahead import (
-    ahead_value,
-    forced_turn,
-    table_left,
-)
+from shipwreck_agents.convention import lines as _lines
+from shipwreck_agents.convention.lines import SHADOWS, Lines, Option, public_hands
+from shipwreck_agents.convention.outcomes import EPS, Outcomes
 from shipwreck_agents.convention.settings import DEFAULT, ConventionSettings
-from shipwreck_agents.scripted.bayes import race_value
-from shipwreck_env.actions import ACTIONS, power_action
-from shipwreck_env.arcana import fades_by_text_after
-from shipwreck_env.cards import CARD_INDEX, CARDS
-from shipwreck_env.fading import fades_by_hours
-from shipwreck_env.number_lines import table_rows
-from shipwreck_env.plays import CHALICE, HOURS_TARGET, STEAL_ACTION, first_plays
-from shipwreck_env.powers import sinners_actions
+from shipwreck_env.actions import power_action
+from shipwreck_env.cards import CARDS
 from shipwreck_env.public_record import (
-    PlayOutcome,
-    fade_doom,
-    fading_after,
     onlooker_pool,
-    play_outcome,
 )
-from shipwreck_env.questions import QUESTION_SETS, yes_values
 from shipwreck_env.view import TurnStart
 
 __all__ = [
     "Convention",
     "after_feast",
     "compute_convention",
-    "group_questions",
     "pre_play_tables",
-    "public_hands",
-    "race_win",
 ]
 
-_EPS = 1e-12
-THIEF = CARD_INDEX["thief"]
-FALL = CARD_INDEX["fall"]
-FEAST = CARD_INDEX["feast"]
-SHELLS = power_action("shells")
-SHADOWS = power_action("shadows")
 EVERY_VALUE = 0b1111111
 RESTART_SEED = 20_26
 """The seed of the convention's random restarts: part of the convention, like its rules."""
-PLAYS = {a: (a, spec.value, spec.slot) for a, spec in enumerate(ACTIONS) if spec.kind == "play"}
-"""(action, value played, target) of every first-play action."""
-
-
-@cache
-def race_win(score: int, doom: int, accuracy: float, fail_doom: int = 1) -> float:
-    """P(win) if every later turn that changes the score or the doom scores with
-    probability ``accuracy`` and otherwise costs ``fail_doom`` doom: a race of
-    ``7 - score`` successes against the doom budget. ``accuracy <= 0`` falls back to
-    :func:`shipwreck_agents.scripted.bayes.race_value`."""
-    if accuracy <= 0:
-        return race_value(score, doom)
-    if doom >= 7:
-        return 0.0
-    if score >= 7:
-        return 1.0
-    return accuracy * race_win(score + 1, doom, accuracy, fail_doom) + (1 - accuracy) * race_win(
-        score, doom + fail_doom, accuracy, fail_doom
-    )
 
 
 @dataclass(frozen=True)
@@ -119,329 +76,14 @@ class Convention:
             return -1
 
 
-def public_hands(
-    start: TurnStart,
-    seat: int,
-    carried: bool,
-    likelihood: tuple[float, ...] | None,
-    pool: tuple[int, ...] | list[int],
-) -> list[tuple[tuple[int, int], float]]:
-    """Hands of the active ``seat`` with their weights (unnormalised) for a player whose
-    unseen copies at the start of the turn are ``pool``; a carried fate's prior is
-    ``likelihood x pool x number line``."""
-    out = []
-    if carried:
-        line = start.lines[seat]
-        like = likelihood if likelihood is not None else (1.0,) * 7
-        for c in range(1, 8):
-            pc = like[c - 1] * pool[c - 1] * (line >> (c - 1) & 1)
-            if pc <= 0:
-                continue
-            for d in range(1, 8):
-                nd = pool[d - 1] - (d == c)
-                if nd > 0:
-                    out.append(((c, d), pc * nd))
-        if not out and likelihood is not None:  # the memory contradicts the line: forget it
-            return public_hands(start, seat, carried, None, pool)
-        return out
-    for a in range(1, 8):
-        for b in range(a, 8):
-            n = pool[a - 1] * (pool[b - 1] - (a == b))
-            if n > 0:
-                out.append(((a, b), float(n if a == b else 2 * n)))
-    return out
-
-
-def group_questions(start: TurnStart, played: int, visible: tuple[int, ...]) -> list[tuple]:
-    """The yes-sets (kept-value indexes ``v - 1``) of every question power the group may
-    use after ``played`` on the turn-start table, plus ``("sorrows",)`` if Sorrows is
-    available. Scythes needs another power to pay with. The list returned is shared:
-    read it, never change it."""
-    # the visible fates matter only to Storms' questions
-    key = (start.faded, played, visible if _STORMS & set(start.faded) else None)
-    hit = _QUESTIONS.get(key)
-    if hit is None:
-        if len(_QUESTIONS) > 4096:
-            _QUESTIONS.clear()
-        hit = _QUESTIONS[key] = _group_questions(start.faded, played, visible)
-    return hit
-
-
-_STORMS = {c for c, card in enumerate(CARDS) if card.power == "storms"}
-_QUESTIONS: dict[tuple, list[tuple]] = {}  # group_questions by its inputs (a pure function)
-
-
-def _group_questions(faded: tuple[int, ...], played: int, visible: tuple[int, ...]) -> list[tuple]:
-    powers = [CARDS[c].power for c in faded]
-    out: list[tuple] = []
-    seen: set[tuple] = set()
-
-    def add(values) -> None:
-        yes = tuple(v - 1 for v in range(1, 8) if v in values)
-        if 0 < len(yes) < 7 and yes not in seen:
-            seen.add(yes)
-            out.append(yes)
-
-    for power in dict.fromkeys(powers):
-        if power == "saints":
-            for x in range(1, 7):
-                add(yes_values("saints", x))
-        elif power in QUESTION_SETS and (power != "scythes" or len(powers) > 1):
-            add(yes_values(power, None))
-        elif power == "shackles":
-            add(yes_values("shackles", played))
-        elif power == "storms":
-            for v in sorted(set(visible)):
-                add(yes_values("storms", v))
-    if "sorrows" in powers:
-        out.append(("sorrows",))
-    return out
-
-
-def _race_ahead(
-    score: int, doom: int, race: tuple[float, int], ahead: tuple[float, float]
-) -> float:
-    """:func:`race_win` after a turn whose table forces the next seat's hand with
-    probability ``ahead[0]``; such a forced turn is read right with probability
-    ``ahead[1]`` (:func:`~shipwreck_agents.convention.ahead.ahead_value`)."""
-    now = race_win(score, doom, *race)
-    forced, accuracy = ahead
-    if forced <= 0 or score >= 7 or doom >= 7:
-        return now
-    right = race_win(score + 1, doom, *race)
-    wrong = race_win(score, doom + 3, *race)  # a wrong guess and a fade
-    return ahead_value(now, right, wrong, forced, accuracy)
-
-
-def _getter(indexes: tuple[int, ...]):
-    """A function taking the items at ``indexes`` (in that order) from a list, as a tuple."""
-    if len(indexes) == 1:
-        i = indexes[0]
-        return lambda m: (m[i],)
-    return itemgetter(*indexes)
-
-
-_PREPARED: dict[tuple, list[tuple]] = {}
-
-
-def _prepared(questions: list[tuple]) -> list[tuple]:
-    """(yes-set, its getter, the no-set's getter) of each question but Sorrows, shared
-    by every observation asked the same questions."""
-    key = tuple(questions)
-    hit = _PREPARED.get(key)
-    if hit is None:
-        if len(_PREPARED) > 4096:
-            _PREPARED.clear()
-        hit = _PREPARED[key] = [
-            (q, _getter(q), _getter(tuple(i for i in range(7) if i not in q)))
-            for q in questions
-            if q != ("sorrows",)
-        ]
-    return hit
-
-
-class _Outcomes:
-    """The race values of one observation: pass, right, wrong (per unit of mass), and the
-    group's question powers there."""
-
-    __slots__ = (
-        "ahead",
-        "cost",
-        "fast",
-        "memo",
-        "pass_",
-        "questions",
-        "right",
-        "solo",
-        "sorrows",
-        "spent",
-        "tie",
-        "wrong",
-    )
-
-    def __init__(
-        self,
-        score: int,
-        doom: int,
-        fades: int,
-        amplified: bool,
-        info: float,
-        race: tuple[float, int],
-        questions: list[tuple],
-        cost: float,
-        spent: bool = False,
-        ahead: tuple[float, float] = (0.0, 0.0),
-        tie: float = 0.0,
-    ) -> None:
-        # the group's reply is chosen by this turn alone, as the group plays
-        self.pass_ = race_win(score, doom + fades, *race) + info
-        self.right = race_win(score + 1 + amplified, doom, *race)
-        self.wrong = race_win(score, doom + 1 + fades, *race)
-        # (right, wrong, pass) with the look-ahead: what the reply is worth to the team
-        self.ahead: tuple[float, float, float] | None = None
-        if ahead[0] > 0:
-            self.ahead = (
-                _race_ahead(score + 1 + amplified, doom, race, ahead),
-                _race_ahead(score, doom + 1 + fades, race, ahead),
-                _race_ahead(score, doom + fades, race, ahead) + info,
-            )
-        self.questions = _prepared(questions)
-        self.sorrows = ("sorrows",) in questions
-        self.cost = cost
-        self.spent = spent  # the player used a faded power: it costs, and no group power
-        self.tie = tie  # a price per unit of mass on the table this line leaves
-        self.fast = self.ahead is None and not spent and not tie  # group() is best()
-        self.solo: list[float] | None = None
-        # group() and payoffs() are pure functions of the mass; the search asks for the
-        # same masses again and again (every sweep re-reads the unchanged observations)
-        self.memo: dict[tuple, object] = {}
-
-    def _value(self, total: float, top: float) -> float:
-        """Best of naming (``top`` mass right) and passing, for mass ``total``."""
-        predict = top * (self.right - self.wrong) + total * self.wrong
-        passing = total * self.pass_
-        return predict if predict > passing else passing
-
-    def _plain(self, m: list[float], guesses: int = 1) -> float:
-        top = max(m) if guesses == 1 else sum(sorted(m)[-guesses:])
-        return self._value(sum(m), top)
-
-    def _best(self, m: list[float]) -> tuple[float, object]:
-        # _value inlined (the hot path of the search); the same arithmetic, in the same order
-        right, wrong, pass_ = self.right, self.wrong, self.pass_
-        gap = right - wrong
-        total = sum(m)
-        predict = max(m) * gap + total * wrong
-        passing = total * pass_
-        best, how = predict if predict > passing else passing, None
-        if not (self.questions or self.sorrows) or total <= 0:
-            return best, how
-        price = self.cost * total
-        if best >= total * max(right, pass_) - price:
-            return best, how  # no answer can do better than knowing the fate
-        for yes, get_yes, get_no in self.questions:
-            part = get_yes(m)
-            mass = sum(part)
-            predict = max(part) * gap + mass * wrong
-            passing = mass * pass_
-            value = predict if predict > passing else passing
-            part = get_no(m)
-            mass = sum(part)
-            predict = max(part) * gap + mass * wrong
-            passing = mass * pass_
-            value = value + (predict if predict > passing else passing) - price
-            if value > best + _EPS:
-                best, how = value, yes
-        if self.sorrows:
-            value = self._plain(m, 2) - price
-            if value > best + _EPS:
-                best, how = value, "sorrows"
-        return best, how
-
-    def group(self, m: list[float]) -> float:
-        """Value of the group's best reply to mass ``m`` (by kept value), with the
-        look-ahead if there is one (the reply itself is chosen by this turn alone)."""
-        if self.fast:
-            return self.best(m)[0]
-        key = (None, *m)
-        hit = self.memo.get(key)
-        if hit is None:
-            if self.ahead is not None:
-                hit = sum(w * v for w, v in zip(m, self.payoffs(m), strict=True))
-            elif self.spent:
-                hit = self._plain(m) - (self.cost + self.tie) * sum(m)
-            else:
-                hit = self.best(m)[0] - self.tie * sum(m)
-            self.memo[key] = hit
-        return hit  # type: ignore[return-value]
-
-    def best(self, m: list[float]) -> tuple[float, object]:
-        """The group's best reply to mass ``m`` by this turn alone: (its value, ``None``
-        for a plain pass or name, else the question's yes-set or ``"sorrows"``)."""
-        key = tuple(m)
-        hit = self.memo.get(key)
-        if hit is None:
-            hit = self.memo[key] = self._best(m)
-        return hit  # type: ignore[return-value]
-
-    def _reply_vector(
-        self, m: list[float], guesses: int, out: list[float], ks, values: tuple | None = None
-    ) -> None:
-        """Write into ``out[k]`` (k in ``ks``) what kept value k + 1 gets from the plain
-        reply (pass, or name the ``guesses`` likeliest values) to ``m``, valued by
-        ``values`` = (right, wrong, pass) (default: this object's race values)."""
-        right, wrong, pass_ = values or (self.right, self.wrong, self.pass_)
-        total = sum(m)
-        if guesses == 1:
-            top = max(m)
-            named: tuple[int, ...] = (m.index(top),)
-        else:
-            named = tuple(sorted(range(7), key=lambda i: -m[i])[:guesses])
-            top = sum(m[i] for i in named)
-        if top * (self.right - self.wrong) + total * self.wrong > total * self.pass_:
-            for k in ks:
-                out[k] = right if k in named else wrong
-        else:
-            for k in ks:
-                out[k] = pass_
-
-    def payoffs(self, m: list[float], now: bool = False) -> list[float]:
-        """What a hand keeping k = 1..7 gets from the group's best reply to mass ``m``
-        (index k - 1); an empty ``m`` is read as that hand alone. The reply is chosen
-        by this turn alone and valued with the look-ahead, unless ``now``. The list
-        returned is shared: read it, never change it."""
-        key = (now, *m)
-        hit = self.memo.get(key)
-        if hit is None:
-            hit = self._payoffs(m, now)
-            if self.tie and not now:
-                hit = [v - self.tie for v in hit]
-            self.memo[key] = hit
-        return hit  # type: ignore[return-value]
-
-    def _payoffs(self, m: list[float], now: bool) -> list[float]:
-        values = None if now else self.ahead
-        if sum(m) <= 0:
-            if values is not None:
-                right, _, pass_ = values
-                sure = right if self.right > self.pass_ else pass_
-                return [sure - (self.cost if self.spent else 0.0)] * 7
-            if self.solo is None:  # the group would know the kept fate: no power helps
-                sure = self.right if self.right > self.pass_ else self.pass_
-                self.solo = [sure - (self.cost if self.spent else 0.0)] * 7
-            return self.solo
-        how = None if self.spent else self.best(m)[1]
-        if how is None and not self.spent:
-            # _reply_vector(m, 1, out, range(7), values) written out: the commonest case
-            right, wrong, pass_ = values or (self.right, self.wrong, self.pass_)
-            total = sum(m)
-            top = max(m)
-            if top * (self.right - self.wrong) + total * self.wrong > total * self.pass_:
-                out = [wrong] * 7
-                out[m.index(top)] = right
-                return out
-            return [pass_] * 7
-        out = [0.0] * 7
-        if how is None:
-            self._reply_vector(m, 1, out, range(7), values)
-        elif how == "sorrows":
-            self._reply_vector(m, 2, out, range(7), values)
-        else:
-            no = [i for i in range(7) if i not in how]
-            self._reply_vector([m[i] if i in how else 0.0 for i in range(7)], 1, out, how, values)
-            self._reply_vector([0.0 if i in how else m[i] for i in range(7)], 1, out, no, values)
-        return [v - self.cost for v in out]
-
-
 _CACHE: dict[tuple, Convention] = {}
-_FORCED: dict[tuple, float] = {}  # the look-ahead's forced share, by the table left
 
 
 def clear_cache() -> None:
     """Forget every cached convention code (and look-ahead share), so the next turn pays
     for its own code as a cold start would; results do not change, only time."""
     _CACHE.clear()
-    _FORCED.clear()
+    _lines._FORCED.clear()
 
 
 def after_feast(start: TurnStart, seat: int, value: int, landed: int) -> TurnStart:
@@ -570,7 +212,7 @@ def code_problem(
     settings: ConventionSettings = DEFAULT,
     *,
     second_play: bool = False,
-) -> tuple[list[tuple[int, int]], list[float], list[list[Option]], list[_Outcomes], list[bool]]:
+) -> tuple[list[tuple[int, int]], list[float], list[list[Option]], list[Outcomes], list[bool]]:
     """What :func:`compute_convention` searches over, before any search: the hands, their
     normalised prior weights, each hand's lines (``Option``), the observations' race
     values, and which hands are *forced* (every line without a power before the play
@@ -597,7 +239,7 @@ def code_problem(
     weighted = public_hands(start, seat, carried, likelihood, onlooker_pool(start))
     total = sum(w for _, w in weighted) or 1.0
     hands = [h for h, _ in weighted]
-    lines = _Lines(start, s.info_value, race, s.power_cost, s.plan, s.player_powers, second_play)
+    lines = Lines(start, s.info_value, race, s.power_cost, s.plan, s.player_powers, second_play)
     if s.lookahead > 0 or s.tie_ahead > 0:
         lines.look_ahead((seat + 1) % len(start.holding), s.lookahead, s.read_ahead, s.tie_ahead)
     options = [lines.options(hand, carried) for hand in hands]
@@ -606,7 +248,7 @@ def code_problem(
     if s.pre_play_at(start.doom) and not second_play:
         needy = [i for i in range(len(options)) if not s.pre_play_forced or forced[i]]
         for power, table in pre_play_tables(start, s.pre_play_shadows) if needy else ():
-            after = _Lines(table, s.info_value, race, s.power_cost, s.plan, False, before=power)
+            after = Lines(table, s.info_value, race, s.power_cost, s.plan, False, before=power)
             more = [after.options(hands[i], carried) for i in needy]
             shift = len(outcomes)
             outcomes = outcomes + after.outcomes
@@ -614,295 +256,6 @@ def code_problem(
                 options[i].extend((line, o + shift, kept) for line, o, kept in extra)
     weights = [w / total for _, w in weighted]
     return hands, weights, options, outcomes, forced
-
-
-Option = tuple[tuple[int, int, int, int], int, int]
-"""A hand's line of play: ((pre-play power action or 0, play action, after-play power
-action or 0, steal action or 0), observation, kept)."""
-
-
-class _Lines:
-    """The lines of play of hypothetical hands on one turn-start table, and the
-    observations (with their race values) they show."""
-
-    def __init__(
-        self,
-        start: TurnStart,
-        info_value: float,
-        race: tuple[float, int],
-        power_cost: float,
-        plan: bool,
-        player_powers: bool,
-        second_play: bool = False,
-        before: int = 0,
-    ) -> None:
-        self.start = start
-        # a power used before the play (the table is the one it left): no other power
-        # this turn, and The Feast's second play is not coded after one
-        self.before = before
-        self.lift = 1 if before == SHADOWS else 0  # Shadows: the kept fate reads 1 higher
-        self.info_value, self.race, self.power_cost, self.plan = info_value, race, power_cost, plan
-        self.rows = table_rows(start.slots, start.table, shadows=before == SHADOWS)
-        self.visible = tuple(
-            v
-            for card, fates in zip(start.slots, start.table, strict=True)
-            if card >= 0
-            for v in fates
-        )
-        self.feast = [slot for slot, card in enumerate(start.slots) if card == FEAST]
-        self.feast_out = bool(self.feast) and not second_play and not before
-        faded = {CARDS[c].power for c in start.faded}
-        own_powers = player_powers and THIEF not in start.slots
-        if second_play:  # The Feast takes no second fate, and counts for no Hours rule
-            for slot in self.feast:
-                self.rows[slot] = None
-        # Shells would answer about the turn's carried fate, not the fate kept by the
-        # first play that the second play's code calls "carried"
-        self.shells = own_powers and "shells" in faded and not second_play
-        self.sinners = own_powers and "sinners" in faded
-        self.fall_slot = start.slots.index(FALL) if FALL in start.slots else -1
-        self.thief = start.slots.index(THIEF) if THIEF in start.slots else -1
-        self.index: dict[tuple, int] = {}
-        self.outcomes: list[_Outcomes] = []
-        self.fade_doom: list[int] = []  # per observation: the doom its fades cost
-        self.fading_of: dict[tuple, list[int]] = {}  # see fading()
-        self.doom_of: dict[tuple, tuple[int, bool]] = {}  # fade_doom by the slots fading
-        self.outcome_of: dict[tuple, PlayOutcome] = {}  # play outcomes (see outcome())
-        self.plain: dict[int, int] = {}  # the observation of a play alone, by id(outcome)
-        self.asked: dict[int, list[tuple]] = {}  # the group's questions, by the value played
-        # (doom, amplified, next seat forced, forced turn read right) by where a fate lands
-        self.fades: dict[tuple, tuple[int, bool, float, float]] = {}
-        self.shared: dict[tuple, _Outcomes] = {}  # equal race values are one object
-        self.next_seat, self.forced_accuracy, self.read_ahead = -1, 0.0, 0.0
-        self.tie = 0.0
-
-    def look_ahead(
-        self, seat: int, forced_accuracy: float, read_ahead: float = 0.0, tie: float = 0.0
-    ) -> None:
-        """Count in every observation's race value the chance that the table it leaves
-        forces ``seat``'s next turn, read right with ``forced_accuracy`` (or, with
-        ``read_ahead`` above 0, ``1 - read_ahead`` times the misreads of the simple
-        code of :func:`~shipwreck_agents.convention.ahead.forced_turn` on that table);
-        with ``forced_accuracy`` 0, instead take ``tie`` times that chance off the
-        observation's value (a tie-break, see ``compute_convention``'s ``tie_ahead``)."""
-        self.next_seat, self.forced_accuracy, self.read_ahead = seat, forced_accuracy, read_ahead
-        self.tie = tie if forced_accuracy <= 0 else 0.0
-
-    def _forced_next(
-        self, out: PlayOutcome, removed, steal, fading: list[int]
-    ) -> tuple[float, float]:
-        """(chance that the table after ``out`` (+ ``steal``, - ``removed``, the cards
-        of ``fading`` gone) forces the next seat, chance such a turn is read right);
-        (0, 0) without a look-ahead."""
-        if self.next_seat < 0:
-            return 0.0, 0.0
-        start, seat = self.start, self.next_seat
-        table = self._after(out, steal)
-        if removed is not None:
-            fates = list(table[removed[0]])
-            fates.remove(removed[1])
-            table = (*table[: removed[0]], tuple(fates), *table[removed[0] + 1 :])
-        left = table_left(start, table, fading)
-        carried = start.holding[seat] == 1
-        key = (
-            left.raw,
-            start.exiled,
-            start.lines[seat] if carried else 0,  # a fresh seat's hands ignore its line
-            carried,
-            self.forced_accuracy,
-            self.read_ahead,
-        )
-        hit = _FORCED.get(key)
-        if hit is None:
-            hands = public_hands(left, seat, carried, None, onlooker_pool(left))
-            share, reading = forced_turn(left, hands, self.read_ahead > 0)
-            accuracy = self.forced_accuracy
-            if self.read_ahead > 0:
-                accuracy = 1 - self.read_ahead * (1 - reading)
-            if len(_FORCED) > 8192:
-                _FORCED.clear()
-            hit = _FORCED[key] = (share, accuracy)
-        return hit
-
-    def steals(self, out: PlayOutcome, kept: int) -> list[tuple[int, int] | None]:
-        """The (slot, value) fates The Thief may take after ``out`` with ``kept`` hidden
-        (it must take one higher than the kept fate, from another card, if there is one):
-        ``[None]`` when it takes nothing or is not in play. The choice is the player's, so
-        the code may use it as a signal."""
-        if self.thief < 0:
-            return [None]
-        start = self.start
-        found = [
-            (slot, v)
-            for slot in range(len(start.slots))
-            if slot != self.thief
-            for v in sorted(set(start.table[slot] + ((out.value,) if out.landed == slot else ())))
-            if v > kept
-        ]
-        return found or [None]
-
-    def removals(self, out: PlayOutcome, kept_eff: int) -> list[int]:
-        """The Sinners actions the code may use after ``out`` with a kept fate worth
-        ``kept_eff``: the rule's (:func:`~shipwreck_env.powers.sinners_actions` on the
-        table the play leaves), but never on The Fall, a choice of the convention."""
-        table = [
-            fates + ((out.value,) if out.landed == slot else ())
-            for slot, fates in enumerate(self.start.table)
-        ]
-        return [a for a in sinners_actions(table, kept_eff) if ACTIONS[a].slot != self.fall_slot]
-
-    def _after(
-        self, out: PlayOutcome, steal: tuple[int, int] | None
-    ) -> tuple[tuple[int, ...], ...]:
-        """The fates in front of each slot after ``out`` and The Thief's ``steal`` (or
-        ``None``)."""
-        table = [list(f) for f in self.start.table]
-        if out.landed >= 0:
-            table[out.landed].append(out.value)
-        if steal:
-            table[steal[0]].remove(steal[1])
-            table[self.thief].append(steal[1])
-        return tuple(map(tuple, table))
-
-    def _stolen(self, out: PlayOutcome, steal: tuple[int, int]) -> tuple[TurnStart, PlayOutcome]:
-        """The table after ``out`` and The Thief's ``steal``, and ``out`` with its fate
-        already on that table (so the fades are counted on it)."""
-        start = replace(self.start, table=self._after(out, steal))
-        return start, PlayOutcome(out.value, out.target, -1, out.chalice, out.fall)
-
-    def observation(self, out: PlayOutcome, power: int, answer, removed=None, steal=None) -> int:
-        """The number of the observation ``out`` + The Thief's ``steal`` ((slot, value) or
-        None) + the after-play ``power`` (0: none) and its answer; ``removed`` is the fate
-        Sinners takes off the table."""
-        key = (out, power, answer, steal)
-        o = self.index.get(key)
-        if o is not None:
-            return o
-        start = self.start
-        o = self.index[key] = len(self.outcomes)
-        where = (out.landed, out.value, out.fall, removed, steal)
-        fades = self.fades.get(where)
-        if fades is None:
-            if steal:
-                fading = fading_after(*self._stolen(out, steal), removed)
-            else:
-                fading = self.fading(out, removed)
-            forced = self._forced_next(out, removed, steal, fading)
-            doom = self.doom_of.get(tuple(fading))
-            if doom is None:
-                doom = self.doom_of[tuple(fading)] = fade_doom(start, fading)
-            fades = self.fades[where] = (*doom, *forced)
-        spent = bool(power or self.before)
-        asks = out.value if self.plan and not spent else 0
-        shared = (fades, asks, spent)
-        outcome = self.shared.get(shared)
-        if outcome is None:
-            questions = []
-            if asks:
-                questions = self.asked.get(asks)
-                if questions is None:
-                    questions = self.asked[asks] = group_questions(
-                        start, asks, (*self.visible, asks)
-                    )
-            outcome = self.shared[shared] = _Outcomes(
-                start.score,
-                start.doom,
-                fades[0],
-                fades[1],
-                self.info_value,
-                self.race,
-                questions,
-                self.power_cost,
-                spent=spent,
-                ahead=fades[2:] if not self.tie else (0.0, 0.0),
-                tie=self.tie * fades[2],
-            )
-        self.outcomes.append(outcome)
-        self.fade_doom.append(fades[0])
-        return o
-
-    def fading(self, out: PlayOutcome, removed: tuple[int, int] | None = None) -> list[int]:
-        """:func:`~shipwreck_env.public_record.fading_after` of ``out`` on the turn-start
-        table with ``removed`` = (slot, value) taken off by Sinners: the slots without a
-        removal are computed once per play, and only the slot Sinners touches again."""
-        where = (out.landed, out.value, out.fall)
-        fading = self.fading_of.get(where)
-        if fading is None:
-            fading = self.fading_of[where] = fading_after(self.start, out)
-        if removed is None:
-            return fading
-        slot, value = removed
-        card = self.start.slots[slot]
-        if fades_by_text_after(card, out.value, out.fall) is not None:
-            return fading  # the card's own text decides, whatever is in front of it
-        fates = list(self.start.table[slot])
-        if out.landed == slot:
-            fates.append(out.value)
-        fates.remove(value)
-        rest = [s for s in fading if s != slot]
-        if fades_by_hours(card, self.start.attached[slot], tuple(fates)):
-            rest = sorted((*rest, slot))
-        return rest
-
-    def _fades(self, hand: tuple[int, int], value: int, target: int) -> bool:
-        """Does playing ``value`` of ``hand`` on ``target`` fade a card at a doom cost?"""
-        kept = hand[1] if hand[0] == value else hand[0]
-        out = play_outcome(self.start, value, target, kept)
-        return fade_doom(self.start, fading_after(self.start, out))[0] > 0
-
-    def outcome(self, value: int, target: int, kept: int) -> PlayOutcome:
-        """:func:`~shipwreck_env.public_record.play_outcome` of playing ``value`` on
-        ``target`` keeping ``kept``, computed once for every kept value that shows the
-        same: the kept fate shows only in The Chalice's tell (kept above the played
-        value or not) and The Fall's announcement."""
-        if self.fall_slot >= 0:
-            key: tuple = (value, target, kept)
-        elif target == HOURS_TARGET or self.start.slots[target] != CHALICE:
-            key = (value, target)
-        else:
-            key = (value, target, kept > value)
-        seen = self.outcome_of.get(key)
-        if seen is None:
-            seen = self.outcome_of[key] = play_outcome(self.start, value, target, kept)
-        return seen
-
-    def options(self, hand: tuple[int, int], carried: bool) -> list[Option]:
-        """Every line of play of ``hand``; a play on The Feast only when every other play
-        fades a card (or there is none): the second play is another chance."""
-        low, high = hand
-        plays = [PLAYS[a] for a in first_plays(self.rows, low, high)]
-        if self.feast:
-            elsewhere = [p for p in plays if p[2] not in self.feast]
-            if self.before:
-                plays = elsewhere
-            elif not (self.feast_out and all(self._fades(hand, v, t) for _, v, t in elsewhere)):
-                plays = elsewhere or plays
-        out: list[Option] = []
-        plain, before = self.plain, self.before
-        lift = self.lift
-        for action, value, target in plays:
-            kept = high if low == value else low
-            seen = self.outcome(value, target, kept + lift)
-            if self.thief < 0:
-                o = plain.get(id(seen))  # outcome_of keeps every outcome alive
-                if o is None:
-                    o = plain[id(seen)] = self.observation(seen, 0, None, None, None)
-                out.append(((before, action, 0, 0), o, kept))
-            else:
-                for steal in self.steals(seen, kept + lift):
-                    taken = STEAL_ACTION[steal[0]][steal[1]] if steal else 0
-                    o = self.observation(seen, 0, None, None, steal)
-                    out.append(((before, action, 0, taken), o, kept))
-            if self.shells:
-                answer = carried and value == low and high != value
-                o = self.observation(seen, SHELLS, answer)
-                out.append(((0, action, SHELLS, 0), o, kept))
-            if self.sinners:
-                for power in self.removals(seen, kept + lift):
-                    spec = ACTIONS[power]
-                    o = self.observation(seen, power, None, (spec.slot, spec.value))
-                    out.append(((0, action, power, 0), o, kept))
-        return out
 
 
 def _moved(m: list[float], kept: int, delta: float) -> list[float]:
@@ -916,7 +269,7 @@ class _Search:
     is the prior mass, by kept value, of the hands whose picked line shows ``o``."""
 
     def __init__(
-        self, weights: list[float], options: list[list[Option]], outcomes: list[_Outcomes]
+        self, weights: list[float], options: list[list[Option]], outcomes: list[Outcomes]
     ) -> None:
         self.weights, self.options, self.outcomes = weights, options, outcomes
         self.pick = [0] * len(options)
@@ -943,7 +296,7 @@ class _Search:
         for i, opts in enumerate(self.options):
             best, best_value = 0, -np.inf
             for j, (_, o, kept) in enumerate(opts):
-                if payoff[o][kept - 1] > best_value + _EPS:
+                if payoff[o][kept - 1] > best_value + EPS:
                     best, best_value = j, payoff[o][kept - 1]
             self.pick[i] = best
             _, o, kept = opts[best]
@@ -963,7 +316,7 @@ class _Search:
                 _, o1, k1 = opts[self.pick[i]]
                 best, best_value = self.pick[i], payoff[o1][k1 - 1]
                 for j, (_, o, kept) in enumerate(opts):
-                    if payoff[o][kept - 1] > best_value + _EPS:
+                    if payoff[o][kept - 1] > best_value + EPS:
                         best, best_value = j, payoff[o][kept - 1]
                 if best != self.pick[i]:
                     for o in self._move(i, best):
@@ -987,7 +340,7 @@ class _Search:
                 without = mass[o1][:]
                 without[k1 - 1] -= w
                 loss = outcomes[o1].group(without) - value[o1]
-                best, best_gain = -1, _EPS
+                best, best_gain = -1, EPS
                 for j, (_, o, kept) in enumerate(opts):
                     if j == now or o == o1:
                         continue
@@ -1016,7 +369,7 @@ class _Search:
             self.best_responses(sweeps)
             self.ascend(sweeps)
             value = self.value()
-            if value > best_value + _EPS:
+            if value > best_value + EPS:
                 best_pick, best_value = self.pick[:], value
         self._assign(best_pick)
 

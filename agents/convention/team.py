@@ -100,14 +100,10 @@ from typing import Any
 
 import numpy as np
 
+from shipwreck_agents.convention.lines import public_hands
+from shipwreck_agents.convention.outcomes import race_win
 from shipwreck_agents.convention.rescue import way_out
-from shipwreck_agents.convention.search import (
-    Convention,
-    after_feast,
-    compute_convention,
-    public_hands,
-    race_win,
-)
+from shipwreck_agents.convention.search import Convention, after_feast, compute_convention
 from shipwreck_agents.convention.settings import DEFAULT, ConventionSettings
 from shipwreck_agents.scripted.bayes import BayesGroup, _pool_at_start
 from shipwreck_agents.scripted.heuristic import HeuristicPlayer
