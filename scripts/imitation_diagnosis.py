@@ -80,13 +80,7 @@ def ambiguity(games: Games, roles: dict[bool, ScriptedRole], active: np.ndarray)
                 continue
             if active[g] and view.phase == "play" and not view.plays and not view.power_used:
                 code = policy.convention(view)
-                hand = view.my_hands[view.my_seats.index(view.active_seat)]
-                if view.carried_into_turn:
-                    c = view.my_carried or hand[0]
-                    key = (c, hand[1] if hand[0] == c else hand[0])
-                else:
-                    key = (min(hand), max(hand))
-                i = code.index(key)
+                i = code.index(policy.hand_key(view))
                 if i >= 0:
                     lines = list(zip(code.before, code.choice, code.power, code.steal, strict=True))
                     out[g] = sum(line == lines[i] for line in lines)

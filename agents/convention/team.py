@@ -247,15 +247,21 @@ class ConventionPolicy(BayesGroup):
             return self._group(view, legal)
         return PASS if PASS in legal else int(legal[0])
 
+    @staticmethod
+    def hand_key(view: AgentView) -> tuple[int, int]:
+        """The active seat's hand as the code lists it (:meth:`Convention.index`): the
+        carried fate first when one was carried into the turn, else the two values in
+        order. ``view`` is the active player's own, at the turn's first play."""
+        hand = view.my_hands[view.my_seats.index(view.active_seat)]
+        if view.carried_into_turn:
+            c = view.my_carried or hand[0]
+            return (c, hand[1] if hand[0] == c else hand[0])
+        return (min(hand), max(hand))
+
     def _play(self, observation, mask, view: AgentView, rng, legal: tuple[int, ...]) -> int:
         if view.phase == "play" and not view.plays and not view.power_used:
             convention = self.convention(view)
-            hand = view.my_hands[view.my_seats.index(view.active_seat)]
-            if view.carried_into_turn:
-                c = view.my_carried or hand[0]
-                key = (c, hand[1] if hand[0] == c else hand[0])
-            else:
-                key = (min(hand), max(hand))
+            key = self.hand_key(view)
             i = convention.index(key)
             if i >= 0 and (convention.before[i] or convention.choice[i]) in legal:
                 out = self._way_out(view, convention.payoff[i], key)
