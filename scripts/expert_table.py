@@ -16,6 +16,8 @@ import argparse
 import json
 from pathlib import Path
 
+from shipwreck_agents.evaluation.paired import paired_difference
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -64,9 +66,7 @@ def comparison_rows(folder: Path) -> list[str]:
         if "results" not in report or "a" not in report:
             continue
         for difficulty, r in report["results"].items():
-            low, high = r.get(
-                "ci95", [r["b_minus_a"] - r["half_width95"], r["b_minus_a"] + r["half_width95"]]
-            )
+            low, high = r["ci95"]
             rows.append(
                 f"| {path.stem} | {difficulty} | {r['games']} | {r['a']:.3f} | {r['b']:.3f} | "
                 f"{r['b_minus_a']:+.3f} [{low:+.3f}, {high:+.3f}] | {r['sign_test_p']:.3f} | "
@@ -77,6 +77,41 @@ def comparison_rows(folder: Path) -> list[str]:
             f"- {path.stem}: A = `{a[0]}`, B = `{b[0]}` (play / group the same), seed "
             f"{report['seed']}: `{report['command']}`"
         )
+    return [*rows, "", *commands]
+
+
+def _load(value: float | None) -> str:
+    return "?" if value is None else f"{value:.1f}"
+
+
+def search_rows(folder: Path) -> list[str]:
+    """One row per difficulty of each ``scripts/search_eval.py`` run in ``folder``: the
+    network alone and with search over it on the same deals, and what each cost."""
+    rows = [
+        "| run | difficulty | games | alone | with search | search - alone [95%] | sign test p | "
+        "ms/game alone | ms/game with search | load average (start / end) |",
+        "|---|---|---:|---:|---:|---|---:|---:|---:|---|",
+    ]
+    commands = []
+    for path in sorted(folder.glob("*.json")):
+        report = json.loads(path.read_text())
+        if "games" not in report or "model" not in report:
+            continue
+        for difficulty, games in report["games"].items():
+            pair = paired_difference(
+                [g["blueprint_won"] for g in games], [g["search_won"] for g in games]
+            )
+            n = pair["games"]
+            low, high = pair["ci95"]
+            rows.append(
+                f"| {path.stem} | {difficulty} | {n} | {pair['a']:.3f} | {pair['b']:.3f} | "
+                f"{pair['b_minus_a']:+.3f} [{low:+.3f}, {high:+.3f}] | "
+                f"{pair['sign_test_p']:.3f} | "
+                f"{1000 * sum(g['blueprint_s'] for g in games) / n:.0f} | "
+                f"{1000 * sum(g['search_s'] for g in games) / n:.0f} | "
+                f"{_load(report.get('load_start'))} / {_load(report.get('load_end'))} |"
+            )
+        commands.append(f"- {path.stem}: `{report['command']}`")
     return [*rows, "", *commands]
 
 
@@ -96,6 +131,13 @@ def page(folder: Path, models: Path) -> str:
             "## Rounds",
             "",
             *round_rows(models),
+            "",
+            "## Each round alone and with search over it",
+            "",
+            "Wall milliseconds per game on a shared machine: compare times within a row, "
+            "not across runs made at different loads.",
+            "",
+            *search_rows(folder),
             "",
             "## Paired comparisons on held-out deals",
             "",
