@@ -221,7 +221,8 @@ def make_policy(spec: str) -> Policy:
 
         return shared_policy(_network(arg))
     if name == "search" and arg:
-        from shipwreck_agents.search.sparta import parse_search_spec, shared_search_policy
+        from shipwreck_agents.search.options import parse_search_spec
+        from shipwreck_agents.search.sparta import shared_search_policy
 
         path, options = parse_search_spec(arg)
         team = shipped_team(path)

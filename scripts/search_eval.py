@@ -33,7 +33,8 @@ from shipwreck_agents.convention import search as convention_search
 from shipwreck_agents.evaluation.evaluate import game_seed, play_game, wilson_interval
 from shipwreck_agents.evaluation.paired import paired_difference
 from shipwreck_agents.search.blueprint import BlueprintSearch
-from shipwreck_agents.search.sparta import DEFAULT_PHASES, SearchTeamPolicy, parse_phases
+from shipwreck_agents.search.options import DEFAULT_PHASES, parse_phases
+from shipwreck_agents.search.sparta import SearchTeamPolicy
 from shipwreck_env.config import GameConfig
 from shipwreck_env.policy import Team
 

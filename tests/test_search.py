@@ -19,14 +19,13 @@ from test_fast_team import (  # noqa: E402
 from test_leaks import swapped, twin  # noqa: E402
 
 from shipwreck_agents.registry import make_policy  # noqa: E402
-from shipwreck_agents.search.sparta import (  # noqa: E402
+from shipwreck_agents.search.options import (  # noqa: E402
     SEARCH_PHASES,
-    SearchTeamPolicy,
     parse_phases,
     parse_search_spec,
-    rollout_values,
-    sample_worlds,
 )
+from shipwreck_agents.search.sparta import SearchTeamPolicy, rollout_values  # noqa: E402
+from shipwreck_agents.search.worlds import sample_worlds  # noqa: E402
 from shipwreck_env.actions import ACTIONS, NUM_ACTIONS  # noqa: E402
 from shipwreck_env.config import GameConfig  # noqa: E402
 from shipwreck_env.engine import new_game, step_inplace  # noqa: E402

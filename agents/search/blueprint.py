@@ -12,7 +12,7 @@
    blueprint's reading of the turn (``posterior(view)``: for the convention, the group's
    Bayesian reading of the public code, i.e. the hands the code maps to the line seen),
    or from the number line times the unseen copies for a blueprint with no reading; the
-   other hidden fates and the deck are drawn as :func:`~shipwreck_agents.search.sparta.sample_worlds`
+   other hidden fates and the deck are drawn as :func:`~shipwreck_agents.search.worlds.sample_worlds`
    draws them (worlds that do not reproduce every public event are dropped). Only the
    view is read: the search never asks for the real game's state.
 3. **Rollouts on the reference engine.** For every candidate action and world, a copy of
@@ -42,7 +42,8 @@ import numpy as np
 
 from shipwreck_agents.convention.team import ConventionPolicy
 from shipwreck_agents.scripted.knowledge import literal_posterior
-from shipwreck_agents.search.sparta import SearchStats, sample_worlds
+from shipwreck_agents.search.sparta import SearchStats
+from shipwreck_agents.search.worlds import sample_worlds
 from shipwreck_env.actions import ACTIONS
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import step_inplace

@@ -53,27 +53,24 @@ from shipwreck_agents.learned.policy_belief import (
     carry_weights,
     likelihood,
 )
-from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES
-from shipwreck_env.engine import legal_actions, step_inplace
+from shipwreck_agents.search.options import (
+    DEFAULT_PHASES,
+    check_search_options,
+    parse_phases,
+)
+from shipwreck_agents.search.worlds import line_weights, sample_worlds
 from shipwreck_env.public_record import hand_play_masks
-from shipwreck_env.scenario import ForcedDraws, hypothetical_turn_start
-from shipwreck_env.state import PHASES, Phase, State
+from shipwreck_env.state import Phase, State
 from shipwreck_env.vector import VectorGame
 from shipwreck_env.vector.tables import COVERED_SETS
 from shipwreck_env.view import AgentView
 
 __all__ = [
     "BELIEF_KINDS",
-    "DEFAULT_PHASES",
-    "SEARCH_PHASES",
     "RolloutBelief",
     "SearchStats",
     "SearchTeamPolicy",
-    "check_search_options",
-    "parse_phases",
-    "parse_search_spec",
     "rollout_values",
-    "sample_worlds",
     "shared_search_policy",
 ]
 
@@ -82,170 +79,6 @@ BELIEF_KINDS = ("literal", *POLICY_KINDS)
 
 _NUM_PLAYS = int((PLAY_VALUE > 0).sum())  # the play actions come first in the table
 _VALUES = np.arange(1, 8)
-
-
-def _bit(line: int, value: int) -> bool:
-    return bool(line >> (value - 1) & 1)
-
-
-# --- worlds ---------------------------------------------------------------------------
-
-
-def _start_pool(view: AgentView) -> list[int]:
-    """Copies of each value the observer could not place at the start of the turn: not
-    exiled, not on the table then, not in its own hand then."""
-    start = view.turn_start
-    pool = [FATE_COPIES - e for e in start.exiled]
-    for fates in start.table:
-        for v in fates:
-            pool[v - 1] -= 1
-    for v in _own_start_fates(view):
-        pool[v - 1] -= 1
-    return pool
-
-
-def _own_start_fates(view: AgentView) -> list[int]:
-    """The observer's fates at the turn start: its hands now, its plays this turn if it
-    is active, the fates it revealed this turn."""
-    out = [v for hand in view.my_hands for v in hand]
-    if view.is_active:
-        out += [value for value, _, _ in view.plays]
-    out += [e[2] for e in view.events if e[0] == "reveal" and e[1] in view.my_seats]
-    return out
-
-
-def _revealed(view: AgentView) -> dict[int, int]:
-    return {e[1]: e[2] for e in view.events if e[0] == "reveal"}
-
-
-def _draw(weights: np.ndarray, rng: np.random.Generator) -> int | None:
-    """A value 1..7 with probability proportional to ``weights`` (None if all zero)."""
-    total = weights.sum()
-    if total <= 0:
-        return None
-    return int(rng.choice(7, p=weights / total)) + 1
-
-
-def _hidden_deck(view: AgentView, rng: np.random.Generator) -> list[int]:
-    """The deck of one world: the visible top card, then every card whose place is not
-    public, shuffled (the few cards put back under the deck this game are shuffled in
-    too: a base game never reaches them)."""
-    start = view.turn_start
-    if start.deck_top < 0:
-        return []
-    known = {*start.slots, *start.faded, start.deck_top, *start.sands_waiting}
-    known |= {c for cards in start.attached for c in cards}
-    rest = [i for i, c in enumerate(CARDS) if c.set in view.config.card_sets and i not in known]
-    rng.shuffle(rest)
-    return [start.deck_top, *rest[: start.deck_size - 1]]
-
-
-def _world(view: AgentView, kept_belief: np.ndarray, rng: np.random.Generator) -> State | None:
-    """One world at the turn start, or None if the draw was impossible."""
-    start, seat = view.turn_start, view.active_seat
-    pool = np.array(_start_pool(view), np.float64)
-    revealed = _revealed(view)
-    if view.is_active:
-        hand = list(view.my_hands[view.my_seats.index(seat)])
-        hand += [value for value, _, _ in view.plays]
-        if view.carried_into_turn and view.my_carried in hand:  # the carried fate first
-            hand.remove(view.my_carried)
-            hand = [view.my_carried, *hand]
-    else:
-        kept = _draw(kept_belief * (pool > 0), rng)
-        if kept is None:
-            return None
-        pool[kept - 1] -= 1
-        hand = [kept] + [value for value, _, _ in view.plays]
-        if view.carried_into_turn:  # which of the two it carried: any the start line allows
-            orders = [h for h in (hand, hand[::-1]) if _bit(start.lines[seat], h[0])]
-            if not orders:
-                return None
-            hand = orders[int(rng.integers(len(orders)))]
-    held: dict[int, int] = {}
-    for other, count in enumerate(start.holding):
-        if other == seat or other in view.my_seats or count == 0:
-            continue
-        value = revealed.get(other)
-        if value is None:
-            bits = np.array([_bit(start.lines[other], v) for v in _VALUES], np.float64)
-            value = _draw(pool.clip(min=0) * bits, rng)
-        if value is None or pool[value - 1] <= 0:
-            return None
-        pool[value - 1] -= 1
-        held[other] = value
-    try:
-        s = hypothetical_turn_start(view, hand, carried=view.carried_into_turn)
-    except ValueError:
-        return None
-    for other, value in held.items():
-        s.hands[other] = [value]
-        s.bag[value - 1] -= 1
-    for own in view.my_seats:
-        if own != seat:
-            s.hands[own] = list(view.my_hands[view.my_seats.index(own)])
-            s.hands[own] += [e[2] for e in view.events if e[0] == "reveal" and e[1] == own]
-            for v in s.hands[own]:
-                s.bag[v - 1] -= 1
-    if min(s.bag) < 0:
-        return None
-    s.deck = _hidden_deck(view, rng)
-    return _replay(s, view)
-
-
-def _replay(s: State, view: AgentView) -> State | None:
-    """``s`` after the turn's public actions, or None if it shows another public course."""
-    draws = ForcedDraws(s, [])
-    for action in view.turn_actions:
-        if action not in legal_actions(s):
-            return None
-        try:
-            step_inplace(s, action, draws, check=False)
-        except ForcedDraws.Impossible:
-            return None
-    if view.deck_top is not None and s.deck and CARDS[s.deck[0]].id != view.deck_top:
-        # a card cycled this turn (Sparrows) showed the next one: put it where it is seen
-        seen = CARD_INDEX[view.deck_top]
-        if seen not in s.deck:
-            return None
-        where = s.deck.index(seen)
-        s.deck[0], s.deck[where] = s.deck[where], s.deck[0]
-    same = (
-        s.events == list(view.events)
-        and PHASES[s.phase] == view.phase
-        and s.decider == view.decider
-        and tuple(s.lines) == view.lines
-        and [len(h) for h in s.hands] == list(view.holding)
-    )
-    return s if same else None
-
-
-def sample_worlds(
-    view: AgentView,
-    kept_belief: np.ndarray,
-    rng: np.random.Generator,
-    count: int,
-    tries: int = 8,
-) -> list[State]:
-    """Up to ``count`` worlds consistent with everything ``view`` shows (fewer if
-    ``count * tries`` draws did not give them).
-
-    Args:
-        view: the deciding player's view.
-        kept_belief: float[7], the team's belief over the active seat's kept fate (unused
-            when the observer is the active player).
-        rng: the only source of randomness.
-        count: worlds wanted.
-        tries: draws allowed per world wanted.
-    """
-    worlds: list[State] = []
-    for _ in range(count * tries):
-        world = _world(view, kept_belief, rng)
-        if world is not None:
-            worlds.append(world)
-            if len(worlds) == count:
-                break
-    return worlds
 
 
 # --- rollouts -------------------------------------------------------------------------
@@ -498,99 +331,6 @@ class SearchStats:
     worlds: list[int] = field(default_factory=list)
 
 
-SEARCH_PHASES = ("play", "group", "steal", "after_play")
-"""Decisions the search can consider: ``play`` is the active player's first play of the
-turn, ``group`` the leader's group decisions, ``steal`` and ``after_play`` the active
-player's decisions of those phases."""
-
-DEFAULT_PHASES = ("play", "group")
-
-
-def parse_phases(text: str) -> tuple[str, ...]:
-    """``"play+group+steal"`` -> the phases in :data:`SEARCH_PHASES` order.
-
-    Raises:
-        ValueError: an unknown phase or none, naming the phases allowed.
-    """
-    names = [n for n in text.split("+") if n]
-    bad = [n for n in names if n not in SEARCH_PHASES]
-    if bad or not names:
-        raise ValueError(
-            f"search phases {text!r}: {bad or 'none given'} not allowed; allowed: "
-            f"{'+'.join(SEARCH_PHASES)} (any of them joined by '+')"
-        )
-    return tuple(p for p in SEARCH_PHASES if p in names)
-
-
-MAX_SAMPLES = 100_000
-"""The most rollouts a search setting may ask for per choice (a bound on one decision's cost)."""
-
-_OPTIONS_ALLOWED = (
-    f"samples=N (an integer from 1 to {MAX_SAMPLES}), margin=M (a finite number >= 0), "
-    f"uncertain=U (0 < U <= 1), confirm=C (an integer from 0 to {MAX_SAMPLES})"
-)
-
-
-def _is_count(x: object, least: int) -> bool:
-    """Is ``x`` an integer (a bool is not one) of at least ``least``?"""
-    return not isinstance(x, bool) and isinstance(x, (int, np.integer)) and x >= least
-
-
-def check_search_options(samples: int, margin: float, uncertain: float, confirm: int = 0) -> None:
-    """Refuse search settings out of range (the one check, for the constructor and the
-    ``search:`` spec alike).
-
-    Raises:
-        ValueError: naming the bad value and what is allowed.
-    """
-    if not (_is_count(samples, 1) and samples <= MAX_SAMPLES):
-        raise ValueError(f"search samples={samples!r} is not allowed; allowed: {_OPTIONS_ALLOWED}")
-    if not 0 <= margin < float("inf"):  # also refuses NaN
-        raise ValueError(f"search margin={margin!r} is not allowed; allowed: {_OPTIONS_ALLOWED}")
-    if not 0 < uncertain <= 1:
-        raise ValueError(
-            f"search uncertain={uncertain!r} is not allowed; allowed: {_OPTIONS_ALLOWED}"
-        )
-    if not (_is_count(confirm, 0) and confirm <= MAX_SAMPLES):
-        raise ValueError(f"search confirm={confirm!r} is not allowed; allowed: {_OPTIONS_ALLOWED}")
-
-
-def parse_search_spec(arg: str) -> tuple[str, dict]:
-    """``PATH[,samples=N][,margin=M][,uncertain=U][,confirm=C][,phases=P+Q]`` -> (path,
-    options).
-
-    Raises:
-        ValueError: an unknown option or a bad value, naming what is allowed.
-    """
-    path, *parts = arg.split(",")
-    options: dict = {}
-    kinds = {
-        "samples": int,
-        "margin": float,
-        "uncertain": float,
-        "confirm": int,
-        "phases": parse_phases,
-    }
-    for part in parts:
-        key, _, value = part.partition("=")
-        if key not in kinds:
-            raise ValueError(
-                f"search option {part[:60]!r} is not known; allowed: samples=N, margin=M, "
-                "uncertain=U, confirm=C, phases=P+Q"
-            )
-        try:
-            options[key] = kinds[key](value)
-        except ValueError as error:
-            if key == "phases":
-                raise
-            raise ValueError(
-                f"search option {part[:60]!r} has a bad value; allowed: {_OPTIONS_ALLOWED}"
-            ) from error
-    given = {k: v for k, v in options.items() if k != "phases"}
-    check_search_options(**{"samples": 1, "margin": 0.0, "uncertain": 1.0, **given})  # in range
-    return path, options
-
-
 _SHARED: dict[tuple, SearchTeamPolicy] = {}
 
 
@@ -750,4 +490,4 @@ class SearchTeamPolicy(FastTeamPolicy):
         if self.last_belief is not None:
             return np.asarray(self.last_belief, np.float64)
         line = view.lines[view.active_seat]
-        return np.array([_bit(line, v) for v in _VALUES], np.float64)
+        return line_weights(line)

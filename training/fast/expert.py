@@ -37,7 +37,8 @@ from shipwreck_agents.base import Team
 from shipwreck_agents.evaluation.evaluate import game_seed, play_game
 from shipwreck_agents.learned.actor_critic import export_sb3, load_sb3
 from shipwreck_agents.learned.sb3 import read_meta
-from shipwreck_agents.search.sparta import DEFAULT_PHASES, SearchTeamPolicy
+from shipwreck_agents.search.options import DEFAULT_PHASES
+from shipwreck_agents.search.sparta import SearchTeamPolicy
 from shipwreck_env.config import GameConfig
 from shipwreck_training.fast.imitation import Recording, fit_policy
 
