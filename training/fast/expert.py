@@ -20,6 +20,19 @@ One round (issue 40, item 3):
 
 Writes the distilled network with its ``.meta.json`` (which names the round, its
 blueprint, the recording's seed and counts) and prints the round's figures as JSON.
+``--uncertain`` and ``--phases`` set the search as ``search:PATH`` does (the shipped
+setting is ``--samples 32 --uncertain 0.99 --phases play+group+steal+after_play``).
+
+A large recording can be made by several processes at once, on seeds of their own, and
+distilled together::
+
+    python -m shipwreck_training.fast.expert --model M --seed 40002 ... \
+        --save-recording A.npz --record-only       # and B.npz on another seed
+    python -m shipwreck_training.fast.expert --model M --recordings A.npz,B.npz --out R.pth
+
+``--record-only`` writes the decisions and, beside them, ``A.counts.json`` (the command,
+the counts, the search settings); ``--recordings`` joins the recordings in the order
+given (:func:`join_recordings`: same difficulties and search settings) and distils them.
 """
 
 from __future__ import annotations
@@ -37,12 +50,12 @@ from shipwreck_agents.base import Team
 from shipwreck_agents.evaluation.evaluate import game_seed, play_game
 from shipwreck_agents.learned.actor_critic import export_sb3, load_sb3
 from shipwreck_agents.learned.sb3 import read_meta
-from shipwreck_agents.search.options import DEFAULT_PHASES
+from shipwreck_agents.search.options import DEFAULT_PHASES, parse_phases
 from shipwreck_agents.search.sparta import SearchTeamPolicy
 from shipwreck_env.config import GameConfig
 from shipwreck_training.fast.imitation import Recording, fit_policy
 
-__all__ = ["SearchRecorder", "distil", "main", "record_search"]
+__all__ = ["SearchRecorder", "distil", "join_recordings", "main", "record_search"]
 
 
 class SearchRecorder(SearchTeamPolicy):
@@ -173,47 +186,150 @@ class _FitSettings:
         )
 
 
+def _counts_path(recording: str | Path) -> Path:
+    """Where a saved recording's counts and command are written (beside the ``.npz``)."""
+    return Path(recording).with_suffix(".counts.json")
+
+
+_SEARCH_KEYS = ("samples", "margin", "uncertain", "phases")
+
+
+def join_recordings(paths: list[str]) -> tuple[Recording, dict, dict]:
+    """The decisions of several recordings saved with ``--save-recording`` (each with its
+    ``.counts.json`` beside it), joined in order; their counts summed per difficulty; and
+    what made them (the search settings they share, the files and their commands).
+
+    Raises:
+        ValueError: a missing file, or recordings of other difficulties (the decisions'
+            ``difficulty`` indexes each recording's own list, so they must be the same) or
+            of other search settings.
+    """
+    parts, total, commands, order, search = [], {}, [], None, None
+    for path in paths:
+        counts_file = _counts_path(path)
+        if not Path(path).is_file() or not counts_file.is_file():
+            raise ValueError(
+                f"recording {path!r}: needs the .npz and its {counts_file.name} beside it; "
+                "allowed: files written by --save-recording"
+            )
+        info = json.loads(counts_file.read_text())
+        if order is None:
+            order = list(info["recording"])
+        elif list(info["recording"]) != order:
+            raise ValueError(
+                f"recording {path!r} has difficulties {list(info['recording'])}; allowed: "
+                f"the same as the first recording's, {order}"
+            )
+        settings = {k: info[k] for k in _SEARCH_KEYS}
+        if search is None:
+            search = settings
+        elif settings != search:
+            raise ValueError(
+                f"recording {path!r} was searched with {settings}; allowed: the same search "
+                f"settings as the first recording's, {search}"
+            )
+        parts.append(Recording.load(path))
+        commands.append(info["command"])
+        for difficulty, figures in info["recording"].items():
+            into = total.setdefault(difficulty, dict.fromkeys(figures, 0))
+            for key, value in figures.items():
+                into[key] += value
+    made = {**search, "recordings": list(paths), "recording_commands": commands}
+    return Recording.join(parts), total, made
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line: one round of expert iteration (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", required=True, help="the blueprint network (.pth)")
-    parser.add_argument("--out", required=True, help="the distilled network (.pth)")
+    parser.add_argument("--out", help="the distilled network (.pth)")
     parser.add_argument("--games", type=int, default=300, help="games per difficulty")
     parser.add_argument("--difficulties", default="normal,hard,doomed")
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--seed", type=int, default=40001, help="a training seed")
     parser.add_argument("--samples", type=int, default=16, help="worlds per search")
     parser.add_argument("--margin", type=float, default=0.1)
+    parser.add_argument(
+        "--uncertain",
+        type=float,
+        default=0.95,
+        help="search only where the blueprint gives its choice less than this probability",
+    )
+    parser.add_argument(
+        "--phases",
+        type=parse_phases,
+        default=DEFAULT_PHASES,
+        help=f"the decisions searched, joined by '+' (default {'+'.join(DEFAULT_PHASES)})",
+    )
     parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--learning-rate", type=float, default=1e-4)
     parser.add_argument("--changed-weight", type=int, default=8)
     parser.add_argument("--save-recording", help="also write the decisions (.npz)")
+    parser.add_argument(
+        "--record-only",
+        action="store_true",
+        help="with --save-recording: record and stop (no distillation, no --out)",
+    )
+    parser.add_argument(
+        "--recordings",
+        help="distil from these saved recordings (comma-separated .npz) instead of recording",
+    )
     args = parser.parse_args(argv)
+    command = "python -m shipwreck_training.fast.expert " + " ".join(
+        sys.argv[1:] if argv is None else argv
+    )
     if args.games < 1:
         parser.error(f"--games {args.games}: allowed a whole number >= 1")
+    if args.record_only and not args.save_recording:
+        parser.error("--record-only needs --save-recording FILE.npz")
+    if args.record_only and args.recordings:
+        parser.error("--record-only records; --recordings distils saved ones: give one of them")
+    if not args.record_only and not args.out:
+        parser.error("--out FILE.pth is needed unless --record-only")
     meta = read_meta(args.model)
-    configs = [
-        GameConfig(
-            num_players=args.players,
-            difficulty=d,
-            card_sets=",".join(meta.get("card_sets", ["base"])),
-            group_decision=meta.get("group_decision", "leader"),
-            challenge_mode=meta.get("challenge_mode", False),
-        )
-        for d in args.difficulties.split(",")
-    ]
     start = time.perf_counter()
-    data, counts = record_search(
-        args.model,
-        configs,
-        args.games,
-        args.seed,
-        samples=args.samples,
-        margin=args.margin,
-        phases=DEFAULT_PHASES,
-    )
-    if args.save_recording:
-        data.save(args.save_recording)
+    options = {
+        "samples": args.samples,
+        "margin": args.margin,
+        "uncertain": args.uncertain,
+        "phases": list(args.phases),
+    }
+    if args.recordings:
+        try:
+            data, counts, recorded = join_recordings(args.recordings.split(","))
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+    else:
+        configs = [
+            GameConfig(
+                num_players=args.players,
+                difficulty=d,
+                card_sets=",".join(meta.get("card_sets", ["base"])),
+                group_decision=meta.get("group_decision", "leader"),
+                challenge_mode=meta.get("challenge_mode", False),
+            )
+            for d in args.difficulties.split(",")
+        ]
+        data, counts = record_search(
+            args.model,
+            configs,
+            args.games,
+            args.seed,
+            samples=args.samples,
+            margin=args.margin,
+            uncertain=args.uncertain,
+            phases=args.phases,
+        )
+        recorded = {**options}
+        if args.save_recording:
+            data.save(args.save_recording)
+            _counts_path(args.save_recording).write_text(
+                json.dumps({"command": command, "recording": counts, **options}, indent=1)
+            )
+        if args.record_only:
+            print(json.dumps({"recording": counts, "seconds": time.perf_counter() - start}))
+            return 0
     model = load_sb3(args.model)
     fit = distil(
         model,
@@ -230,12 +346,10 @@ def main(argv: list[str] | None = None) -> int:
         **meta,
         "expert_iteration": {
             "blueprint": str(args.model),
-            "command": "python -m shipwreck_training.fast.expert "
-            + " ".join(sys.argv[1:] if argv is None else argv),
+            "command": command,
             "recording": counts,
             "fit": fit,
-            "samples": args.samples,
-            "margin": args.margin,
+            **recorded,
             "epochs": args.epochs,
             "learning_rate": args.learning_rate,
             "changed_weight": args.changed_weight,
