@@ -3,7 +3,9 @@
     python scripts/expert_table.py [--dir results/expert] [--models results/models/expert]
 
 Reads each round's ``.meta.json`` beside its network (what the search recorded and what
-the distillation fitted, written by ``python -m shipwreck_training.fast.expert``) and every
+the distillation fitted, written by ``python -m shipwreck_training.fast.expert``; for a
+round's PPO fine-tune, its ``fine_tune`` block: where it started, its steps, the
+trainer's last evaluation and its commands) and every
 paired comparison in the results folder (the ``--out`` JSON of ``scripts/paired_eval.py``),
 and writes one Markdown page: the rounds, then per comparison and difficulty both win
 rates, the paired difference with its 95% interval, the sign test and the deals only one
@@ -31,8 +33,12 @@ def round_rows(models: Path) -> list[str]:
     ]
     commands = []
     for meta_path in sorted(models.glob("round*.meta.json")):
-        info = json.loads(meta_path.read_text())["expert_iteration"]
+        meta = json.loads(meta_path.read_text())
         name = meta_path.name.removesuffix(".meta.json")
+        if "fine_tune" in meta:
+            commands.append(fine_tune_line(name, meta["fine_tune"]))
+            continue
+        info = meta["expert_iteration"]
         fit = info["fit"]
         before = fit["agreement_before"]
         after = fit["agreement_after"]
@@ -52,6 +58,20 @@ def round_rows(models: Path) -> list[str]:
             f"`{info['command']}`"
         )
     return [*rows, "", *commands]
+
+
+def fine_tune_line(name: str, tune: dict) -> str:
+    """The line of a round's PPO fine-tune: what it started from, its steps, the trainer's
+    own last evaluation and the commands that made it."""
+    rates = ", ".join(f"{d} {r['win_rate']:.3f}" for d, r in tune["final_eval"].items())
+    games = next(iter(tune["final_eval"].values()))["games"]
+    commands = "; ".join(f"`{c}`" for c in tune["commands"])
+    return (
+        f"- {name}: PPO fine-tune of `{tune['from']}` for {tune['steps']:,} steps "
+        f"({tune['wall_seconds'] / 60:.0f} min); the trainer's last evaluation ({games} "
+        f"greedy games a difficulty, batched engine, seed {tune['final_eval_seed']}): "
+        f"{rates}: {commands}"
+    )
 
 
 def comparison_rows(folder: Path) -> list[str]:

@@ -88,3 +88,27 @@ def test_main_writes_the_readme(tmp_path):
     folder, models = _files(tmp_path)
     assert expert_table.main(["--dir", str(folder), "--models", str(models)]) == 0
     assert (folder / "README.md").read_text() == expert_table.page(folder, models)
+
+
+def test_a_round_s_ppo_fine_tune_is_listed_with_its_evaluation_and_commands(tmp_path):
+    folder, models = _files(tmp_path)
+    tune = {
+        "from": "results/models/expert/round1.pth",
+        "commands": ["python scripts/warm_start_run.py X RUN", "python -m fast --resume RUN"],
+        "steps": 8124480,
+        "wall_seconds": 360.0,
+        "final_eval": {
+            "normal": {"games": 500, "win_rate": 0.99},
+            "doomed": {"games": 500, "win_rate": 0.808},
+        },
+        "final_eval_seed": 1000003,
+    }
+    (models / "round1_ppo.meta.json").write_text(json.dumps({"fine_tune": tune}))
+    text = expert_table.page(folder, models)
+    assert (
+        "- round1_ppo: PPO fine-tune of `results/models/expert/round1.pth` for 8,124,480 "
+        "steps (6 min); the trainer's last evaluation (500 greedy games a difficulty, "
+        "batched engine, seed 1000003): normal 0.990, doomed 0.808: "
+        "`python scripts/warm_start_run.py X RUN`; `python -m fast --resume RUN`"
+    ) in text
+    assert "| round1 | hard | 4 | 0.750 | 40 | 9 | 2 | 7 |" in text  # the round itself stays
