@@ -288,12 +288,6 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--out FILE.pth is needed unless --record-only")
     meta = read_meta(args.model)
     start = time.perf_counter()
-    options = {
-        "samples": args.samples,
-        "margin": args.margin,
-        "uncertain": args.uncertain,
-        "phases": list(args.phases),
-    }
     if args.recordings:
         try:
             data, counts, recorded = join_recordings(args.recordings.split(","))
@@ -321,11 +315,16 @@ def main(argv: list[str] | None = None) -> int:
             uncertain=args.uncertain,
             phases=args.phases,
         )
-        recorded = {**options}
+        recorded = {
+            "samples": args.samples,
+            "margin": args.margin,
+            "uncertain": args.uncertain,
+            "phases": list(args.phases),
+        }
         if args.save_recording:
             data.save(args.save_recording)
             _counts_path(args.save_recording).write_text(
-                json.dumps({"command": command, "recording": counts, **options}, indent=1)
+                json.dumps({"command": command, "recording": counts, **recorded}, indent=1)
             )
         if args.record_only:
             print(json.dumps({"recording": counts, "seconds": time.perf_counter() - start}))
