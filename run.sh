@@ -3,5 +3,5 @@
 # tests use) and run the main job: play games at every difficulty and print the table.
 set -euo pipefail
 cd "$(dirname "$0")"
-scripts/setup.sh --main
+lab/tools/setup.sh --main
 exec .venv/bin/shipwreck-arcana main "$@"

@@ -6,10 +6,10 @@
 # any part failed.
 set -euo pipefail
 cd "$(dirname "$0")"
-scripts/setup.sh
+lab/tools/setup.sh
 # The batched kernels compile into their caches first (minutes cold, seconds warm), on
 # both cores at once, instead of inside the first test that needs each.
-.venv/bin/python scripts/warm_kernels.py
+.venv/bin/python lab/tools/warm_kernels.py
 if [ $# -gt 0 ]; then
     exec .venv/bin/python -m pytest -n 2 "$@"
 fi

@@ -10,7 +10,7 @@ naming the source and the command. A network trained with the first-play belief
 (``policy``) can be read with the carried one (``policy_carry``): both blocks are a
 posterior over the active seat's kept fate under the team's own play policy, the carried
 one with the memory of the turn that fate was kept (``training/common/belief.py``).
-``research/belief_kinds_eval.py --paired`` measures what that changes on the same deals.
+``lab/studies/belief_kinds_eval.py --paired`` measures what that changes on the same deals.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ drifts). Prints a table with ratios to OpenSpiel's Hanabi and writes JSON with e
 
 It lives with the applications, not in the core package: it measures the game beside
 other libraries' games and the agents' batched partner, which the core must not import.
-The trainers' benchmarks (they need ``shipwreck_training``) are in ``benchmarks/``.
+The trainers' benchmarks (they need ``shipwreck_training``) are in the lab, ``lab/bench/``.
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ __all__ = ["BENCHMARKS", "main", "run_benchmarks"]
 
 
 def _engine(config_kwargs: dict) -> Callable[[float], float]:
-    from shipwreck_env.config import GameConfig
-    from shipwreck_env.engine import legal_actions, new_game, step_inplace
+    from shipwreck_env.rules.config import GameConfig
+    from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
 
     config = GameConfig(**config_kwargs)
 

@@ -17,8 +17,8 @@ import numpy as np
 import shipwreck_env
 from shipwreck_agents.registry import SPECS
 from shipwreck_apps.arguments import at_least, between
-from shipwreck_env.config import DIFFICULTIES, GROUP_DECISIONS, GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.rules.config import DIFFICULTIES, GROUP_DECISIONS, GameConfig
+from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
 
 __all__ = ["build_parser", "main", "one_torch_thread", "random_games"]
 

@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
 def _play(args: argparse.Namespace) -> int:
     from shipwreck_apps.play.table import PlayError, Table
     from shipwreck_apps.play.terminal import play_terminal
-    from shipwreck_env.config import GameConfig
+    from shipwreck_env.rules.config import GameConfig
 
     try:
         if args.resume:

@@ -1,8 +1,19 @@
 """Shipwreck Arcana: an exact rules engine and a PettingZoo / Gymnasium environment.
 
-The rules (``cards``, ``rules``, ``state``, ``engine``, the batched engine ``vector``)
-need neither gymnasium nor pettingzoo: importing this package loads neither of them
-itself. The RL adapters sit on top and load on first use.
+Three rooms, each a subpackage whose docstring lists what lives there, stacked so that
+imports point down only:
+
+* :mod:`shipwreck_env.envs` -- the environments: the AEC env, the Gymnasium ids and
+  their vector envs, the policy interface they take, rendering;
+* :mod:`shipwreck_env.vector` -- the compiled rules: the batched engine
+  (:class:`~shipwreck_env.vector.VectorGame`), its kernels, arrays and conversion;
+* :mod:`shipwreck_env.rules` -- the reference rules: cards, state, the engine, the
+  turn's parts, observations, saving and scenarios.
+
+The rules and the batched engine need neither gymnasium nor pettingzoo: importing this
+package loads neither of them itself. The RL adapters sit on top and load on first use.
+Modules imported by their paths from before the rooms (``shipwreck_env.engine``) still
+load, with a ``DeprecationWarning`` naming the new path (:mod:`shipwreck_env._moved`).
 
 When gymnasium is installed, ``import shipwreck_env`` registers the Gymnasium ids
 (Gymnasium >= 1.0 has no entry-point plugins, so registration happens here):
@@ -12,11 +23,11 @@ When gymnasium is installed, ``import shipwreck_env`` registers the Gymnasium id
 * ``ShipwreckArcana-Predict-v0`` -- the learner is the group, partners the active player.
 
 Each id also has a batched vector env, the default of ``gymnasium.make_vec``:
-:class:`~shipwreck_env.vector.gym_vector.ShipwreckVectorEnv` for self-play and
-:class:`~shipwreck_env.vector.gym_roles.ShipwreckRoleVectorEnv` for the other two.
+:class:`~shipwreck_env.envs.gym_vector.ShipwreckVectorEnv` for self-play and
+:class:`~shipwreck_env.envs.gym_roles.ShipwreckRoleVectorEnv` for the other two.
 
 ``shipwreck_env.env(**config)`` / ``raw_env(**config)`` give the PettingZoo AEC env
-(imported from :mod:`shipwreck_env.aec_env` when first asked for; needs pettingzoo).
+(imported from :mod:`shipwreck_env.envs.aec_env` when first asked for; needs pettingzoo).
 """
 
 from __future__ import annotations
@@ -24,10 +35,11 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from shipwreck_env.config import GameConfig
+from shipwreck_env import _moved
+from shipwreck_env.rules.config import GameConfig
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time they load on first use
-    from shipwreck_env.aec_env import env, raw_env
+    from shipwreck_env.envs.aec_env import env, raw_env
 
 __all__ = ["GameConfig", "env", "raw_env"]
 __version__ = "0.1.0"
@@ -38,12 +50,12 @@ _GYM_IDS = {
     "ShipwreckArcana-Predict-v0": "predict",
 }
 _VECTOR_ENTRY_POINTS = {
-    "self": "shipwreck_env.vector.gym_vector:ShipwreckVectorEnv",
-    "play": "shipwreck_env.vector.gym_roles:ShipwreckRoleVectorEnv",
-    "predict": "shipwreck_env.vector.gym_roles:ShipwreckRoleVectorEnv",
+    "self": "shipwreck_env.envs.gym_vector:ShipwreckVectorEnv",
+    "play": "shipwreck_env.envs.gym_roles:ShipwreckRoleVectorEnv",
+    "predict": "shipwreck_env.envs.gym_roles:ShipwreckRoleVectorEnv",
 }
 """Role -> the batched vector env ``gymnasium.make_vec(..., "vector_entry_point")`` makes."""
-_LAZY = {"env": "shipwreck_env.aec_env", "raw_env": "shipwreck_env.aec_env"}
+_LAZY = {"env": "shipwreck_env.envs.aec_env", "raw_env": "shipwreck_env.envs.aec_env"}
 """Public names of the RL adapters -> the module that defines them (loaded on first use,
 so that the rules import without pettingzoo)."""
 
@@ -62,7 +74,7 @@ def _register_gym_ids() -> None:
         if env_id not in registry:
             register(
                 id=env_id,
-                entry_point="shipwreck_env.gym_env:ShipwreckGymEnv",
+                entry_point="shipwreck_env.envs.gym_env:ShipwreckGymEnv",
                 vector_entry_point=_VECTOR_ENTRY_POINTS[role],
                 kwargs={"role": role},
             )
@@ -82,4 +94,5 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
 
 
+_moved.install()
 _register_gym_ids()

@@ -1,6 +1,6 @@
 """Settings a test may change for its process and the next tests must not inherit, the
-order the suite runs in, and :func:`load_script`, how a test gets a program of
-``scripts/``, ``research/`` or ``benchmarks/`` as a module."""
+order the suite runs in, and :func:`load_script`, how a test gets a program of the lab
+(``lab/``) as a module."""
 
 from __future__ import annotations
 
@@ -15,14 +15,23 @@ import pytest
 
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPTS = ROOT / "scripts"
-"""The repository's ``scripts/`` folder (not a package: its files are run by path)."""
-PROGRAM_FOLDERS = ("scripts", "research", "benchmarks")
-"""The folders of programs run by path: results generators, research probes, benchmarks."""
+LAB = ROOT / "lab"
+"""The lab: programs run by path (not a package), in rooms by kind (``lab/README.md``)."""
 
 
-def load_script(name: str, *, register: bool = False, folder: str = "scripts") -> ModuleType:
-    """Run ``<folder>/<name>.py`` once and return it as a fresh module called ``name``.
+def lab_program(name: str) -> Path:
+    """The path of the lab's program ``name`` (file name without ``.py``), whichever room
+    it is in; names are unique across the lab (``tests/test_layout_lab.py``)."""
+    found = sorted(LAB.glob(f"*/{name}.py"))
+    if len(found) != 1:
+        known = sorted(p.stem for p in LAB.glob("*/*.py"))
+        raise ValueError(f"lab program {name!r} is not allowed; allowed: {known}")
+    return found[0]
+
+
+def load_script(name: str, *, register: bool = False) -> ModuleType:
+    """Run the lab's ``<room>/<name>.py`` once and return it as a fresh module called
+    ``name``.
 
     While the file runs, its folder is first on ``sys.path``, as it is when the
     script is started from the command line, so a script may import a sibling script
@@ -34,12 +43,10 @@ def load_script(name: str, *, register: bool = False, folder: str = "scripts") -
         register: also enter the module in ``sys.modules`` under ``name`` before it
             runs, for code that looks it up by name (worker processes that unpickle one
             of its functions).
-        folder: one of :data:`PROGRAM_FOLDERS`.
     """
-    if folder not in PROGRAM_FOLDERS:
-        raise ValueError(f"folder {folder!r} is not allowed; allowed: {PROGRAM_FOLDERS}")
-    where = ROOT / folder
-    spec = importlib.util.spec_from_file_location(name, where / f"{name}.py")
+    path = lab_program(name)
+    where = path.parent
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None, name
     module = importlib.util.module_from_spec(spec)
     if register:

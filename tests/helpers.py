@@ -10,12 +10,12 @@ from pathlib import Path
 
 import numpy as np
 
-from shipwreck_env.actions import NUM_ACTIONS
-from shipwreck_env.config import DIFFICULTIES, GameConfig
-from shipwreck_env.engine import step
-from shipwreck_env.observation import ObservationLayout
-from shipwreck_env.rules import visible_mask
-from shipwreck_env.state import State
+from shipwreck_env.rules.actions import NUM_ACTIONS
+from shipwreck_env.rules.conditions import visible_mask
+from shipwreck_env.rules.config import DIFFICULTIES, GameConfig
+from shipwreck_env.rules.engine import step
+from shipwreck_env.rules.observation import ObservationLayout
+from shipwreck_env.rules.state import State
 
 
 def config_matrix() -> list[dict]:

@@ -1,4 +1,4 @@
-"""Tests of :mod:`shipwreck_env.actions`: the one numbered list of every decision.
+"""Tests of :mod:`shipwreck_env.rules.actions`: the one numbered list of every decision.
 
 The list has a fixed size (259) that never depends on the card sets, its blocks are
 contiguous and in the documented order, every action has a unique readable
@@ -12,8 +12,8 @@ import itertools
 
 import pytest
 
-from shipwreck_env import actions
-from shipwreck_env.actions import (
+from shipwreck_env.rules import actions
+from shipwreck_env.rules.actions import (
     ACTIONS,
     HOURS_TARGET,
     NUM_ACTIONS,
@@ -30,9 +30,9 @@ from shipwreck_env.actions import (
     predict_action,
     steal_action,
 )
-from shipwreck_env.cards import POWERS
-from shipwreck_env.powers import POWER_RULES
-from shipwreck_env.state import Phase
+from shipwreck_env.rules.cards import POWERS
+from shipwreck_env.rules.powers import POWER_RULES
+from shipwreck_env.rules.state import Phase
 
 VALUES = range(1, 8)
 SLOTS = range(NUM_SLOTS)

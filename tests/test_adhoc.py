@@ -22,10 +22,10 @@ from shipwreck_agents.scripted.heuristic import HeuristicPlayer
 from shipwreck_agents.scripted.natural import NaturalPlayer
 from shipwreck_agents.scripted.noisy import NoisyPolicy
 from shipwreck_apps.cli import main
-from shipwreck_env.actions import ACTIONS, HOURS_TARGET
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step_inplace
-from shipwreck_env.view import make_view
+from shipwreck_env.rules.actions import ACTIONS, HOURS_TARGET
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.rules.view import make_view
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTED_PARTNERS = ["literal", "natural"]  # quick partners for the benchmark's own tests

@@ -1,4 +1,4 @@
-"""The PettingZoo AEC environment (:mod:`shipwreck_env.aec_env`).
+"""The PettingZoo AEC environment (:mod:`shipwreck_env.envs.aec_env`).
 
 * PettingZoo's own ``api_test`` and ``seed_test`` over every configuration switch
   (player count, difficulty, group decision, challenge mode, reveal, card sets, reward,
@@ -10,7 +10,7 @@
 * Rewards, end infos, action masks, determinism, rendering, argument validation, the
   raw env's illegal-action error and ``view``.
 
-Authorities: the module docstring of ``shipwreck_env/aec_env.py`` (rewards, masks,
+Authorities: the module docstring of ``shipwreck_env/envs/aec_env.py`` (rewards, masks,
 episode end, seeding, arguments) and PettingZoo's AEC API.
 """
 
@@ -26,13 +26,13 @@ from helpers import config_matrix
 from pettingzoo.test import api_test, seed_test
 
 import shipwreck_env
-from shipwreck_env.actions import NUM_ACTIONS, PASS, predict_action
-from shipwreck_env.aec_env import ShipwreckWrapper, raw_env
-from shipwreck_env.cards import CARDS, POWER_INDEX
-from shipwreck_env.engine import IllegalActionError, legal_actions
-from shipwreck_env.observation import decode
-from shipwreck_env.state import PHASES, Phase, State
-from shipwreck_env.view import AgentView
+from shipwreck_env.envs.aec_env import ShipwreckWrapper, raw_env
+from shipwreck_env.rules.actions import NUM_ACTIONS, PASS, predict_action
+from shipwreck_env.rules.cards import CARDS, POWER_INDEX
+from shipwreck_env.rules.engine import IllegalActionError, legal_actions
+from shipwreck_env.rules.observation import decode
+from shipwreck_env.rules.state import PHASES, Phase, State
+from shipwreck_env.rules.view import AgentView
 
 DIFFICULTIES = {"easy": 0, "normal": 2, "hard": 4, "doomed": 6}
 

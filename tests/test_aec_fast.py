@@ -13,7 +13,7 @@ against the reference engine, and what every version keeps.
 * v0 stays importable with its own name and seeding; v1 pickles, loads a state, and
   raises the engine's error for an illegal action without changing anything.
 
-Authority: the module docstring of ``shipwreck_env/aec_env.py``.
+Authority: the module docstring of ``shipwreck_env/envs/aec_env.py``.
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ import pytest
 from helpers import config_matrix
 
 import shipwreck_env
-from shipwreck_env.actions import NUM_ACTIONS, PASS, predict_action
-from shipwreck_env.aec_env import raw_env, raw_env_v0
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import IllegalActionError, legal_actions, new_game, step_inplace
-from shipwreck_env.observation import ObservationLayout, encode
-from shipwreck_env.rewards import team_reward
-from shipwreck_env.state import Phase, State
+from shipwreck_env.envs.aec_env import raw_env, raw_env_v0
+from shipwreck_env.rules.actions import NUM_ACTIONS, PASS, predict_action
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import IllegalActionError, legal_actions, new_game, step_inplace
+from shipwreck_env.rules.observation import ObservationLayout, encode
+from shipwreck_env.rules.rewards import team_reward
+from shipwreck_env.rules.state import Phase, State
 from shipwreck_env.vector.chance import StreamGenerator, game_key, game_keys
 
 RULE_KEYS = ("reward", "belief")

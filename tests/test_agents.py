@@ -12,12 +12,12 @@ from shipwreck_agents.registry import make_policy, make_team
 from shipwreck_agents.scripted.bayes import BayesGroup, race_value
 from shipwreck_agents.scripted.heuristic import HeuristicPlayer
 from shipwreck_agents.scripted.simple import LiteralPolicy, OracleGroup, RandomPolicy
-from shipwreck_env.actions import NUM_ACTIONS, PASS, play_action, predict_action
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step, step_inplace
-from shipwreck_env.scenario import arrange
-from shipwreck_env.state import Phase, State
-from shipwreck_env.view import make_view
+from shipwreck_env.rules.actions import NUM_ACTIONS, PASS, play_action, predict_action
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions, new_game, step, step_inplace
+from shipwreck_env.rules.scenario import arrange
+from shipwreck_env.rules.state import Phase, State
+from shipwreck_env.rules.view import make_view
 
 TEAMS = [
     ("random", "random"),

@@ -1,9 +1,9 @@
-"""Each card's special effect has one home (:mod:`shipwreck_env.arcana` for card texts,
-:mod:`shipwreck_env.powers` for powers, attached ones included): no other module of the
+"""Each card's special effect has one home (:mod:`shipwreck_env.rules.arcana` for card texts,
+:mod:`shipwreck_env.rules.powers` for powers, attached ones included): no other module of the
 turn names those cards. What the effects do is tested in ``test_expansions.py``.
 
-Authority: the module docstrings of ``shipwreck_env/arcana.py`` and
-``shipwreck_env/powers.py``; the project's style guide, ``docs/development.md``
+Authority: the module docstrings of ``shipwreck_env/rules/arcana.py`` and
+``shipwreck_env/rules/powers.py``; the project's style guide, ``docs/development.md``
 ("One home per concept").
 """
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from shipwreck_env.arcana import FADES_BY_TEXT, fades_by_text_after
-from shipwreck_env.cards import CARDS
+from shipwreck_env.rules.arcana import FADES_BY_TEXT, fades_by_text_after
+from shipwreck_env.rules.cards import CARDS
 
 ROOT = Path(__file__).resolve().parent.parent
 STYLE_GUIDE = ROOT / "docs" / "development.md"

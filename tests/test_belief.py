@@ -11,10 +11,10 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("torchrl")
 
 from shipwreck_agents.learned.actor_critic import ActorCritic  # noqa: E402
-from shipwreck_env.actions import ACTIONS, NUM_ACTIONS  # noqa: E402
-from shipwreck_env.observation import encode  # noqa: E402
-from shipwreck_env.state import Phase  # noqa: E402
-from shipwreck_env.view import make_view  # noqa: E402
+from shipwreck_env.rules.actions import ACTIONS, NUM_ACTIONS  # noqa: E402
+from shipwreck_env.rules.observation import encode  # noqa: E402
+from shipwreck_env.rules.state import Phase  # noqa: E402
+from shipwreck_env.rules.view import make_view  # noqa: E402
 from shipwreck_training.common.belief import PolicyBelief, hypothetical_inputs  # noqa: E402
 from shipwreck_training.common.config import GameSettings  # noqa: E402
 from shipwreck_training.common.games import Games  # noqa: E402

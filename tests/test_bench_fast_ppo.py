@@ -1,4 +1,4 @@
-"""benchmarks/bench_fast_ppo.py refuses a bad config in one line before benching anything."""
+"""lab/bench/bench_fast_ppo.py refuses a bad config in one line before benching anything."""
 
 from __future__ import annotations
 

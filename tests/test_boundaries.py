@@ -22,7 +22,7 @@ except ModuleNotFoundError:  # Python 3.10
 
 import pytest
 
-from shipwreck_env.cards import CARDS
+from shipwreck_env.rules.cards import CARDS
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDER = {
@@ -218,14 +218,137 @@ def test_importing_a_folder_by_its_bare_name_says_what_to_import() -> None:
         assert f"import {name}" in out.stderr, out.stderr
 
 
+# --- the rooms of shipwreck_env ---------------------------------------------------------
+
+
+ENV_ROOMS = {"rules": set(), "vector": {"rules"}, "envs": {"rules", "vector"}}
+"""Each room of ``shipwreck_env`` and the rooms it may import besides itself, lowest
+first: the reference rules, the compiled rules, the environments (docs/development.md)."""
+ENV_TOP = {"__init__", "_moved"}
+"""The package's own top-level modules: the public face and the old paths' finder."""
+
+
+def env_room(path: Path) -> str:
+    """The room of ``shipwreck_env/`` a file is in: its subfolder, or its module's stem."""
+    parts = path.relative_to(ROOT / "shipwreck_env").parts
+    return parts[0] if len(parts) > 1 else Path(parts[0]).stem
+
+
+def test_every_core_module_sits_in_one_of_the_three_rooms() -> None:
+    rooms = {env_room(path) for path in (ROOT / "shipwreck_env").rglob("*.py")}
+    assert rooms - ENV_TOP == set(ENV_ROOMS)
+
+
+def test_the_core_rooms_import_only_the_rooms_below_them() -> None:
+    """Envs -> compiled rules -> reference rules, lazy imports included: a planted import
+    of ``shipwreck_env.vector`` in a reference-rules module fails this."""
+    offenders = {}
+    for path in sorted((ROOT / "shipwreck_env").rglob("*.py")):
+        room = env_room(path)
+        if room in ENV_TOP:
+            continue
+        reached = {
+            name.split(".")[1]
+            for name in imported_modules(path)
+            if name.startswith("shipwreck_env.") and name.count(".") >= 1
+        }
+        bad = reached - ENV_ROOMS[room] - {room}
+        if bad:
+            offenders[str(path.relative_to(ROOT))] = sorted(bad)
+    assert offenders == {}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def test_no_two_core_modules_import_each_other_in_a_circle() -> None:
+    """The import graph of ``shipwreck_env``'s modules (lazy imports included) has no
+        cycle: ``render`` and ``render_image`` once imported each other. ``from package
+        import module`` counts as importing that module (not the package's ``__init__``,
+    which Python has already started)."""
+    modules = {_module_name(p): p for p in (ROOT / "shipwreck_env").rglob("*.py")}
+    graph = {}
+    for name, path in modules.items():
+        edges = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                edges.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                subs = {f"{node.module}.{a.name}" for a in node.names} & set(modules)
+                edges.update(subs or {node.module})
+        graph[name] = {e for e in edges if e in modules and e != name and e != "shipwreck_env"}
+    assert find_cycle(graph) == []
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One cycle of ``graph`` as the list of its nodes (first one repeated at the end),
+    or ``[]`` when it has none (depth-first search)."""
+    done: set[str] = set()
+
+    def visit(node: str, path: list[str]) -> list[str]:
+        for nxt in sorted(graph[node]):
+            if nxt in path:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in done:
+                found = visit(nxt, [*path, nxt])
+                if found:
+                    return found
+        done.add(node)
+        return []
+
+    for start in sorted(graph):
+        if start not in done:
+            found = visit(start, [start])
+            if found:
+                return found
+    return []
+
+
+def test_every_old_import_path_gives_the_moved_module_and_names_its_new_path() -> None:
+    """Code written before the rooms keeps working: each old path of
+    ``shipwreck_env._moved.MOVED`` imports as the very module at its new path, with a
+    ``DeprecationWarning`` naming that path; the card conditions' old names under
+    ``shipwreck_env.rules`` are found in ``conditions`` the same way."""
+    code = textwrap.dedent(
+        """
+        import importlib, warnings
+        from shipwreck_env._moved import MOVED
+        bad = []
+        for old, new in MOVED.items():
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                module = importlib.import_module(old)
+            said = [str(w.message) for w in caught if w.category is DeprecationWarning]
+            if module is not importlib.import_module(new) or not any(new in s for s in said):
+                bad.append(old)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            from shipwreck_env.rules import kept_mask
+        from shipwreck_env.rules.conditions import kept_mask as moved
+        said = [str(w.message) for w in caught]
+        ok = kept_mask is moved and any("shipwreck_env.rules.conditions" in s for s in said)
+        print(len(MOVED), bad, ok)
+        """
+    )
+    out = run_python(code)
+    assert out.returncode == 0, out.stderr
+    count, rest = out.stdout.split(" ", 1)
+    assert int(count) >= 28
+    assert rest.split() == ["[]", "True"]
+
+
 # --- the rules without the RL libraries ---------------------------------------------
 
 
 RL_ADAPTERS = {
-    "shipwreck_env.aec_env",
-    "shipwreck_env.gym_env",
-    "shipwreck_env.vector.gym_vector",
-    "shipwreck_env.vector.gym_roles",
+    "shipwreck_env.envs.aec_env",
+    "shipwreck_env.envs.gym_env",
+    "shipwreck_env.envs.gym_vector",
+    "shipwreck_env.envs.gym_roles",
 }
 """The only core modules that need gymnasium or pettingzoo: the RL adapters."""
 
@@ -237,9 +360,9 @@ def test_the_rules_play_without_gymnasium_or_pettingzoo() -> None:
     code = textwrap.dedent(
         """
         import numpy as np
-        from shipwreck_env.cards import CARDS
-        from shipwreck_env.config import GameConfig
-        from shipwreck_env.engine import legal_actions, new_game, step_inplace
+        from shipwreck_env.rules.cards import CARDS
+        from shipwreck_env.rules.config import GameConfig
+        from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
         from shipwreck_env.vector import VectorGame
         rng = np.random.default_rng(0)
         s = new_game(GameConfig(num_players=3, card_sets='all'), rng)

@@ -1,11 +1,11 @@
-"""Card data (``shipwreck_env/cards.py``) against the numbers printed on the cards: each
+"""Card data (``shipwreck_env/rules/cards.py``) against the numbers printed on the cards: each
 card's set, moons and the faded power on its back."""
 
 from __future__ import annotations
 
 import pytest
 
-from shipwreck_env.cards import CARD_INDEX, CARDS, POWER_INDEX, POWERS, fate_hours
+from shipwreck_env.rules.cards import CARD_INDEX, CARDS, POWER_INDEX, POWERS, fate_hours
 
 # id: (set, moons, faded power on the back) -- the printed numbers, kept apart from cards.py
 PRINTED = {

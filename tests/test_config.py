@@ -1,4 +1,4 @@
-"""Tests of :class:`shipwreck_env.config.GameConfig`.
+"""Tests of :class:`shipwreck_env.rules.config.GameConfig`.
 
 Defaults; every bad value of every field raises ``ValueError`` whose message names the
 field, the value given and what is allowed; card set spellings; challenge mode only with
@@ -14,11 +14,11 @@ import json
 import numpy as np
 import pytest
 
-from shipwreck_env.aec_env import raw_env
-from shipwreck_env.cards import CARD_SETS, CARDS
-from shipwreck_env.config import DIFFICULTIES, EXPANSIONS, GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step_inplace
-from shipwreck_env.gym_env import ShipwreckGymEnv
+from shipwreck_env.envs.aec_env import raw_env
+from shipwreck_env.envs.gym_env import ShipwreckGymEnv
+from shipwreck_env.rules.cards import CARD_SETS, CARDS
+from shipwreck_env.rules.config import DIFFICULTIES, EXPANSIONS, GameConfig
+from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
 from shipwreck_env.vector import VectorGame
 
 FIELDS = ("num_players", "difficulty", "card_sets", "group_decision", "challenge_mode", "reveal")

@@ -20,15 +20,15 @@ from shipwreck_agents.convention.team import ConventionPolicy, compute_conventio
 from shipwreck_agents.evaluation.evaluate import evaluate, play_game
 from shipwreck_agents.registry import make_policy
 from shipwreck_agents.scripted.knowledge import doom_of_fades, fading_slots
-from shipwreck_env.actions import ACTIONS, NUM_ACTIONS, PASS
-from shipwreck_env.cards import CARD_INDEX
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step, step_inplace
-from shipwreck_env.powers import sinners_actions
-from shipwreck_env.public_record import fade_doom, fading_after, hand_plays, play_outcome
-from shipwreck_env.scenario import arrange
-from shipwreck_env.state import Phase, State
-from shipwreck_env.view import make_view
+from shipwreck_env.rules.actions import ACTIONS, NUM_ACTIONS, PASS
+from shipwreck_env.rules.cards import CARD_INDEX
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions, new_game, step, step_inplace
+from shipwreck_env.rules.powers import sinners_actions
+from shipwreck_env.rules.public_record import fade_doom, fading_after, hand_plays, play_outcome
+from shipwreck_env.rules.scenario import arrange
+from shipwreck_env.rules.state import Phase, State
+from shipwreck_env.rules.view import make_view
 
 BARE = ConventionSettings(restarts=0, restart_doom=0, pre_play=False, pre_play_forced=False)
 """The code search alone: no restarts, no lines with a power before the play."""

@@ -11,19 +11,19 @@ from shipwreck_agents.convention.ahead import ahead_value, forced_share, table_l
 from shipwreck_agents.convention.lines import public_hands
 from shipwreck_agents.convention.outcomes import race_win
 from shipwreck_agents.convention.team import ConventionPolicy
-from shipwreck_env.actions import ACTIONS
-from shipwreck_env.cards import CARD_INDEX
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step_inplace
-from shipwreck_env.public_record import (
+from shipwreck_env.rules.actions import ACTIONS
+from shipwreck_env.rules.cards import CARD_INDEX
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.rules.public_record import (
     fade_doom,
     fading_after,
     hand_plays,
     onlooker_pool,
     play_outcome,
 )
-from shipwreck_env.scenario import arrange
-from shipwreck_env.view import TurnStart, make_view
+from shipwreck_env.rules.scenario import arrange
+from shipwreck_env.rules.view import TurnStart, make_view
 
 LOOKAHEAD = {"lookahead": 0.95, "read_ahead": 0.3}
 

@@ -1,4 +1,4 @@
-"""The ceiling measurements of the convention (research/convention_ceiling.py) and the
+"""The ceiling measurements of the convention (lab/studies/convention_ceiling.py) and the
 search problem they read (``convention_search.code_problem``)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 from conftest import load_script
 
 from shipwreck_agents.convention.team import ConventionPolicy
-from shipwreck_env.config import GameConfig
-from shipwreck_env.state import Phase
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.state import Phase
 
 pytest.importorskip("scipy")  # the bound's integer program (scipy.optimize.milp)
 
@@ -16,7 +16,7 @@ pytest.importorskip("scipy")  # the bound's integer program (scipy.optimize.milp
 @pytest.fixture(scope="module")
 def ceiling():
     # it imports its sibling convention_losses
-    return load_script("convention_ceiling", folder="research")
+    return load_script("convention_ceiling")
 
 
 def test_code_problem_lists_the_hands_and_weights_the_code_uses(ceiling):

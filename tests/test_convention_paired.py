@@ -9,7 +9,7 @@ from conftest import load_script
 
 from shipwreck_agents.evaluation.evaluate import evaluate
 from shipwreck_agents.evaluation.paired import main, paired_difference, paired_wins
-from shipwreck_env.config import GameConfig
+from shipwreck_env.rules.config import GameConfig
 
 
 def test_paired_wins_are_the_evaluators_games():
@@ -47,7 +47,7 @@ def test_paired_difference_is_the_mean_difference_with_its_normal_interval():
 
 
 def test_the_scripts_report_the_one_paired_difference():
-    """scripts/paired_eval.py and scripts/search_eval.py use this module's function."""
+    """lab/studies/paired_eval.py and lab/studies/search_eval.py use this module's function."""
     a, b = [True, False, True, True, False], [True, True, False, True, True]
     assert load_script("paired_eval").paired(a, b) == paired_difference(a, b)
     rows = [

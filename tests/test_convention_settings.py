@@ -11,9 +11,9 @@ from shipwreck_agents.convention import search as code_search
 from shipwreck_agents.convention.settings import DEFAULT, ConventionSettings
 from shipwreck_agents.convention.team import ConventionPolicy
 from shipwreck_agents.registry import make_policy
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import new_game
-from shipwreck_env.view import make_view
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import new_game
+from shipwreck_env.rules.view import make_view
 
 
 def test_the_settings_are_frozen_and_hashable() -> None:

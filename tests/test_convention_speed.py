@@ -30,13 +30,13 @@ from shipwreck_agents.convention.lines import Lines
 from shipwreck_agents.convention.team import ConventionPolicy
 from shipwreck_agents.evaluation.evaluate import game_seed, play_game
 from shipwreck_agents.scripted.bayes import _question
-from shipwreck_env.actions import ACTIONS
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step_inplace
-from shipwreck_env.public_record import fading_after, hand_plays, play_outcome
-from shipwreck_env.questions import QUESTIONS, yes_values
-from shipwreck_env.state import Phase
-from shipwreck_env.view import make_view
+from shipwreck_env.rules.actions import ACTIONS
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.rules.public_record import fading_after, hand_plays, play_outcome
+from shipwreck_env.rules.questions import QUESTIONS, yes_values
+from shipwreck_env.rules.state import Phase
+from shipwreck_env.rules.view import make_view
 
 GOLDEN = Path(__file__).parent / "golden" / "convention_actions.json"
 SEED = 5

@@ -22,9 +22,9 @@ from shipwreck_agents.evaluation.crossplay import (
 from shipwreck_agents.evaluation.evaluate import evaluate
 from shipwreck_agents.scripted.simple import RandomPolicy
 from shipwreck_apps.cli import main as cli_main
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import new_game, step_inplace
-from shipwreck_env.policy import Team, decide, observation_layouts
+from shipwreck_env.envs.policy import Team, decide, observation_layouts
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import new_game, step_inplace
 
 TEAMS = ["literal", "heuristic+bayes"]
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import itertools
 
-from shipwreck_env.cards import CARDS, FATE_VALUES, fate_hours
-from shipwreck_env.rules import CONDITIONS, CONTEXT_KIND
+from shipwreck_env.rules.cards import CARDS, FATE_VALUES, fate_hours
+from shipwreck_env.rules.conditions import CONDITIONS, CONTEXT_KIND
 
 BASE_HAND_CARDS = [c.id for c in CARDS if c.set == "base" and CONTEXT_KIND[c.id] == "hand"]
 IDENTITY = dict(zip(FATE_VALUES, FATE_VALUES, strict=True))

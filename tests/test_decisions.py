@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from shipwreck_env.actions import HOURS_TARGET, PASS, play_action, power_action, steal_action
-from shipwreck_env.cards import CARD_INDEX
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, step
-from shipwreck_env.scenario import arrange
-from shipwreck_env.state import Phase
+from shipwreck_env.rules.actions import HOURS_TARGET, PASS, play_action, power_action, steal_action
+from shipwreck_env.rules.cards import CARD_INDEX
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions, step
+from shipwreck_env.rules.scenario import arrange
+from shipwreck_env.rules.state import Phase
 
 ALL = GameConfig(card_sets="all")
 BASE = GameConfig()

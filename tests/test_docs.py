@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_readme_and_docs_are_regenerated():
-    """`python scripts/update_readme.py --check` finds nothing stale."""
+    """`python lab/reports/update_readme.py --check` finds nothing stale."""
     result = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "update_readme.py"), "--check"],
         capture_output=True,
@@ -45,9 +45,9 @@ OUTSIDE = ("shared/rules", "rulings.md", "rulebook.txt", "cards.md")
 
 
 def test_code_and_tests_point_only_inside_the_repository():
-    """Every .py of the tests, the package, agents/, training/ and scripts/ cites the
+    """Every .py of the tests, the package, agents/, training/ and lab/ cites the
     rules by the rulebook's title and ``docs/rules.md``, never by a file outside."""
-    folders = ("tests", "shipwreck_env", "agents", "training", "scripts")
+    folders = ("tests", "shipwreck_env", "agents", "training", "lab")
     paths = [p for folder in folders for p in sorted((ROOT / folder).rglob("*.py"))]
     assert len(paths) > 50
     for path in paths:

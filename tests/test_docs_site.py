@@ -18,7 +18,7 @@ def _build(tmp_path: Path, docs_dir: Path | None = None) -> subprocess.Completed
     config = ROOT / "mkdocs.yml"
     if docs_dir is not None:  # a copy of the site's config pointing at other pages
         text = config.read_text().replace("docs_dir: docs", f"docs_dir: {docs_dir}")
-        text = text.replace("scripts/mkdocs_hooks.py", str(ROOT / "scripts" / "mkdocs_hooks.py"))
+        text = text.replace("lab/tools/mkdocs_hooks.py", str(ROOT / "scripts" / "mkdocs_hooks.py"))
         config = tmp_path / "mkdocs.yml"
         config.write_text(text)
     site = tmp_path / "site"

@@ -1,4 +1,4 @@
-"""Tests of the rules engine (:mod:`shipwreck_env.engine`) against the rulebook.
+"""Tests of the rules engine (:mod:`shipwreck_env.rules.engine`) against the rulebook.
 
 Authorities: the printed rulebook of Shipwreck Arcana (its sections Setup, Player Turn,
 Fading, Ending the Game, Strategy, 2-Player Challenge Mode and FAQ; "Setup N", "Turn step
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from helpers import mask, run
 
-from shipwreck_env.actions import (
+from shipwreck_env.rules.actions import (
     HOURS_TARGET,
     PASS,
     REVEAL,
@@ -25,9 +25,9 @@ from shipwreck_env.actions import (
     power_action,
     predict_action,
 )
-from shipwreck_env.cards import CARD_INDEX
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import (
+from shipwreck_env.rules.cards import CARD_INDEX
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import (
     IllegalActionError,
     legal_actions,
     new_game,
@@ -35,8 +35,8 @@ from shipwreck_env.engine import (
     step,
     step_inplace,
 )
-from shipwreck_env.scenario import arrange
-from shipwreck_env.state import ALL_VALUES, Phase
+from shipwreck_env.rules.scenario import arrange
+from shipwreck_env.rules.state import ALL_VALUES, Phase
 
 ALL_PREDICTS = [predict_action(v) for v in range(1, 8)]
 SLOTS = ["midnight", "leviathan", "shore", "judge"]
@@ -887,11 +887,11 @@ def test_reveal_in_challenge_mode_skips_the_active_players_other_seat():
     assert s.events[-1] == ("reveal", 3, 5) and s.hands[2] == [4]
 
 
-# --- Illegal actions and the API (shipwreck_env/engine.py: step, step_inplace) -----------
+# --- Illegal actions and the API (shipwreck_env/rules/engine.py: step, step_inplace) -----------
 
 
 def test_illegal_action_raises_and_names_the_action_and_the_legal_ones():
-    """Engine API (``shipwreck_env/engine.py``): IllegalActionError names the action and the
+    """Engine API (``shipwreck_env/rules/engine.py``): IllegalActionError names the action and the
     legal ones."""
     s = arrange(NO_REVEAL, slots=["midnight", "dawn", "mirror", "leviathan"], hand=[2, 6])
     before = s.copy()
@@ -906,7 +906,7 @@ def test_illegal_action_raises_and_names_the_action_and_the_legal_ones():
 
 
 def test_illegal_action_in_place_leaves_the_state_unchanged():
-    """Engine API (``shipwreck_env/engine.py``): the state is unchanged after an illegal
+    """Engine API (``shipwreck_env/rules/engine.py``): the state is unchanged after an illegal
     action (step_inplace)."""
     s = arrange(NO_REVEAL, slots=SLOTS, hand=[1, 6])
     before = s.copy()

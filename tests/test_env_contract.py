@@ -2,8 +2,8 @@
 Gymnasium, pickling, ``reset(options=...)``, one way of handling illegal actions,
 ``max_turns`` reported as truncation (never termination), and ``render`` for one viewer.
 
-Authority: the module docstrings of ``shipwreck_env/aec_env.py``,
-``shipwreck_env/gym_env.py`` and ``shipwreck_env/episodes.py``.
+Authority: the module docstrings of ``shipwreck_env/envs/aec_env.py``,
+``shipwreck_env/envs/gym_env.py`` and ``shipwreck_env/envs/episodes.py``.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import pytest
 
 import shipwreck_env
 from shipwreck_agents.registry import make_policy
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import IllegalActionError, new_game
-from shipwreck_env.gym_env import ENDED_ACTION
+from shipwreck_env.envs.gym_env import ENDED_ACTION
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import IllegalActionError, new_game
 from shipwreck_env.vector.chance import StreamGenerator, game_key
 
 GYM_IDS = ["ShipwreckArcana-v0", "ShipwreckArcana-Play-v0", "ShipwreckArcana-Predict-v0"]

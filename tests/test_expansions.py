@@ -6,8 +6,8 @@ The authority is the printed rulebook of Shipwreck Arcana: "Kickstarter arcana c
 decisions (``docs/rules.md``). Every Q/A answer of those entries has a test named
 after its question.
 
-Each scenario is built with :func:`shipwreck_env.scenario.arrange` and driven with
-:func:`shipwreck_env.engine.step`. After every step the helper :func:`act` checks the
+Each scenario is built with :func:`shipwreck_env.rules.scenario.arrange` and driven with
+:func:`shipwreck_env.rules.engine.step`. After every step the helper :func:`act` checks the
 invariants the rules imply: every fate token is in the bag, on the table, in a hand or
 exiled; every card is somewhere; and the number line of every seat holding one fate
 still contains that fate's real value (the number lines never lie).
@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from helpers import mask
 
-from shipwreck_env.actions import (
+from shipwreck_env.rules.actions import (
     ACTIONS,
     HOURS_TARGET,
     PASS,
@@ -31,11 +31,11 @@ from shipwreck_env.actions import (
     predict_action,
     steal_action,
 )
-from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import IllegalActionError, legal_actions, slot_hours, step
-from shipwreck_env.scenario import arrange
-from shipwreck_env.state import Phase, State
+from shipwreck_env.rules.cards import CARD_INDEX, CARDS, FATE_COPIES
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import IllegalActionError, legal_actions, slot_hours, step
+from shipwreck_env.rules.scenario import arrange
+from shipwreck_env.rules.state import Phase, State
 
 CONFIG = GameConfig(card_sets="all")
 C = CARD_INDEX
@@ -191,14 +191,14 @@ MOONS = {
 @pytest.mark.parametrize("card", sorted(BACKS))
 def test_expansion_card_has_its_printed_faded_power(card):
     """The faded power printed on the back of each expansion card (the card data,
-    ``shipwreck_env/cards.py``)."""
+    ``shipwreck_env/rules/cards.py``)."""
     assert CARDS[C[card]].power == BACKS[card]
 
 
 @pytest.mark.parametrize("card", sorted(MOONS))
 def test_expansion_card_fades_when_its_hours_reach_its_moons(card):
     """Fading: "An arcana card will fade when the number of hours in front of it ... is
-    greater than or equal to its duration"; ``shipwreck_env/cards.py`` gives the moons.
+    greater than or equal to its duration"; ``shipwreck_env/rules/cards.py`` gives the moons.
     Skies moves the last hour onto the card; it fades for 2 doom and its power becomes
     available."""
     skies_card = "lantern" if card == "feast" else "feast"

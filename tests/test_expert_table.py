@@ -1,4 +1,4 @@
-"""scripts/expert_table.py: the expert-iteration page is built from the files it reads,
+"""lab/reports/expert_table.py: the expert-iteration page is built from the files it reads,
 every figure from a measured file (the rounds' meta, paired and search reports)."""
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def _files(tmp_path):
         "a": ["A", "A"],
         "b": ["B", "B"],
         "seed": 5,
-        "command": "python scripts/paired_eval.py A B",
+        "command": "python lab/studies/paired_eval.py A B",
         "results": {
             "hard": {
                 "games": 4,
@@ -65,7 +65,7 @@ def _files(tmp_path):
     ]
     search = {
         "model": "R.pth",
-        "command": "python scripts/search_eval.py",
+        "command": "python lab/studies/search_eval.py",
         "games": {"doomed": games},
     }
     (folder / "r1_search.json").write_text(json.dumps(search))
@@ -81,7 +81,7 @@ def test_the_page_has_a_row_for_each_round_comparison_and_search_run(tmp_path):
     # the search run's figures are recomputed from its games: 2/4 alone, 3/4 with search
     assert "| r1_search | doomed | 4 | 0.500 | 0.750 | +0.250 [" in text
     assert "| 10 | 500 | ? / ? |" in text
-    assert "`python scripts/paired_eval.py A B`" in text
+    assert "`python lab/studies/paired_eval.py A B`" in text
 
 
 def test_main_writes_the_readme(tmp_path):
@@ -94,7 +94,7 @@ def test_a_round_s_ppo_fine_tune_is_listed_with_its_evaluation_and_commands(tmp_
     folder, models = _files(tmp_path)
     tune = {
         "from": "results/models/expert/round1.pth",
-        "commands": ["python scripts/warm_start_run.py X RUN", "python -m fast --resume RUN"],
+        "commands": ["python lab/runs/warm_start_run.py X RUN", "python -m fast --resume RUN"],
         "steps": 8124480,
         "wall_seconds": 360.0,
         "final_eval": {
@@ -109,6 +109,6 @@ def test_a_round_s_ppo_fine_tune_is_listed_with_its_evaluation_and_commands(tmp_
         "- round1_ppo: PPO fine-tune of `results/models/expert/round1.pth` for 8,124,480 "
         "steps (6 min); the trainer's last evaluation (500 greedy games a difficulty, "
         "batched engine, seed 1000003): normal 0.990, doomed 0.808: "
-        "`python scripts/warm_start_run.py X RUN`; `python -m fast --resume RUN`"
+        "`python lab/runs/warm_start_run.py X RUN`; `python -m fast --resume RUN`"
     ) in text
     assert "| round1 | hard | 4 | 0.750 | 40 | 9 | 2 | 7 |" in text  # the round itself stays

@@ -12,13 +12,13 @@ from web_helpers import twins
 
 from shipwreck_apps.play.explain import card_name, play_note, turn_reading, values_text
 from shipwreck_apps.play.seat_view import end_words, event_text, track_text, view_data
-from shipwreck_env.actions import ACTIONS, HOURS_TARGET
-from shipwreck_env.cards import CARDS
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step
-from shipwreck_env.public_record import hand_plays
-from shipwreck_env.rules import mask_values
-from shipwreck_env.view import make_view
+from shipwreck_env.rules.actions import ACTIONS, HOURS_TARGET
+from shipwreck_env.rules.cards import CARDS
+from shipwreck_env.rules.conditions import mask_values
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions, new_game, step
+from shipwreck_env.rules.public_record import hand_plays
+from shipwreck_env.rules.view import make_view
 
 CARD_IDS = {c.id for c in CARDS if c.id != c.name}
 ID_WORD = re.compile(r"\b(" + "|".join(sorted(CARD_IDS, key=len, reverse=True)) + r")\b")

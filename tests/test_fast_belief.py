@@ -94,11 +94,11 @@ def test_the_shipped_models_keep_the_first_play_belief():
     from pathlib import Path
 
     from shipwreck_agents.learned.fast_team import FastTeamPolicy
-    from shipwreck_env.actions import NUM_ACTIONS
-    from shipwreck_env.config import GameConfig
-    from shipwreck_env.engine import new_game, step_inplace
-    from shipwreck_env.observation import ObservationLayout, encode
-    from shipwreck_env.view import make_view
+    from shipwreck_env.rules.actions import NUM_ACTIONS
+    from shipwreck_env.rules.config import GameConfig
+    from shipwreck_env.rules.engine import new_game, step_inplace
+    from shipwreck_env.rules.observation import ObservationLayout, encode
+    from shipwreck_env.rules.view import make_view
 
     path = Path(__file__).parents[1] / "results/models/fast_selfplay_imitation.pth"
     assert json.loads(path.with_suffix(".meta.json").read_text())["belief_kind"] == "policy"
@@ -124,7 +124,7 @@ def test_the_belief_kinds_script_evaluates_both_kinds_and_counts_after_play(caps
     from conftest import load_script
 
     root = Path(__file__).parents[1]
-    script = load_script("belief_kinds_eval", folder="research")
+    script = load_script("belief_kinds_eval")
     model = str(root / "results/models/fast_selfplay_imitation.pth")
     assert script.main([model, "--games", "3"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

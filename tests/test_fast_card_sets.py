@@ -10,8 +10,8 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("torchrl")
 
-from shipwreck_env.cards import CARDS
-from shipwreck_env.config import GameConfig
+from shipwreck_env.rules.cards import CARDS
+from shipwreck_env.rules.config import GameConfig
 from shipwreck_training.fast.config import from_dict
 from shipwreck_training.fast.run import train
 

@@ -13,7 +13,7 @@ import torch
 
 from shipwreck_agents.learned.actor_critic import load_sb3
 from shipwreck_agents.models import model_path
-from shipwreck_env.config import GameConfig
+from shipwreck_env.rules.config import GameConfig
 from shipwreck_training.fast import expert
 from shipwreck_training.fast.imitation import Recording
 

@@ -13,11 +13,11 @@ pytest.importorskip("torchrl")
 
 from shipwreck_agents.learned.actor_critic import ActorCritic, export_sb3  # noqa: E402
 from shipwreck_agents.learned.policy_belief import PLAY_VALUE  # noqa: E402
-from shipwreck_env import engine  # noqa: E402
-from shipwreck_env.actions import NUM_ACTIONS  # noqa: E402
-from shipwreck_env.observation import encode  # noqa: E402
-from shipwreck_env.rewards import team_reward  # noqa: E402
-from shipwreck_env.state import Phase  # noqa: E402
+from shipwreck_env.rules import engine  # noqa: E402
+from shipwreck_env.rules.actions import NUM_ACTIONS  # noqa: E402
+from shipwreck_env.rules.observation import encode  # noqa: E402
+from shipwreck_env.rules.rewards import team_reward  # noqa: E402
+from shipwreck_env.rules.state import Phase  # noqa: E402
 from shipwreck_training.common.config import GameSettings  # noqa: E402
 from shipwreck_training.common.games import Games  # noqa: E402
 from shipwreck_training.fast.config import from_dict  # noqa: E402

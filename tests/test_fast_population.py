@@ -16,9 +16,9 @@ from test_fast_zsc import resumes_exactly_and_learns_fewer_steps  # noqa: E402
 
 from shipwreck_agents.learned.fast_team import FastTeamPolicy  # noqa: E402
 from shipwreck_agents.registry import make_team  # noqa: E402
-from shipwreck_env.actions import ACTIONS, PASS  # noqa: E402
-from shipwreck_env.policy import Team, decide, observation_layouts  # noqa: E402
-from shipwreck_env.state import PHASES  # noqa: E402
+from shipwreck_env.envs.policy import Team, decide, observation_layouts  # noqa: E402
+from shipwreck_env.rules.actions import ACTIONS, PASS  # noqa: E402
+from shipwreck_env.rules.state import PHASES  # noqa: E402
 from shipwreck_training.common.config import GameSettings  # noqa: E402
 from shipwreck_training.common.games import Games  # noqa: E402
 from shipwreck_training.fast.population import (  # noqa: E402

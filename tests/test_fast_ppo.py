@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("torchrl")
 
 from shipwreck_agents.learned.actor_critic import ActorCritic, export_sb3  # noqa: E402
-from shipwreck_env.actions import NUM_ACTIONS  # noqa: E402
+from shipwreck_env.rules.actions import NUM_ACTIONS  # noqa: E402
 from shipwreck_training.fast.config import from_dict, load_config  # noqa: E402
 from shipwreck_training.fast.ppo import Rollout, Trainer, advantages  # noqa: E402
 from shipwreck_training.fast.run import train  # noqa: E402

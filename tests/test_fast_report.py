@@ -1,4 +1,4 @@
-"""The fast trainer's report (scripts/make_fast_training_report.py): runs are grouped by
+"""The fast trainer's report (lab/reports/make_fast_training_report.py): runs are grouped by
 config and budget, and each group's figures are the mean and spread of its seeds."""
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from shipwreck_agents.learned.policy_belief import (  # noqa: E402
     hypothetical_observations,
     prior_weights,
 )
-from shipwreck_env.public_record import hand_play_masks  # noqa: E402
+from shipwreck_env.vector.public_record import hand_play_masks  # noqa: E402
 from shipwreck_training.common.signal import (  # noqa: E402
     HANDS_X,
     HANDS_Y,

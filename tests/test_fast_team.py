@@ -15,11 +15,11 @@ from test_belief import BruteMemory, _brute_force, _carrying  # noqa: E402
 
 from shipwreck_agents.learned.actor_critic import ActorCritic, export_sb3  # noqa: E402
 from shipwreck_agents.learned.fast_team import FastTeamPolicy, shared_policy  # noqa: E402
-from shipwreck_env.actions import ACTIONS, NUM_ACTIONS  # noqa: E402
-from shipwreck_env.config import GameConfig  # noqa: E402
-from shipwreck_env.engine import new_game, step_inplace  # noqa: E402
-from shipwreck_env.observation import ObservationLayout, encode  # noqa: E402
-from shipwreck_env.view import make_view  # noqa: E402
+from shipwreck_env.rules.actions import ACTIONS, NUM_ACTIONS  # noqa: E402
+from shipwreck_env.rules.config import GameConfig  # noqa: E402
+from shipwreck_env.rules.engine import new_game, step_inplace  # noqa: E402
+from shipwreck_env.rules.observation import ObservationLayout, encode  # noqa: E402
+from shipwreck_env.rules.view import make_view  # noqa: E402
 from shipwreck_training.common.belief import PolicyBelief  # noqa: E402
 from shipwreck_training.common.config import GameSettings  # noqa: E402
 from shipwreck_training.common.games import Games  # noqa: E402

@@ -10,7 +10,7 @@ pytest.importorskip("torchrl")
 
 from test_fast_ppo import _config  # noqa: E402
 
-from shipwreck_env.state import Phase  # noqa: E402
+from shipwreck_env.rules.state import Phase  # noqa: E402
 from shipwreck_training.fast.ppo import Trainer  # noqa: E402
 from shipwreck_training.fast.run import train  # noqa: E402
 from shipwreck_training.fast.zsc import RandomPartners  # noqa: E402

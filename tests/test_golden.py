@@ -1,6 +1,6 @@
 """Golden games: replay three recorded complete games and compare every step.
 
-The data in ``tests/golden/game_<k>.json`` is written by ``scripts/make_golden.py``
+The data in ``tests/golden/game_<k>.json`` is written by ``lab/tools/make_golden.py``
 (fixed seed, choice ``legal[(step * 7 + k) % len(legal)]``). The replay must offer the
 same legal list at every step, take the same action, and end in the same saved state
 with the same generator state. A failure means the engine's behaviour changed: if the
@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step
-from shipwreck_env.saving import dumps, loads
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions, new_game, step
+from shipwreck_env.rules.saving import dumps, loads
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 GAMES = [0, 1, 2]

@@ -1,4 +1,4 @@
-"""The single-agent Gymnasium environments (:mod:`shipwreck_env.gym_env`).
+"""The single-agent Gymnasium environments (:mod:`shipwreck_env.envs.gym_env`).
 
 ``ShipwreckArcana-v0`` (self-play), ``ShipwreckArcana-Play-v0`` (the learner is the
 active player) and ``ShipwreckArcana-Predict-v0`` (the learner is the group): made with
@@ -6,7 +6,7 @@ active player) and ``ShipwreckArcana-Predict-v0`` (the learner is the group): ma
 for; partner callables; seeding; ``action_masks``; bad and illegal actions; rewards;
 and a short MaskablePPO run on each id (``slow``).
 
-Authority: the module docstring of ``shipwreck_env/gym_env.py``.
+Authority: the module docstring of ``shipwreck_env/envs/gym_env.py``.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import shipwreck_env  # noqa: F401 -- registers the ids
-from shipwreck_env.actions import NUM_ACTIONS, PASS
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import IllegalActionError, legal_actions, new_game, step_inplace
-from shipwreck_env.gym_env import ENDED_ACTION, ShipwreckGymEnv
-from shipwreck_env.observation import ObservationLayout, encode
-from shipwreck_env.state import Phase, State
-from shipwreck_env.view import AgentView, make_view
+from shipwreck_env.envs.gym_env import ENDED_ACTION, ShipwreckGymEnv
+from shipwreck_env.rules.actions import NUM_ACTIONS, PASS
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import IllegalActionError, legal_actions, new_game, step_inplace
+from shipwreck_env.rules.observation import ObservationLayout, encode
+from shipwreck_env.rules.state import Phase, State
+from shipwreck_env.rules.view import AgentView, make_view
 
 IDS = {
     "ShipwreckArcana-v0": "self",

@@ -1,4 +1,4 @@
-"""The batched self-play vector env (:mod:`shipwreck_env.vector.gym_vector`).
+"""The batched self-play vector env (:mod:`shipwreck_env.envs.gym_vector`).
 
 ``gymnasium.make_vec("ShipwreckArcana-v0", vectorization_mode="vector_entry_point")``
 gives it; spaces as the single env's; each sub-environment follows a ``VectorGame`` of
@@ -8,7 +8,7 @@ have the keys and masks of Gymnasium's own ``SyncVectorEnv``; seeding; bad actio
 arguments; the Vector API contract checked by hand (Gymnasium has no checker for vector
 envs); and the module docstring's example runs.
 
-Authority: the module docstring of ``shipwreck_env/vector/gym_vector.py``.
+Authority: the module docstring of ``shipwreck_env/envs/gym_vector.py``.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.vector.utils import batch_space
 
 import shipwreck_env  # noqa: F401 -- registers the ids
-from shipwreck_env import engine
-from shipwreck_env.actions import NUM_ACTIONS
-from shipwreck_env.gym_env import ShipwreckGymEnv
-from shipwreck_env.observation import encode
+from shipwreck_env.envs.gym_env import ShipwreckGymEnv
+from shipwreck_env.envs.gym_roles import ShipwreckRoleVectorEnv
+from shipwreck_env.envs.gym_vector import ShipwreckVectorEnv
+from shipwreck_env.rules import engine
+from shipwreck_env.rules.actions import NUM_ACTIONS
+from shipwreck_env.rules.observation import encode
 from shipwreck_env.vector import VectorGame, gym_vector
-from shipwreck_env.vector.gym_roles import ShipwreckRoleVectorEnv
-from shipwreck_env.vector.gym_vector import ShipwreckVectorEnv
 
 N = 8
 CONFIGS = [

@@ -1,14 +1,14 @@
-"""The batched ``Play`` / ``Predict`` vector envs (:mod:`shipwreck_env.vector.gym_roles`).
+"""The batched ``Play`` / ``Predict`` vector envs (:mod:`shipwreck_env.envs.gym_roles`).
 
 ``gymnasium.make_vec`` gives them for both ids; spaces as the single env's; game for
 game equal to the per-game env on the same deals with a deterministic partner (the
 heuristic player, the Bayesian group; through their batched twins and through the
 per-game fallback), observations, masks, rewards, ends and final infos compared at
 every step of many random trajectories; the reference loop used for that is itself
-checked against :class:`~shipwreck_env.gym_env.ShipwreckGymEnv`; masks never empty;
+checked against :class:`~shipwreck_env.envs.gym_env.ShipwreckGymEnv`; masks never empty;
 seeding; bad arguments and actions; the docstring example.
 
-Authority: the module docstring of ``shipwreck_env/vector/gym_roles.py``.
+Authority: the module docstring of ``shipwreck_env/envs/gym_roles.py``.
 """
 
 from __future__ import annotations
@@ -26,16 +26,16 @@ from shipwreck_agents.registry import make_policy
 from shipwreck_agents.scripted.bayes import BayesGroup
 from shipwreck_agents.scripted.heuristic import HeuristicPlayer
 from shipwreck_agents.scripted.twins import check_decisions, twin_of
-from shipwreck_env.actions import NUM_ACTIONS
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step_inplace
-from shipwreck_env.gym_env import ShipwreckGymEnv
-from shipwreck_env.observation import ObservationLayout, encode
-from shipwreck_env.policy import Policy, decide, observation_layouts
-from shipwreck_env.rewards import team_reward
+from shipwreck_env.envs.gym_env import ShipwreckGymEnv
+from shipwreck_env.envs.gym_roles import ShipwreckRoleVectorEnv
+from shipwreck_env.envs.policy import Policy, decide, observation_layouts
+from shipwreck_env.rules.actions import NUM_ACTIONS
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.rules.observation import ObservationLayout, encode
+from shipwreck_env.rules.rewards import team_reward
 from shipwreck_env.vector import gym_roles
 from shipwreck_env.vector.chance import StreamGenerator, game_keys
-from shipwreck_env.vector.gym_roles import ShipwreckRoleVectorEnv
 
 N = 6
 IDS = {"play": "ShipwreckArcana-Play-v0", "predict": "ShipwreckArcana-Predict-v0"}
@@ -372,7 +372,7 @@ def test_bad_actions_raise_and_change_nothing():
 
 
 def test_a_partner_choosing_an_illegal_action_is_named():
-    from shipwreck_env.engine import IllegalActionError
+    from shipwreck_env.rules.engine import IllegalActionError
 
     env = make("play", partner=lambda observation, view, rng: 258)
     with pytest.raises(IllegalActionError, match="partner"):

@@ -9,7 +9,7 @@ states that differ only in that seat's hidden fate(s) and agree with every publi
 
 * the observation vector (with and without the belief block),
 * the action mask,
-* the :class:`~shipwreck_env.view.AgentView`,
+* the :class:`~shipwreck_env.rules.view.AgentView`,
 * the raw env's ``infos``, its ``render()`` text and the turn's ``describe_event`` texts
 
 are identical in the real and the alternative state. ``test_checker_detects_*`` show
@@ -18,8 +18,8 @@ passing sweep means something. The twin-game section at the end varies what the 
 cannot (the face-down deck order and the hidden draws) without trusting the engine's
 number lines or its choice of who decides.
 
-Authorities: ``shipwreck_env/state.py`` (``hands`` are the only hidden data;
-``bag_known``), ``shipwreck_env/observation.py`` and ``view.py`` (only public facts and
+Authorities: ``shipwreck_env/rules/state.py`` (``hands`` are the only hidden data;
+``bag_known``), ``shipwreck_env/rules/observation.py`` and ``view.py`` (only public facts and
 the observer's own fates), ``docs/rules.md`` (number lines).
 """
 
@@ -33,18 +33,18 @@ from collections.abc import Iterable
 import numpy as np
 import pytest
 
-from shipwreck_env import aec_env as aec_module
-from shipwreck_env import reference_game as reference_module
-from shipwreck_env import render as render_module
-from shipwreck_env.actions import ACTIONS, PASS, predict_action
-from shipwreck_env.aec_env import VERSIONS, raw_env
-from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step_inplace
-from shipwreck_env.observation import ObservationLayout
-from shipwreck_env.render import describe_event
-from shipwreck_env.scenario import arrange
-from shipwreck_env.state import PHASES, Phase, State
+from shipwreck_env.envs import aec_env as aec_module
+from shipwreck_env.envs import render as render_module
+from shipwreck_env.envs.aec_env import VERSIONS, raw_env
+from shipwreck_env.envs.render import describe_event
+from shipwreck_env.rules import reference_game as reference_module
+from shipwreck_env.rules.actions import ACTIONS, PASS, predict_action
+from shipwreck_env.rules.cards import CARD_INDEX, CARDS, FATE_COPIES
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.rules.observation import ObservationLayout
+from shipwreck_env.rules.scenario import arrange
+from shipwreck_env.rules.state import PHASES, Phase, State
 
 FALL = CARD_INDEX["fall"]
 NON_TERMINAL_PHASES = set(PHASES) - {"game_over"}

@@ -8,7 +8,7 @@ multi-agent algorithms read ``info[agent]["action_mask"]`` of a PettingZoo *para
 env, which a turn-based game is not (``docs/libraries/agilerl.md``).
 
 AgileRL 2.58 pins ``pettingzoo<1.27`` and ``tensordict==0.13.0``, so it lives in its own
-virtualenv, ``.venv-agilerl`` (``scripts/setup.sh``, ``scripts/requirements-agilerl.txt``);
+virtualenv, ``.venv-agilerl`` (``lab/tools/setup.sh``, ``lab/tools/requirements-agilerl.txt``);
 ``./test.sh`` runs this file there, and ``.venv`` skips it.
 """
 

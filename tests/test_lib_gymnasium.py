@@ -5,7 +5,7 @@ vectorization mode (``"sync"`` and ``"async"``, which autoreset on the *next* st
 ``"vector_entry_point"``, the batched engine) driven by a CleanRL-style masked random
 sampler that must never be handed an empty mask, ``RecordEpisodeStatistics`` (the
 per-env wrapper and the vector one) and ``RecordVideo`` (needs ``rgb_array`` and
-moviepy, installed from ``scripts/requirements-libs.txt``).
+moviepy, installed from ``lab/tools/requirements-libs.txt``).
 
 Versions tested: gymnasium 1.4, moviepy 2.2 (``.venv``). Docs page:
 ``docs/libraries/gymnasium.md``. Authority: issue 38 (problems 2 and 4, and the

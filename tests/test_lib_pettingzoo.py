@@ -9,7 +9,7 @@ PettingZoo's ``api_test`` and ``seed_test`` run over every configuration switch 
 ``tests/test_aec_env.py``.
 
 Versions tested: pettingzoo 1.27, supersuit 3.11 (``.venv``; SuperSuit from
-``scripts/requirements-libs.txt``). Docs page: ``docs/libraries/pettingzoo.md``.
+``lab/tools/requirements-libs.txt``). Docs page: ``docs/libraries/pettingzoo.md``.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
 import shipwreck_env  # noqa: F401  (registers the ids in this process)
 from shipwreck_agents.registry import make_policy
-from shipwreck_env.actions import NUM_ACTIONS
+from shipwreck_env.rules.actions import NUM_ACTIONS
 
 PLAY = "ShipwreckArcana-Play-v0"
 KWARGS = {"num_players": 3, "difficulty": "easy"}

@@ -7,7 +7,7 @@ whole games with a ``Collector`` over ``DummyVectorEnv`` or ``SubprocVectorEnv``
 agent here is Tianshou's own masked random algorithm, which picks only among the
 actions its mask allows.
 
-Versions tested: tianshou 2.0 (``.venv``, from ``scripts/requirements-libs.txt``).
+Versions tested: tianshou 2.0 (``.venv``, from ``lab/tools/requirements-libs.txt``).
 Docs page: ``docs/libraries/tianshou.md``.
 """
 

@@ -1,15 +1,15 @@
-"""The observation vector (:mod:`shipwreck_env.observation`).
+"""The observation vector (:mod:`shipwreck_env.rules.observation`).
 
 * The layout: contiguous named fields covering the vector, unique names, a meaning for
   each; its size for 2-5 players, challenge mode and belief.
 * ``decode`` and ``to_text``.
 * Round trip: for many random mid-game states, every decoded field is what the same
-  observer's :class:`~shipwreck_env.view.AgentView` says. The expected values are
+  observer's :class:`~shipwreck_env.rules.view.AgentView` says. The expected values are
   computed here from the view and the layout's documented meanings, not from the
   encoder.
 * The belief block, and the observer-relative order of seats and players.
 
-Authority: the module docstring and field meanings of ``shipwreck_env/observation.py``.
+Authority: the module docstring and field meanings of ``shipwreck_env/rules/observation.py``.
 """
 
 from __future__ import annotations
@@ -20,15 +20,21 @@ import itertools
 import numpy as np
 import pytest
 
-from shipwreck_env.actions import ACTIONS, PASS, predict_action
-from shipwreck_env.aec_env import raw_env
-from shipwreck_env.cards import CARD_INDEX, CARDS, NUM_CARDS, NUM_POWERS, POWER_INDEX
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step_inplace
-from shipwreck_env.observation import ObservationLayout, decode, encode, to_text, unseen_counts
-from shipwreck_env.scenario import arrange
-from shipwreck_env.state import PHASES, Phase, State
-from shipwreck_env.view import AgentView, make_view
+from shipwreck_env.envs.aec_env import raw_env
+from shipwreck_env.rules.actions import ACTIONS, PASS, predict_action
+from shipwreck_env.rules.cards import CARD_INDEX, CARDS, NUM_CARDS, NUM_POWERS, POWER_INDEX
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.rules.observation import (
+    ObservationLayout,
+    decode,
+    encode,
+    to_text,
+    unseen_counts,
+)
+from shipwreck_env.rules.scenario import arrange
+from shipwreck_env.rules.state import PHASES, Phase, State
+from shipwreck_env.rules.view import AgentView, make_view
 
 EMPTY = NUM_CARDS
 

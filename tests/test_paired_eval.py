@@ -1,4 +1,4 @@
-"""scripts/paired_eval.py: two teams on the same deals, paired."""
+"""lab/studies/paired_eval.py: two teams on the same deals, paired."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from conftest import load_script
 from shipwreck_agents.base import Team
 from shipwreck_agents.evaluation.evaluate import evaluate, game_seed, play_game, wins_by_game
 from shipwreck_agents.registry import make_policy
-from shipwreck_env.config import GameConfig
+from shipwreck_env.rules.config import GameConfig
 
 paired_eval = load_script("paired_eval")
 
@@ -79,7 +79,7 @@ def test_bad_input_is_one_line(args: list[str], named: str, capsys: pytest.Captu
 
 
 def _search_file(path: Path, seed: int, wins: dict[str, list[bool]]) -> None:
-    """A file shaped as scripts/search_eval.py writes it, games in a shuffled order."""
+    """A file shaped as lab/studies/search_eval.py writes it, games in a shuffled order."""
     games = {
         d: [
             {"game": i, "blueprint_won": not w, "search_won": w}
@@ -157,6 +157,6 @@ def test_a_file_that_is_not_a_search_run_is_refused(
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
     assert paired_eval.main(["random", f"recorded:{bad}", "--games", "2"]) == 2
-    assert "is not a scripts/search_eval.py output" in capsys.readouterr().err
+    assert "is not a lab/studies/search_eval.py output" in capsys.readouterr().err
     assert paired_eval.main(["random", f"recorded:{tmp_path / 'none.json'}"]) == 2
-    assert "is not a scripts/search_eval.py output" in capsys.readouterr().err
+    assert "is not a lab/studies/search_eval.py output" in capsys.readouterr().err

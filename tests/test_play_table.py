@@ -18,8 +18,8 @@ from shipwreck_apps.play.table import (
     make_team,
     reading_due,
 )
-from shipwreck_env.config import GameConfig
-from shipwreck_env.view import make_view
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.view import make_view
 
 
 @pytest.mark.parametrize(

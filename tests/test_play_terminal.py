@@ -14,7 +14,7 @@ import pytest
 
 from shipwreck_apps.play.table import PlayError, Table
 from shipwreck_apps.play.terminal import play_terminal
-from shipwreck_env.config import GameConfig
+from shipwreck_env.rules.config import GameConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -143,8 +143,8 @@ def test_the_screen_is_the_same_in_every_twin_state(options: dict) -> None:
     from web_helpers import twins
 
     from shipwreck_apps.play.seat_view import screen_text, view_data
-    from shipwreck_env.engine import legal_actions, new_game, step_inplace
-    from shipwreck_env.view import make_view
+    from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
+    from shipwreck_env.rules.view import make_view
 
     rng = np.random.default_rng(0)
     config = GameConfig(**options)

@@ -1,10 +1,10 @@
-"""The one decision path (:mod:`shipwreck_env.policy`): ``decide`` gives each policy its
+"""The one decision path (:mod:`shipwreck_env.envs.policy`): ``decide`` gives each policy its
 own observation layout, the state only when it asks for it, and refuses illegal
 answers; every registered policy -- shipped models and the oracle included -- is a
 working partner of the Gymnasium environments; the evaluator takes policy objects.
 
-Authority: the module docstrings of ``shipwreck_env/policy.py`` and
-``shipwreck_env/gym_env.py`` (Arguments), and issue 13.
+Authority: the module docstrings of ``shipwreck_env/envs/policy.py`` and
+``shipwreck_env/envs/gym_env.py`` (Arguments), and issue 13.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from helpers import fake_rllib_checkpoint
 import shipwreck_env  # noqa: F401 -- registers the ids
 from shipwreck_agents.evaluation.evaluate import evaluate, game_seed, play_game
 from shipwreck_agents.registry import GROUP_SPECS, PLAY_SPECS, make_policy
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import IllegalActionError, new_game, step_inplace
-from shipwreck_env.observation import ObservationLayout, encode
-from shipwreck_env.policy import Policy, Team, decide, observation_layouts
+from shipwreck_env.envs.policy import Policy, Team, decide, observation_layouts
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import IllegalActionError, new_game, step_inplace
+from shipwreck_env.rules.observation import ObservationLayout, encode
 
 MODELS = Path(__file__).resolve().parent.parent / "results" / "models"
 SHIPPED = sorted(MODELS.glob("*.pth"))

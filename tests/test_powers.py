@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from helpers import mask, run
 
-from shipwreck_env.actions import (
+from shipwreck_env.rules.actions import (
     ACTIONS,
     PASS,
     describe,
@@ -21,11 +21,11 @@ from shipwreck_env.actions import (
     power_action,
     predict_action,
 )
-from shipwreck_env.cards import CARD_INDEX
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import IllegalActionError, legal_actions, step
-from shipwreck_env.scenario import arrange
-from shipwreck_env.state import ALL_VALUES, Phase
+from shipwreck_env.rules.cards import CARD_INDEX
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import IllegalActionError, legal_actions, step
+from shipwreck_env.rules.scenario import arrange
+from shipwreck_env.rules.state import ALL_VALUES, Phase
 
 CFG = GameConfig(num_players=3, reveal=False)
 EASY = GameConfig(num_players=3, difficulty="easy", reveal=False)

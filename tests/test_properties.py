@@ -28,19 +28,19 @@ import numpy as np
 import pytest
 from helpers import config_matrix
 
-from shipwreck_env.actions import ACTIONS, HOURS_TARGET, PASS
-from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES, fate_hours
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import (
+from shipwreck_env.rules.actions import ACTIONS, HOURS_TARGET, PASS
+from shipwreck_env.rules.cards import CARD_INDEX, CARDS, FATE_COPIES, fate_hours
+from shipwreck_env.rules.conditions import can_play
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import (
     IllegalActionError,
     legal_actions,
     new_game,
     step,
     step_inplace,
 )
-from shipwreck_env.rules import can_play
-from shipwreck_env.saving import dumps, loads
-from shipwreck_env.state import PHASES, Phase, State
+from shipwreck_env.rules.saving import dumps, loads
+from shipwreck_env.rules.state import PHASES, Phase, State
 
 DIFFICULTIES = ("easy", "normal", "hard", "doomed")
 FEAST = CARD_INDEX["feast"]

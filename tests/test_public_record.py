@@ -1,15 +1,15 @@
-"""Tests of shipwreck_env/public_record.py: each public service agrees with the engine."""
+"""Tests of shipwreck_env/rules/public_record.py: each public service agrees with the engine."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from shipwreck_env.actions import ACTIONS, PASS
-from shipwreck_env.cards import CARD_INDEX
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step, step_inplace
-from shipwreck_env.public_record import (
+from shipwreck_env.rules.actions import ACTIONS, PASS
+from shipwreck_env.rules.cards import CARD_INDEX
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions, new_game, step, step_inplace
+from shipwreck_env.rules.public_record import (
     DrawNeeded,
     PlayOutcome,
     fade_doom,
@@ -23,9 +23,9 @@ from shipwreck_env.public_record import (
     step_without_draws,
     turn_outcomes,
 )
-from shipwreck_env.scenario import arrange
-from shipwreck_env.state import Phase, State
-from shipwreck_env.view import make_view
+from shipwreck_env.rules.scenario import arrange
+from shipwreck_env.rules.state import Phase, State
+from shipwreck_env.rules.view import make_view
 
 FEAST = CARD_INDEX["feast"]
 THIEF = CARD_INDEX["thief"]

@@ -1,4 +1,4 @@
-"""The question powers' answers (``shipwreck_env.questions``), the one table the engines
+"""The question powers' answers (``shipwreck_env.rules.questions``), the one table the engines
 and the agents read. Authority: the faded power reference (Secrets 1-3, Songs 1/4/7,
 Spires 3-5, Swords 5-7, Scythes 2 or 6, Saints "higher than X", Storms "exactly V",
 Shackles "within 2 of the value just played") and docs/rules.md (questions read the kept
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from shipwreck_env.actions import ACTIONS
-from shipwreck_env.questions import HOLDS, QUESTIONS, SHACKLES_HOLDS, holds, yes_values
+from shipwreck_env.rules.actions import ACTIONS
+from shipwreck_env.rules.questions import HOLDS, QUESTIONS, SHACKLES_HOLDS, holds, yes_values
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,8 @@
-"""The text picture of the table (:mod:`shipwreck_env.render`): the deck top it shows is
+"""The text picture of the table (:mod:`shipwreck_env.envs.render`): the deck top it shows is
 the card the next refill takes, and a viewer sees their own held fates and nobody
 else's.
 
-Authority: the module docstring of ``shipwreck_env/render.py``; the rulebook's set-up
+Authority: the module docstring of ``shipwreck_env/envs/render.py``; the rulebook's set-up
 and end of turn (a faded card's slot is refilled from the top of the deck).
 """
 
@@ -13,10 +13,10 @@ import re
 import numpy as np
 import pytest
 
-from shipwreck_env.cards import CARDS
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step_inplace
-from shipwreck_env.render import render
+from shipwreck_env.envs.render import render
+from shipwreck_env.rules.cards import CARDS
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
 
 NAME_OF_ID = {card.id: card.name for card in CARDS}
 

@@ -1,11 +1,11 @@
-"""The table as an image (:mod:`shipwreck_env.render_image`) and the render modes of both
-environments (:mod:`shipwreck_env.render`): one fixed ``uint8`` shape, every public fact
+"""The table as an image (:mod:`shipwreck_env.envs.render_image`) and the render modes of both
+environments (:mod:`shipwreck_env.envs.render`): one fixed ``uint8`` shape, every public fact
 drawn, no hidden fact drawn for anyone but its holder, ``"rgb_array"`` reachable the
 ways Gymnasium, PettingZoo and Stable-Baselines3 ask for it, and an unsupported mode a
 warning, as in Gymnasium.
 
-Authority: the module docstrings of ``shipwreck_env/render_image.py`` and
-``shipwreck_env/render.py``; ``shipwreck_env/state.py`` (``hands`` are the only hidden
+Authority: the module docstrings of ``shipwreck_env/envs/render_image.py`` and
+``shipwreck_env/envs/render.py``; ``shipwreck_env/rules/state.py`` (``hands`` are the only hidden
 data); issue 38 (SB3's ``make_vec_env`` asks for ``render_mode="rgb_array"``).
 """
 
@@ -19,13 +19,13 @@ import pytest
 from test_leaks import arranged_start, choose, swapped, sweep_configs, twin
 
 import shipwreck_env
-from shipwreck_env import render as render_module
-from shipwreck_env import render_image as image_module
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step_inplace
-from shipwreck_env.render import RENDER_MODES, check_render_mode
-from shipwreck_env.render_image import IMAGE_HEIGHT, IMAGE_WIDTH, render_image
-from shipwreck_env.state import Phase, State
+from shipwreck_env.envs import render as render_module
+from shipwreck_env.envs import render_image as image_module
+from shipwreck_env.envs.render import RENDER_MODES, check_render_mode
+from shipwreck_env.envs.render_image import IMAGE_HEIGHT, IMAGE_WIDTH, render_image
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.rules.state import Phase, State
 
 SHAPE = (IMAGE_HEIGHT, IMAGE_WIDTH, 3)
 

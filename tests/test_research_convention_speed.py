@@ -1,4 +1,4 @@
-"""research/convention_speed.py: the convention of an older revision, copied and imported
+"""lab/studies/convention_speed.py: the convention of an older revision, copied and imported
 beside today's, in the package layout of that revision."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from conftest import load_script
 from shipwreck_agents.base import Team
 from shipwreck_agents.convention.team import ConventionPolicy
 from shipwreck_agents.evaluation.evaluate import game_seed, play_game
-from shipwreck_env.config import GameConfig
+from shipwreck_env.rules.config import GameConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 FLAT = "0db2dec"
@@ -21,7 +21,7 @@ FLAT = "0db2dec"
 
 @pytest.fixture(scope="module")
 def speed():
-    return load_script("convention_speed", folder="research")
+    return load_script("convention_speed")
 
 
 def _has(rev: str) -> bool:

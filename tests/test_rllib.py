@@ -1,7 +1,7 @@
 """The RLlib trainer against a real local Ray (``ray.init(num_cpus=2, include_dashboard=False)``).
 
 Ray and RLlib live in their own virtualenv (``.venv-rllib``, built by
-``scripts/setup.sh``; ``./test.sh`` runs this file there). In the project's main
+``lab/tools/setup.sh``; ``./test.sh`` runs this file there). In the project's main
 environment, which has no Ray by design (ray[rllib] 2.60 pins gymnasium 1.2.2), the
 module is skipped.
 """
@@ -128,7 +128,7 @@ def test_train_checkpoint_resume_and_evaluate(local_ray, tmp_path):
     # and it plays in the project's main environment (gymnasium 1.4, no Ray)
     main_python = ROOT / ".venv" / "bin" / "python"
     if not main_python.exists():
-        pytest.skip("no .venv beside .venv-rllib (scripts/setup.sh builds both)")
+        pytest.skip("no .venv beside .venv-rllib (lab/tools/setup.sh builds both)")
     code = (
         "import sys, gymnasium; from shipwreck_agents.evaluation.evaluate import evaluate; "
         f"r = evaluate('rllib:{run}', 'rllib:{run}', difficulties=['easy'], games=3, "

@@ -1,4 +1,4 @@
-"""Tests of :mod:`shipwreck_env.rules` against the rulebook.
+"""Tests of :mod:`shipwreck_env.rules.conditions` against the rulebook.
 
 The authority is the printed rulebook of Shipwreck Arcana: its "Arcana Card Reference"
 (every card's text, worked examples and Q/A) and the Shadows entry of its "Faded Power
@@ -25,8 +25,8 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from shipwreck_env.cards import CARDS, fate_hours
-from shipwreck_env.rules import can_play, hours_allowed, kept_mask
+from shipwreck_env.rules.cards import CARDS, fate_hours
+from shipwreck_env.rules.conditions import can_play, hours_allowed, kept_mask
 
 VALUES = (1, 2, 3, 4, 5, 6, 7)
 ALL_PAIRS = [(p, k) for p in VALUES for k in VALUES]

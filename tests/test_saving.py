@@ -1,4 +1,4 @@
-"""Tests of :mod:`shipwreck_env.saving`: save a game to JSON and load it back exactly.
+"""Tests of :mod:`shipwreck_env.rules.saving`: save a game to JSON and load it back exactly.
 
 * round trips at the start, mid-game in every phase that random games reach, and at
   game over; the loaded generator continues with the same draws, so a loaded game goes
@@ -16,12 +16,12 @@ import json
 import numpy as np
 import pytest
 
-from shipwreck_env.actions import ACTIONS, PASS
-from shipwreck_env.cards import CARD_INDEX, CARDS
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step, step_inplace
-from shipwreck_env.saving import FORMAT, VERSION, SaveGameError, dumps, loads
-from shipwreck_env.state import PHASES, Phase, State
+from shipwreck_env.rules.actions import ACTIONS, PASS
+from shipwreck_env.rules.cards import CARD_INDEX, CARDS
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions, new_game, step, step_inplace
+from shipwreck_env.rules.saving import FORMAT, VERSION, SaveGameError, dumps, loads
+from shipwreck_env.rules.state import PHASES, Phase, State
 
 CONFIGS = [
     GameConfig(),

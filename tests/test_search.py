@@ -26,13 +26,13 @@ from shipwreck_agents.search.options import (  # noqa: E402
 )
 from shipwreck_agents.search.sparta import SearchTeamPolicy, rollout_values  # noqa: E402
 from shipwreck_agents.search.worlds import sample_worlds  # noqa: E402
-from shipwreck_env.actions import ACTIONS, NUM_ACTIONS  # noqa: E402
-from shipwreck_env.config import GameConfig  # noqa: E402
-from shipwreck_env.engine import new_game, step_inplace  # noqa: E402
-from shipwreck_env.observation import ObservationLayout, encode  # noqa: E402
-from shipwreck_env.policy import decide, observation_layouts  # noqa: E402
-from shipwreck_env.state import Phase  # noqa: E402
-from shipwreck_env.view import make_view  # noqa: E402
+from shipwreck_env.envs.policy import decide, observation_layouts  # noqa: E402
+from shipwreck_env.rules.actions import ACTIONS, NUM_ACTIONS  # noqa: E402
+from shipwreck_env.rules.config import GameConfig  # noqa: E402
+from shipwreck_env.rules.engine import new_game, step_inplace  # noqa: E402
+from shipwreck_env.rules.observation import ObservationLayout, encode  # noqa: E402
+from shipwreck_env.rules.state import Phase  # noqa: E402
+from shipwreck_env.rules.view import make_view  # noqa: E402
 
 MODEL = str(Path(__file__).resolve().parents[1] / "results/models/fast_selfplay.pth")
 CARRY = str(

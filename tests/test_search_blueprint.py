@@ -15,12 +15,12 @@ from shipwreck_agents.evaluation.paired import paired_difference
 from shipwreck_agents.registry import make_policy, make_team
 from shipwreck_agents.search import blueprint as bp
 from shipwreck_agents.search.blueprint import BlueprintSearch, parse_blueprint_spec
-from shipwreck_env.actions import ACTIONS, NUM_ACTIONS, PASS
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import new_game, step_inplace
-from shipwreck_env.fading import WIN_SCORE
-from shipwreck_env.policy import Team, decide, observation_layouts
-from shipwreck_env.view import make_view
+from shipwreck_env.envs.policy import Team, decide, observation_layouts
+from shipwreck_env.rules.actions import ACTIONS, NUM_ACTIONS, PASS
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import new_game, step_inplace
+from shipwreck_env.rules.fading import WIN_SCORE
+from shipwreck_env.rules.view import make_view
 
 DOOMED = GameConfig(num_players=3, difficulty="doomed")
 
@@ -230,7 +230,7 @@ def test_the_registry_builds_one_search_object_for_both_roles():
 
 
 def test_search_eval_plays_the_convention_and_its_search_on_the_same_deals(tmp_path):
-    """scripts/search_eval.py --blueprint: the blueprint's games are the evaluator's
+    """lab/studies/search_eval.py --blueprint: the blueprint's games are the evaluator's
     convention games; the table script recomputes the paired figures from them."""
     search_eval = load_script("search_eval")
     out = tmp_path / "run"

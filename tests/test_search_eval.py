@@ -1,4 +1,4 @@
-"""The paired report of scripts/search_eval.py: its figures from per-game rows."""
+"""The paired report of lab/studies/search_eval.py: its figures from per-game rows."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def test_summarise_counts_the_discordant_pairs_and_the_paired_difference():
 
 def test_the_report_names_its_command_settings_and_phases():
     report = {
-        "command": "python scripts/search_eval.py --games 5",
+        "command": "python lab/studies/search_eval.py --games 5",
         "seed": 9,
         "options": {"samples": 32, "margin": 0.1, "uncertain": 0.95, "phases": "play+steal"},
         "load_start": 1.0,
@@ -57,7 +57,7 @@ def test_the_report_names_its_command_settings_and_phases():
         "results": {"hard": search_eval.summarise(ROWS)},
     }
     text = search_eval.markdown(report)
-    assert "`python scripts/search_eval.py --games 5`" in text
+    assert "`python lab/studies/search_eval.py --games 5`" in text
     assert "32 worlds" in text and "phases play+steal" in text and "seed 9" in text
     assert "| hard | 5 | 0.400 " in text and "| 2 / 1 |" in text
     assert "Partial" not in text and "Blueprint:" not in text

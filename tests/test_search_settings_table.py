@@ -1,4 +1,4 @@
-"""research/search_settings_table.py: search_eval runs compared deal by deal."""
+"""lab/studies/search_settings_table.py: search_eval runs compared deal by deal."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from conftest import load_script
 
 
 def _script():
-    return load_script("search_settings_table", folder="research")
+    return load_script("search_settings_table")
 
 
 def _run(
@@ -28,7 +28,7 @@ def _run(
         for i, won in enumerate(search_won)
     ]
     run = {
-        "command": f"python scripts/search_eval.py --samples {samples}",
+        "command": f"python lab/studies/search_eval.py --samples {samples}",
         "model": model,
         "seed": 7,
         "options": {

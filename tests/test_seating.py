@@ -1,4 +1,4 @@
-"""Seat orders (``shipwreck_env.seating``): who is asked after whom. Authority: the
+"""Seat orders (``shipwreck_env.rules.seating``): who is asked after whom. Authority: the
 rulebook's clockwise order from the active player (reveals, votes), the leader as the
 first player clockwise, and docs/rules.md on the 2-player challenge mode (two seats per
 player: the active player's other seat is not asked)."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from shipwreck_env.seating import (
+from shipwreck_env.rules.seating import (
     leader,
     others_after,
     others_after_table,

@@ -1,7 +1,7 @@
-"""The state's one constructor (:class:`shipwreck_env.state.State`): it names every
+"""The state's one constructor (:class:`shipwreck_env.rules.state.State`): it names every
 field, every builder uses it, and a copy is equal and independent.
 
-Authority: the class docstring of ``shipwreck_env/state.py`` and issue 13.
+Authority: the class docstring of ``shipwreck_env/rules/state.py`` and issue 13.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step_inplace
-from shipwreck_env.state import State
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.rules.state import State
 
 ROOT = Path(__file__).resolve().parent.parent
 

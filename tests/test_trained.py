@@ -18,7 +18,7 @@ SHIPPED = sorted(MODELS.glob("*.pth"))
 @pytest.fixture(scope="module")
 def saved_model(tmp_path_factory):
     """A small MaskablePPO play model saved by the training code, and its exported
-    policy network (what scripts/export_models.py writes)."""
+    policy network (what lab/runs/export_models.py writes)."""
     import gymnasium
     from sb3_contrib import MaskablePPO
 
@@ -57,7 +57,7 @@ def test_models_are_shipped_for_every_training_config():
     # the carried belief, shipwreck-arcana export-belief) and at the 22.0M the search was
     # first measured with
     # the trainers' one-budget configs (*budget*.yaml) ship in results/models/budget/,
-    # written by scripts/make_training_report.py --evaluate-budget
+    # written by lab/reports/make_training_report.py --evaluate-budget
     names = {p.stem for p in (configs / "sb3").glob("*.yaml") if "budget" not in p.stem}
     names |= {"fast_selfplay", "fast_selfplay_imitation", "fast_selfplay_imitation_22M"}
     names |= {"fast_selfplay_imitation_carry"}
@@ -122,7 +122,7 @@ def test_a_model_refuses_a_game_it_was_not_trained_for(option: str, value: objec
 
 def test_check_game_accepts_the_training_game_and_other_difficulties() -> None:
     from shipwreck_agents.learned.sb3 import check_game, game_meta
-    from shipwreck_env.config import GameConfig
+    from shipwreck_env.rules.config import GameConfig
 
     meta = game_meta(GameConfig(num_players=3, card_sets="base"), belief=True)
     check_game(meta, GameConfig(num_players=3, difficulty="doomed", max_turns=50))
@@ -131,7 +131,7 @@ def test_check_game_accepts_the_training_game_and_other_difficulties() -> None:
 
 def test_check_game_refuses_another_observation_layout() -> None:
     from shipwreck_agents.learned.sb3 import check_game, game_meta
-    from shipwreck_env.config import GameConfig
+    from shipwreck_env.rules.config import GameConfig
 
     meta = {**game_meta(GameConfig(num_players=3), belief=True), "observation_layout": "0" * 16}
     with pytest.raises(ValueError, match="observation layout 0000000000000000"):

@@ -1,4 +1,4 @@
-"""The trainers' table of scripts/make_training_report.py: each run's model at the budget
+"""The trainers' table of lab/reports/make_training_report.py: each run's model at the budget
 is found, exported as a ``fast:`` team, evaluated, and its figures land in the table."""
 
 from __future__ import annotations

@@ -15,13 +15,13 @@ from shipwreck_agents.scripted.bayes import BayesGroup
 from shipwreck_agents.scripted.heuristic import HeuristicPlayer
 from shipwreck_agents.scripted.simple import RandomPolicy
 from shipwreck_agents.search.type_inference import DEFAULT_TYPES, TypeGroup, make_reader
-from shipwreck_env.actions import NUM_ACTIONS, play_action
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step_inplace
-from shipwreck_env.policy import Team
-from shipwreck_env.scenario import arrange
-from shipwreck_env.state import Phase, State
-from shipwreck_env.view import make_view
+from shipwreck_env.envs.policy import Team
+from shipwreck_env.rules.actions import NUM_ACTIONS, play_action
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.rules.scenario import arrange
+from shipwreck_env.rules.state import Phase, State
+from shipwreck_env.rules.view import make_view
 
 
 def _mask(s: State) -> np.ndarray:

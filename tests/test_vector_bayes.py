@@ -16,9 +16,9 @@ from shipwreck_agents.scripted.bayes import BayesGroup
 from shipwreck_agents.scripted.bayes_batched import BatchedBayes
 from shipwreck_agents.scripted.heuristic import HeuristicPlayer
 from shipwreck_agents.scripted.heuristic_batched import heuristic_actions
-from shipwreck_env.actions import ACTIONS
-from shipwreck_env.policy import decide, observation_layouts
-from shipwreck_env.state import PHASES
+from shipwreck_env.envs.policy import decide, observation_layouts
+from shipwreck_env.rules.actions import ACTIONS
+from shipwreck_env.rules.state import PHASES
 from shipwreck_env.vector import VectorGame
 from shipwreck_env.vector.to_states import to_states
 

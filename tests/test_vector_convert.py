@@ -16,12 +16,12 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from shipwreck_env import engine
-from shipwreck_env.actions import ACTIONS, predict_action
-from shipwreck_env.cards import CARD_INDEX, POWER_INDEX, POWERS
-from shipwreck_env.config import DIFFICULTIES, GameConfig
-from shipwreck_env.powers import CARD_POWER
-from shipwreck_env.state import Phase, State
+from shipwreck_env.rules import engine
+from shipwreck_env.rules.actions import ACTIONS, predict_action
+from shipwreck_env.rules.cards import CARD_INDEX, POWER_INDEX, POWERS
+from shipwreck_env.rules.config import DIFFICULTIES, GameConfig
+from shipwreck_env.rules.powers import CARD_POWER
+from shipwreck_env.rules.state import Phase, State
 from shipwreck_env.vector.arrays import EVENT, EVENT_CAPACITY, TURN_ACTION_CAPACITY, Arrays
 from shipwreck_env.vector.convert import decode_event, encode_event, from_states
 from shipwreck_env.vector.to_states import to_states

@@ -10,11 +10,11 @@ import itertools
 import numpy as np
 import pytest
 
-from shipwreck_env.config import DIFFICULTIES, GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step_inplace
-from shipwreck_env.observation import ObservationLayout, encode
-from shipwreck_env.rewards import team_reward
-from shipwreck_env.state import State
+from shipwreck_env.rules.config import DIFFICULTIES, GameConfig
+from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.rules.observation import ObservationLayout, encode
+from shipwreck_env.rules.rewards import team_reward
+from shipwreck_env.rules.state import State
 from shipwreck_env.vector import VectorGame
 from shipwreck_env.vector.chance import StreamGenerator
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shipwreck_env.actions import PASS
-from shipwreck_env.cards import FATE_COPIES
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step
+from shipwreck_env.rules.actions import PASS
+from shipwreck_env.rules.cards import FATE_COPIES
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions, new_game, step
 from shipwreck_env.vector import VectorGame
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from test_arcana import TURN_MODULES
 
-from shipwreck_env.cards import POWER_INDEX, POWERS
+from shipwreck_env.rules.cards import POWER_INDEX, POWERS
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTOR = ROOT / "shipwreck_env" / "vector"
@@ -41,7 +41,7 @@ VECTOR_INFRASTRUCTURE = {
 """Modules with no reference twin: the arrays, random streams, compilation, the tables
 built from the reference's own, conversions, observations and the envs."""
 CARD_TEXT_HOME = {"ash": ["arcana"], "fall": ["arcana"], "imago": ["arcana"], "blind_man": []}
-"""Arcana cards with a text of their own (``shipwreck_env.arcana``) and the batched
+"""Arcana cards with a text of their own (``shipwreck_env.rules.arcana``) and the batched
 modules that name them; The Blind Man's doom-free fade is a table
 (``tables.CARD_FREE_FADE``) that the end of the turn reads without naming it."""
 

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from test_vector_convert import collect_games, scramble
 
-from shipwreck_env import observation
-from shipwreck_env.config import GameConfig
-from shipwreck_env.observation import ObservationLayout
-from shipwreck_env.state import Phase, State
+from shipwreck_env.rules import observation
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.observation import ObservationLayout
+from shipwreck_env.rules.state import Phase, State
 from shipwreck_env.vector.convert import from_states
 from shipwreck_env.vector.observe import encode_batch
 

@@ -12,9 +12,9 @@ from vector_helpers import sweep_rules
 
 from shipwreck_agents.scripted.heuristic import HeuristicPlayer
 from shipwreck_agents.scripted.heuristic_batched import heuristic_actions
-from shipwreck_env.actions import ACTIONS
-from shipwreck_env.policy import decide, observation_layouts
-from shipwreck_env.state import PHASES
+from shipwreck_env.envs.policy import decide, observation_layouts
+from shipwreck_env.rules.actions import ACTIONS
+from shipwreck_env.rules.state import PHASES
 from shipwreck_env.vector import VectorGame
 from shipwreck_env.vector.to_states import to_states
 
@@ -26,7 +26,7 @@ def _situations(s, action: int) -> list[str]:
     if s.shadows:
         out.append("shadows")
     if spec.kind == "play" and spec.slot < 4 and s.slots[spec.slot] >= 0:
-        from shipwreck_env.cards import CARDS
+        from shipwreck_env.rules.cards import CARDS
 
         out.append(f"play_on_{CARDS[s.slots[spec.slot]].id}")
     if spec.kind == "play" and spec.slot == 4:

@@ -31,13 +31,13 @@ import numpy as np
 import pytest
 from vector_helpers import Chooser, Mismatch, fall_after_sails, twins_from_states
 
-from shipwreck_env.actions import ACTIONS, HOURS_TARGET, PASS, predict_action
-from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions
-from shipwreck_env.scenario import arrange
-from shipwreck_env.state import Phase, State
-from shipwreck_env.turn_start import public_snapshot
+from shipwreck_env.rules.actions import ACTIONS, HOURS_TARGET, PASS, predict_action
+from shipwreck_env.rules.cards import CARD_INDEX, CARDS, FATE_COPIES
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions
+from shipwreck_env.rules.scenario import arrange
+from shipwreck_env.rules.state import Phase, State
+from shipwreck_env.rules.turn_start import public_snapshot
 
 FALL = CARD_INDEX["fall"]
 

@@ -27,10 +27,10 @@ from collections.abc import Sequence
 import pytest
 from vector_helpers import Mismatch, Twins, lucky_chooser, team_chooser, twins_from_states
 
-from shipwreck_env.cards import CARDS, POWERS
-from shipwreck_env.config import GameConfig
-from shipwreck_env.scenario import arrange
-from shipwreck_env.state import State
+from shipwreck_env.rules.cards import CARDS, POWERS
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.scenario import arrange
+from shipwreck_env.rules.state import State
 
 SETS: dict[str, tuple[str, ...]] = {
     "gencon": ("base", "gencon"),

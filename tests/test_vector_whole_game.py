@@ -47,12 +47,12 @@ from vector_helpers import (
     twins_from_states,
 )
 
-from shipwreck_env.cards import CARDS, FATE_COPIES
-from shipwreck_env.config import DIFFICULTIES, GameConfig
-from shipwreck_env.engine import new_game
-from shipwreck_env.scenario import arrange
-from shipwreck_env.state import State
-from shipwreck_env.turn_start import public_snapshot
+from shipwreck_env.rules.cards import CARDS, FATE_COPIES
+from shipwreck_env.rules.config import DIFFICULTIES, GameConfig
+from shipwreck_env.rules.engine import new_game
+from shipwreck_env.rules.scenario import arrange
+from shipwreck_env.rules.state import State
+from shipwreck_env.rules.turn_start import public_snapshot
 from shipwreck_env.vector import VectorGame
 from shipwreck_env.vector.chance import StreamGenerator, game_keys
 

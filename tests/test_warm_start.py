@@ -1,4 +1,4 @@
-"""scripts/warm_start_run.py: a fast run that starts from an exported network."""
+"""lab/runs/warm_start_run.py: a fast run that starts from an exported network."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def _run(*args: str) -> subprocess.CompletedProcess:
 
 
 def _model(tmp_path: Path, hidden: tuple[int, ...]) -> Path:
-    from shipwreck_env.actions import NUM_ACTIONS
+    from shipwreck_env.rules.actions import NUM_ACTIONS
     from shipwreck_training.fast.config import load_config
     from shipwreck_training.fast.ppo import Trainer
 

@@ -21,8 +21,8 @@ from shipwreck_apps.play.replay_view import Replay
 from shipwreck_apps.play.seat_view import faded_cards, view_data
 from shipwreck_apps.play.table import Table
 from shipwreck_apps.web.app import LOG_TAIL, create_app
-from shipwreck_env.config import GameConfig
-from shipwreck_env.view import make_view
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.view import make_view
 
 with warnings.catch_warnings():  # starlette 1.x asks for httpx2; httpx works
     warnings.simplefilter("ignore")

@@ -25,7 +25,7 @@ from shipwreck_apps.play.table import Table
 from shipwreck_apps.web.app import create_app
 from shipwreck_apps.web.games import Limits
 from shipwreck_apps.web.guard import MAX_BODY
-from shipwreck_env.config import GameConfig
+from shipwreck_env.rules.config import GameConfig
 
 GAME = {"teammates": "heuristic+bayes", "seed": 1, "difficulty": "easy", "humans": [0]}
 

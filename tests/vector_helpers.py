@@ -23,14 +23,14 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from shipwreck_env.actions import ACTIONS, HOURS_TARGET, predict_action
-from shipwreck_env.cards import CARD_INDEX, CARDS, POWER_INDEX
-from shipwreck_env.engine import legal_actions, new_game, step_inplace
-from shipwreck_env.observation import encode
-from shipwreck_env.policy import Team, decide, observation_layouts
-from shipwreck_env.powers import CARD_POWER
-from shipwreck_env.rewards import team_reward
-from shipwreck_env.state import PHASES, Phase, State
+from shipwreck_env.envs.policy import Team, decide, observation_layouts
+from shipwreck_env.rules.actions import ACTIONS, HOURS_TARGET, predict_action
+from shipwreck_env.rules.cards import CARD_INDEX, CARDS, POWER_INDEX
+from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.rules.observation import encode
+from shipwreck_env.rules.powers import CARD_POWER
+from shipwreck_env.rules.rewards import team_reward
+from shipwreck_env.rules.state import PHASES, Phase, State
 from shipwreck_env.vector import VectorGame
 from shipwreck_env.vector.chance import StreamGenerator, game_keys
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from shipwreck_env.state import State
+from shipwreck_env.rules.state import State
 
 LOCAL = "http://127.0.0.1:8000"
 """Base URL for Starlette's TestClient: a host the app serves (its default, testserver, is
@@ -65,7 +65,7 @@ def running_server(app) -> Iterator[str]:
 def launch_chromium(playwright):
     """Debian's chromium, headless, through Playwright."""
     if not Path(CHROMIUM).exists():
-        raise RuntimeError(f"{CHROMIUM} is missing: run scripts/setup.sh (it installs chromium)")
+        raise RuntimeError(f"{CHROMIUM} is missing: run lab/tools/setup.sh (it installs chromium)")
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
 
 

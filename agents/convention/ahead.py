@@ -21,25 +21,25 @@ with a doubtful reading are where the convention loses, so this module prices th
 
 Everything here reads public facts only (the turn-start table, the deck's face-up top,
 the number lines), so every teammate computes the same value. Nothing here is an
-engine rule: the fades and plays are asked of :mod:`shipwreck_env.public_record`.
+engine rule: the fades and plays are asked of :mod:`shipwreck_env.rules.public_record`.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from shipwreck_env.actions import HOURS_TARGET
-from shipwreck_env.arcana import FADES_WITHOUT_DOOM
-from shipwreck_env.cards import CARD_INDEX
-from shipwreck_env.fading import fades_by_hours
-from shipwreck_env.plays import landing_slot
-from shipwreck_env.public_record import (
+from shipwreck_env.rules.actions import HOURS_TARGET
+from shipwreck_env.rules.arcana import FADES_WITHOUT_DOOM
+from shipwreck_env.rules.cards import CARD_INDEX
+from shipwreck_env.rules.fading import fades_by_hours
+from shipwreck_env.rules.plays import landing_slot
+from shipwreck_env.rules.public_record import (
     fade_doom,
     fading_after,
     kept_rows,
     play_outcome,
 )
-from shipwreck_env.view import TurnStart
+from shipwreck_env.rules.view import TurnStart
 
 __all__ = ["ahead_value", "forced_share", "forced_turn", "table_left"]
 

@@ -17,21 +17,21 @@ from shipwreck_agents.convention.ahead import (
     table_left,
 )
 from shipwreck_agents.convention.outcomes import Outcomes, group_questions
-from shipwreck_env.actions import ACTIONS, power_action
-from shipwreck_env.arcana import fades_by_text_after
-from shipwreck_env.cards import CARD_INDEX, CARDS
-from shipwreck_env.fading import fades_by_hours
-from shipwreck_env.number_lines import table_rows
-from shipwreck_env.plays import CHALICE, HOURS_TARGET, STEAL_ACTION, first_plays
-from shipwreck_env.powers import sinners_actions
-from shipwreck_env.public_record import (
+from shipwreck_env.rules.actions import ACTIONS, power_action
+from shipwreck_env.rules.arcana import fades_by_text_after
+from shipwreck_env.rules.cards import CARD_INDEX, CARDS
+from shipwreck_env.rules.fading import fades_by_hours
+from shipwreck_env.rules.number_lines import table_rows
+from shipwreck_env.rules.plays import CHALICE, HOURS_TARGET, STEAL_ACTION, first_plays
+from shipwreck_env.rules.powers import sinners_actions
+from shipwreck_env.rules.public_record import (
     PlayOutcome,
     fade_doom,
     fading_after,
     onlooker_pool,
     play_outcome,
 )
-from shipwreck_env.view import TurnStart
+from shipwreck_env.rules.view import TurnStart
 
 __all__ = ["Lines", "Option", "public_hands"]
 
@@ -206,7 +206,7 @@ class Lines:
 
     def removals(self, out: PlayOutcome, kept_eff: int) -> list[int]:
         """The Sinners actions the code may use after ``out`` with a kept fate worth
-        ``kept_eff``: the rule's (:func:`~shipwreck_env.powers.sinners_actions` on the
+        ``kept_eff``: the rule's (:func:`~shipwreck_env.rules.powers.sinners_actions` on the
         table the play leaves), but never on The Fall, a choice of the convention."""
         table = [
             fates + ((out.value,) if out.landed == slot else ())
@@ -285,7 +285,7 @@ class Lines:
         return o
 
     def fading(self, out: PlayOutcome, removed: tuple[int, int] | None = None) -> list[int]:
-        """:func:`~shipwreck_env.public_record.fading_after` of ``out`` on the turn-start
+        """:func:`~shipwreck_env.rules.public_record.fading_after` of ``out`` on the turn-start
         table with ``removed`` = (slot, value) taken off by Sinners: the slots without a
         removal are computed once per play, and only the slot Sinners touches again."""
         where = (out.landed, out.value, out.fall)
@@ -314,7 +314,7 @@ class Lines:
         return fade_doom(self.start, fading_after(self.start, out))[0] > 0
 
     def outcome(self, value: int, target: int, kept: int) -> PlayOutcome:
-        """:func:`~shipwreck_env.public_record.play_outcome` of playing ``value`` on
+        """:func:`~shipwreck_env.rules.public_record.play_outcome` of playing ``value`` on
         ``target`` keeping ``kept``, computed once for every kept value that shows the
         same: the kept fate shows only in The Chalice's tell (kept above the played
         value or not) and The Fall's announcement."""

@@ -18,9 +18,9 @@ from shipwreck_agents.convention.ahead import (
     ahead_value,
 )
 from shipwreck_agents.scripted.bayes import race_value
-from shipwreck_env.cards import CARDS
-from shipwreck_env.questions import QUESTION_SETS, yes_values
-from shipwreck_env.view import TurnStart
+from shipwreck_env.rules.cards import CARDS
+from shipwreck_env.rules.questions import QUESTION_SETS, yes_values
+from shipwreck_env.rules.view import TurnStart
 
 __all__ = ["EPS", "Outcomes", "group_questions", "race_win"]
 

@@ -5,7 +5,7 @@ group cannot be sure of the kept fate, a power that changes the table before the
 (Sparrows cycles an empty card, Skies moves a visible fate, Shadows lifts the kept
 fate's reading by one) may open a play that fades nothing. :func:`way_out` finds one for
 the player's own hand, by stepping the engine on the turn's public start with that hand
-(:func:`~shipwreck_env.scenario.hypothetical_turn_start`): nothing here reads another
+(:func:`~shipwreck_env.rules.scenario.hypothetical_turn_start`): nothing here reads another
 seat's fate. The group does not read such a turn by the convention (it starts with a
 power), so it falls back to the number line, and neither side remembers the turn.
 That literal reading is a way out too: a play after which the number line holds the
@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shipwreck_agents.scripted.knowledge import doom_of_fades, fading_slots
-from shipwreck_env.actions import ACTIONS
-from shipwreck_env.engine import legal_actions
-from shipwreck_env.public_record import DrawNeeded, step_without_draws
-from shipwreck_env.scenario import hypothetical_turn_start
-from shipwreck_env.state import Phase
-from shipwreck_env.view import AgentView, make_view
+from shipwreck_env.rules.actions import ACTIONS
+from shipwreck_env.rules.engine import legal_actions
+from shipwreck_env.rules.public_record import DrawNeeded, step_without_draws
+from shipwreck_env.rules.scenario import hypothetical_turn_start
+from shipwreck_env.rules.state import Phase
+from shipwreck_env.rules.view import AgentView, make_view
 
 __all__ = ["PRE_PLAY_POWERS", "way_out"]
 

@@ -20,12 +20,12 @@ from shipwreck_agents.convention import lines as _lines
 from shipwreck_agents.convention.lines import SHADOWS, Lines, Option, public_hands
 from shipwreck_agents.convention.outcomes import EPS, Outcomes
 from shipwreck_agents.convention.settings import DEFAULT, ConventionSettings
-from shipwreck_env.actions import power_action
-from shipwreck_env.cards import CARDS
-from shipwreck_env.public_record import (
+from shipwreck_env.rules.actions import power_action
+from shipwreck_env.rules.cards import CARDS
+from shipwreck_env.rules.public_record import (
     onlooker_pool,
 )
-from shipwreck_env.view import TurnStart
+from shipwreck_env.rules.view import TurnStart
 
 __all__ = [
     "Convention",
@@ -217,7 +217,7 @@ def code_problem(
     normalised prior weights, each hand's lines (``Option``), the observations' race
     values, and which hands are *forced* (every line without a power before the play
     fades a card at a doom cost). :func:`compute_convention` chooses the code;
-    ``research/convention_ceiling.py`` measures how good a code could be.
+    ``lab/studies/convention_ceiling.py`` measures how good a code could be.
 
     Args:
         config: the game's rules.

@@ -3,7 +3,7 @@
 Method, in our words.
 
 1. **A public convention per turn.** When a seat's turn starts, every teammate can list
-   the hands it may hold, from public facts only (:mod:`shipwreck_env.public_record`):
+   the hands it may hold, from public facts only (:mod:`shipwreck_env.rules.public_record`):
    two fresh fates, or the fate it carried plus one fresh one. Each hand gets a public
    prior weight: fresh fates by the copies nobody can place on the table (the
    *onlooker's pool*), a carried fate by what the convention of that seat's last turn
@@ -108,10 +108,10 @@ from shipwreck_agents.convention.settings import DEFAULT, ConventionSettings
 from shipwreck_agents.scripted.bayes import BayesGroup, _pool_at_start
 from shipwreck_agents.scripted.heuristic import HeuristicPlayer
 from shipwreck_agents.scripted.knowledge import doom_of_fades, literal_posterior, mask_to_array
-from shipwreck_env.actions import ACTIONS, PASS
-from shipwreck_env.public_record import onlooker_pool
-from shipwreck_env.state import State
-from shipwreck_env.view import AgentView, TurnStart
+from shipwreck_env.rules.actions import ACTIONS, PASS
+from shipwreck_env.rules.public_record import onlooker_pool
+from shipwreck_env.rules.state import State
+from shipwreck_env.rules.view import AgentView, TurnStart
 
 __all__ = ["Convention", "ConventionPolicy", "ConventionSettings", "compute_convention", "race_win"]
 

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from shipwreck_agents.evaluation.crossplay import rate, run_cell, shown_rate
 from shipwreck_agents.evaluation.evaluate import check_counts, map_tasks
 from shipwreck_agents.registry import make_team
-from shipwreck_env.config import DIFFICULTIES, GameConfig
+from shipwreck_env.rules.config import DIFFICULTIES, GameConfig
 
 __all__ = [
     "ADHOC_DIFFICULTIES",

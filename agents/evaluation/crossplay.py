@@ -16,7 +16,7 @@ them; each with its 95% Wilson interval. Teams are named as the table's teammate
 ``fast:results/models/fast_selfplay.pth``, ...
 
 Nothing here reads a hidden fate: each player's policy sees only its own view
-(:func:`shipwreck_env.policy.decide`); a cheating team is refused.
+(:func:`shipwreck_env.envs.policy.decide`); a cheating team is refused.
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from shipwreck_agents.evaluation.evaluate import (
     wilson_interval,
 )
 from shipwreck_agents.registry import make_team
-from shipwreck_env.config import DIFFICULTIES, GameConfig
-from shipwreck_env.policy import Team
-from shipwreck_env.view import AgentView
+from shipwreck_env.envs.policy import Team
+from shipwreck_env.rules.config import DIFFICULTIES, GameConfig
+from shipwreck_env.rules.view import AgentView
 
 __all__ = [
     "MixedTable",

@@ -24,9 +24,9 @@ from typing import TypeVar
 import numpy as np
 
 from shipwreck_agents.registry import make_policy
-from shipwreck_env.config import DIFFICULTIES, GameConfig
-from shipwreck_env.engine import new_game, step_inplace
-from shipwreck_env.policy import Policy, Team, decide, observation_layouts
+from shipwreck_env.envs.policy import Policy, Team, decide, observation_layouts
+from shipwreck_env.rules.config import DIFFICULTIES, GameConfig
+from shipwreck_env.rules.engine import new_game, step_inplace
 
 __all__ = [
     "GameRecord",
@@ -244,7 +244,7 @@ def evaluate(
     """Evaluate the team ``play`` + ``group`` on each difficulty.
 
     Each of ``play`` and ``group`` is a registry spec (``"heuristic"``, ``"ppo:PATH"``,
-    ...) or a :class:`~shipwreck_env.policy.Policy` object -- a user's own agent gets the
+    ...) or a :class:`~shipwreck_env.envs.policy.Policy` object -- a user's own agent gets the
     same seeds (:func:`game_seed`), worker processes (it must then be picklable) and
     report. Returns ``{"config", "play", "group", "seed", "games", "cheating",
     "results": {difficulty: summary}}`` (``play``/``group`` are the spec, or the

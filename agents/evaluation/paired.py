@@ -27,7 +27,7 @@ import numpy as np
 from shipwreck_agents.base import Team
 from shipwreck_agents.convention.team import ConventionPolicy
 from shipwreck_agents.evaluation.evaluate import game_seed, play_game
-from shipwreck_env.config import GameConfig
+from shipwreck_env.rules.config import GameConfig
 
 __all__ = ["Z95", "main", "paired_difference", "paired_wins", "sign_test"]
 
@@ -47,8 +47,8 @@ def sign_test(only_a: int, only_b: int) -> float:
 
 def paired_difference(a: Sequence[bool | int], b: Sequence[bool | int]) -> dict:
     """B - A over paired games (game ``i`` of both is the same deal): the one place the
-    paired figures are computed (this module, ``scripts/paired_eval.py`` and
-    ``scripts/search_eval.py`` report them).
+    paired figures are computed (this module, ``lab/studies/paired_eval.py`` and
+    ``lab/studies/search_eval.py`` report them).
 
     Returns:
         ``games``; the win rates ``a`` and ``b``; ``b_minus_a``, the mean per-game

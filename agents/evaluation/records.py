@@ -27,9 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import IllegalActionError, new_game, step_inplace
-from shipwreck_env.state import State
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import IllegalActionError, new_game, step_inplace
+from shipwreck_env.rules.state import State
 
 __all__ = [
     "FORMAT",

@@ -8,10 +8,10 @@ this object records it when it makes that play
 (:func:`shipwreck_agents.learned.policy_belief.likelihood`), and writes the posterior into the
 group's observation. The legal plays of every hypothetical hand are the engine's play
 rule on the table as it is at the play, asked of the public record
-(:func:`shipwreck_env.public_record.hand_plays_at_play`): a power used before the play
+(:func:`shipwreck_env.rules.public_record.hand_plays_at_play`): a power used before the play
 (Sparrows' new card, in the base set) is part of it, as on the batched engine in
 ``training/common/belief.py`` and in the search's rollouts (``RolloutBelief`` in
-``agents/search/sparta.py``, which asks :func:`shipwreck_env.public_record.hand_play_masks`),
+``agents/search/sparta.py``, which asks :func:`shipwreck_env.vector.public_record.hand_play_masks`),
 so the three compute the same block on every turn (the choice of the power itself is
 not multiplied into the likelihood, on any side). Since the player records what the
 group reads, one object must take both roles: :func:`shared_policy` returns one instance
@@ -52,10 +52,10 @@ from shipwreck_agents.learned.policy_belief import (
     likelihood,
 )
 from shipwreck_agents.learned.sb3 import GameCheck, read_meta
-from shipwreck_env.actions import ACTIONS
-from shipwreck_env.observation import ObservationLayout
-from shipwreck_env.public_record import hand_plays_at_play, rows_at_play
-from shipwreck_env.view import AgentView
+from shipwreck_env.rules.actions import ACTIONS
+from shipwreck_env.rules.observation import ObservationLayout
+from shipwreck_env.rules.public_record import hand_plays_at_play, rows_at_play
+from shipwreck_env.rules.view import AgentView
 
 __all__ = ["POLICY_KINDS", "FastTeamPolicy", "after_play_masks", "shared_policy"]
 

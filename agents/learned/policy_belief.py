@@ -40,10 +40,10 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from shipwreck_env.actions import ACTIONS
-from shipwreck_env.cards import POWER_INDEX
-from shipwreck_env.powers import sinners_actions
-from shipwreck_env.state import Phase
+from shipwreck_env.rules.actions import ACTIONS
+from shipwreck_env.rules.cards import POWER_INDEX
+from shipwreck_env.rules.powers import sinners_actions
+from shipwreck_env.rules.state import Phase
 
 __all__ = [
     "PLAY_VALUE",
@@ -282,7 +282,7 @@ def kept_masks(
     """bool[n, 14, actions]: the legal ``AFTER_PLAY`` masks ``legal`` (bool[n, actions])
     of active players, had each kept the value ``h % 7 + 1`` (hands of :func:`likelihood`,
     ``per_hand``): only Sinners depends on it, asked of the engine's own rule
-    (:func:`shipwreck_env.powers.sinners_actions`) on the public table ``tables[i]`` (the
+    (:func:`shipwreck_env.rules.powers.sinners_actions`) on the public table ``tables[i]`` (the
     fates in front of each slot) with the kept value as conditions read it (``shadows[i]``
     adding 1); ``sinners[i]``: Sinners may be used now (available, no power used yet)."""
     masks = np.repeat(np.asarray(legal, bool)[:, None], _HYPOTHESES, axis=1)

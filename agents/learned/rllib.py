@@ -27,9 +27,9 @@ import torch
 
 from shipwreck_agents.learned.actor_critic import MASKED, RLLIB_LEGACY_NAMES, ActorCritic, rename
 from shipwreck_agents.learned.sb3 import GameCheck
-from shipwreck_env.policy import Policy
-from shipwreck_env.state import State
-from shipwreck_env.view import AgentView
+from shipwreck_env.envs.policy import Policy
+from shipwreck_env.rules.state import State
+from shipwreck_env.rules.view import AgentView
 
 __all__ = [
     "MASKED",

@@ -24,10 +24,10 @@ import numpy as np
 
 import shipwreck_env
 from shipwreck_agents.base import Policy
-from shipwreck_env.config import GameConfig
-from shipwreck_env.observation import ObservationLayout
-from shipwreck_env.state import State
-from shipwreck_env.view import AgentView
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.observation import ObservationLayout
+from shipwreck_env.rules.state import State
+from shipwreck_env.rules.view import AgentView
 
 __all__ = [
     "GAME_KEYS",

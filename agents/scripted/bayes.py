@@ -39,14 +39,14 @@ from shipwreck_agents.scripted.knowledge import (
     literal_posterior,
     mask_to_array,
 )
-from shipwreck_env.actions import ACTIONS, PASS, predict_action
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, step_inplace
-from shipwreck_env.policy import BatchedPartner
-from shipwreck_env.questions import QUESTIONS, yes_values
-from shipwreck_env.scenario import ForcedDraws, hypothetical_turn_start
-from shipwreck_env.state import State
-from shipwreck_env.view import AgentView, make_view
+from shipwreck_env.envs.policy import BatchedPartner
+from shipwreck_env.rules.actions import ACTIONS, PASS, predict_action
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions, step_inplace
+from shipwreck_env.rules.questions import QUESTIONS, yes_values
+from shipwreck_env.rules.scenario import ForcedDraws, hypothetical_turn_start
+from shipwreck_env.rules.state import State
+from shipwreck_env.rules.view import AgentView, make_view
 
 __all__ = ["BayesGroup", "race_value"]
 

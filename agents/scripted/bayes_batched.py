@@ -40,9 +40,9 @@ from shipwreck_agents.scripted import heuristic_batched as _vector_heuristic
 from shipwreck_agents.scripted.bayes import _COST_ORDER, BayesGroup, race_value
 from shipwreck_agents.scripted.heuristic import HeuristicPlayer
 from shipwreck_agents.scripted.heuristic_batched import _decide, _doom, _fading_with
-from shipwreck_env.actions import ACTIONS, NUM_ACTIONS, PASS, predict_action
-from shipwreck_env.questions import QUESTIONS, yes_values
-from shipwreck_env.state import Phase
+from shipwreck_env.rules.actions import ACTIONS, NUM_ACTIONS, PASS, predict_action
+from shipwreck_env.rules.questions import QUESTIONS, yes_values
+from shipwreck_env.rules.state import Phase
 from shipwreck_env.vector import jit as _jit
 from shipwreck_env.vector import tables as t
 from shipwreck_env.vector.arrays import EVENT, Arrays
@@ -663,7 +663,7 @@ class BatchedBayes:
             mask: bool[N, 259] legal actions.
             first: the place of game 0 of ``arrays`` (its memory row).
         """
-        from shipwreck_env.engine import IllegalActionError
+        from shipwreck_env.rules.engine import IllegalActionError
 
         games = np.ascontiguousarray(games, np.int64)
         players = arrays.config.num_players

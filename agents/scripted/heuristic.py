@@ -39,11 +39,11 @@ from shipwreck_agents.scripted.knowledge import (
     line_after_play,
     literal_posterior,
 )
-from shipwreck_env.actions import ACTIONS, HOURS_TARGET, PASS
-from shipwreck_env.config import GameConfig
-from shipwreck_env.policy import BatchedPartner
-from shipwreck_env.state import State
-from shipwreck_env.view import AgentView
+from shipwreck_env.envs.policy import BatchedPartner
+from shipwreck_env.rules.actions import ACTIONS, HOURS_TARGET, PASS
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.state import State
+from shipwreck_env.rules.view import AgentView
 
 __all__ = ["HeuristicPlayer"]
 

@@ -24,9 +24,9 @@ import numba
 import numpy as np
 
 from shipwreck_agents.scripted.heuristic import HeuristicPlayer
-from shipwreck_env.actions import HOURS_TARGET, NUM_ACTIONS, PASS
-from shipwreck_env.engine import IllegalActionError
-from shipwreck_env.state import Phase
+from shipwreck_env.rules.actions import HOURS_TARGET, NUM_ACTIONS, PASS
+from shipwreck_env.rules.engine import IllegalActionError
+from shipwreck_env.rules.state import Phase
 from shipwreck_env.vector import jit as _jit
 from shipwreck_env.vector import tables as t
 from shipwreck_env.vector.arrays import EVENT, Arrays

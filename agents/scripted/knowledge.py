@@ -1,7 +1,7 @@
 """What a scripted player can work out from its view: number lines after a play, the
 literal posterior over a hidden fate, and which cards are about to fade.
 
-Everything here reads only an :class:`~shipwreck_env.view.AgentView` and the card
+Everything here reads only an :class:`~shipwreck_env.rules.view.AgentView` and the card
 rules; nothing touches a game state.
 """
 
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from shipwreck_env.actions import HOURS_TARGET
-from shipwreck_env.cards import CARD_INDEX, fate_hours
-from shipwreck_env.rules import KEPT_MASKS, summary_key
-from shipwreck_env.view import AgentView
+from shipwreck_env.rules.actions import HOURS_TARGET
+from shipwreck_env.rules.cards import CARD_INDEX, fate_hours
+from shipwreck_env.rules.conditions import KEPT_MASKS, summary_key
+from shipwreck_env.rules.view import AgentView
 
 __all__ = [
     "ALL_VALUES",

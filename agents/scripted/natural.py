@@ -29,10 +29,10 @@ import numpy as np
 from shipwreck_agents.scripted.bayes import BayesGroup
 from shipwreck_agents.scripted.heuristic import HeuristicPlayer
 from shipwreck_agents.scripted.knowledge import mask_to_array
-from shipwreck_env.actions import PASS
-from shipwreck_env.config import GameConfig
-from shipwreck_env.policy import BatchedPartner
-from shipwreck_env.view import AgentView
+from shipwreck_env.envs.policy import BatchedPartner
+from shipwreck_env.rules.actions import PASS
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.view import AgentView
 
 __all__ = ["NATURAL_DOOM_WEIGHT", "NATURAL_EPSILON", "NaturalPlayer", "natural_team"]
 

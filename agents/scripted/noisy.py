@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from shipwreck_env.policy import Policy, active_decides
-from shipwreck_env.state import State
-from shipwreck_env.view import AgentView
+from shipwreck_env.envs.policy import Policy, active_decides
+from shipwreck_env.rules.state import State
+from shipwreck_env.rules.view import AgentView
 
 __all__ = ["NoisyPolicy"]
 

@@ -17,9 +17,9 @@ import numpy as np
 
 from shipwreck_agents.base import Policy, active_decides
 from shipwreck_agents.scripted.knowledge import group_counts, literal_posterior
-from shipwreck_env.actions import ACTIONS, PASS, predict_action
-from shipwreck_env.state import State
-from shipwreck_env.view import AgentView
+from shipwreck_env.rules.actions import ACTIONS, PASS, predict_action
+from shipwreck_env.rules.state import State
+from shipwreck_env.rules.view import AgentView
 
 __all__ = ["LiteralPolicy", "OracleGroup", "RandomPolicy"]
 

@@ -1,7 +1,7 @@
 """The batched twins of the scripted partners: what ``Policy.batched`` returns.
 
 A vector env over the batched engine asks its partner policy for a twin
-(:meth:`shipwreck_env.policy.Policy.batched`) that decides in many games at once; these
+(:meth:`shipwreck_env.envs.policy.Policy.batched`) that decides in many games at once; these
 are the twins of the heuristic player and the Bayesian group, each for one role:
 
 | policy | ``"play"`` (the active player's decisions) | ``"group"`` (everyone else's) |
@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from shipwreck_env.actions import PASS
-from shipwreck_env.config import GameConfig
-from shipwreck_env.policy import BATCHED_DECISIONS, BatchedPartner, Policy
+from shipwreck_env.envs.policy import BATCHED_DECISIONS, BatchedPartner, Policy
+from shipwreck_env.rules.actions import PASS
+from shipwreck_env.rules.config import GameConfig
 from shipwreck_env.vector.game import VectorGame
 
 __all__ = [
@@ -37,7 +37,7 @@ __all__ = [
 
 
 def check_decisions(decisions: str) -> str:
-    """``decisions`` if it is one of :data:`~shipwreck_env.policy.BATCHED_DECISIONS`.
+    """``decisions`` if it is one of :data:`~shipwreck_env.envs.policy.BATCHED_DECISIONS`.
 
     Raises:
         ValueError: anything else.

@@ -44,12 +44,12 @@ from shipwreck_agents.convention.team import ConventionPolicy
 from shipwreck_agents.scripted.knowledge import literal_posterior
 from shipwreck_agents.search.sparta import SearchStats
 from shipwreck_agents.search.worlds import sample_worlds
-from shipwreck_env.actions import ACTIONS
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import step_inplace
-from shipwreck_env.policy import Policy, Team, decide, keeps_memory, observation_layouts
-from shipwreck_env.state import State
-from shipwreck_env.view import AgentView
+from shipwreck_env.envs.policy import Policy, Team, decide, keeps_memory, observation_layouts
+from shipwreck_env.rules.actions import ACTIONS
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import step_inplace
+from shipwreck_env.rules.state import State
+from shipwreck_env.rules.view import AgentView
 
 __all__ = [
     "BLUEPRINT_PHASES",

@@ -59,11 +59,11 @@ from shipwreck_agents.search.options import (
     parse_phases,
 )
 from shipwreck_agents.search.worlds import line_weights, sample_worlds
-from shipwreck_env.public_record import hand_play_masks
-from shipwreck_env.state import Phase, State
+from shipwreck_env.rules.state import Phase, State
+from shipwreck_env.rules.view import AgentView
 from shipwreck_env.vector import VectorGame
+from shipwreck_env.vector.public_record import hand_play_masks
 from shipwreck_env.vector.tables import COVERED_SETS
-from shipwreck_env.view import AgentView
 
 __all__ = [
     "BELIEF_KINDS",
@@ -93,7 +93,7 @@ class RolloutBelief:
     into the group's observations while that turn's kept fate is the one in question;
     the legal plays of each hypothetical hand are those of the table at the play (after
     a power used before it, such as Sparrows), asked of the public record
-    (:func:`shipwreck_env.public_record.hand_play_masks`), as the reference team and the
+    (:func:`shipwreck_env.vector.public_record.hand_play_masks`), as the reference team and the
     trainer's ``PolicyBelief`` compute them.
     ``policy_carry``: the same, with each seat's memory of the fate it kept
     (:func:`~shipwreck_agents.learned.policy_belief.carry_weights`) weighing the carried fate of

@@ -54,13 +54,13 @@ from shipwreck_agents.scripted.knowledge import (
     mask_to_array,
 )
 from shipwreck_agents.scripted.simple import RandomPolicy
-from shipwreck_env.actions import ACTIONS, HOURS_TARGET
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import step_inplace
-from shipwreck_env.policy import BatchedPartner, Policy
-from shipwreck_env.scenario import ForcedDraws, hypothetical_turn_start
-from shipwreck_env.state import State
-from shipwreck_env.view import AgentView, make_view
+from shipwreck_env.envs.policy import BatchedPartner, Policy
+from shipwreck_env.rules.actions import ACTIONS, HOURS_TARGET
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import step_inplace
+from shipwreck_env.rules.scenario import ForcedDraws, hypothetical_turn_start
+from shipwreck_env.rules.state import State
+from shipwreck_env.rules.view import AgentView, make_view
 
 __all__ = ["DEFAULT_TYPES", "TypeGroup", "TypeReader", "make_reader"]
 

@@ -4,7 +4,7 @@ A world is the public start of the turn (``view.turn_start``) with every hidden 
 in -- the fates in the other seats' hands and the order of the face-down deck -- and then
 replayed through the turn's public actions on the reference engine. A world that does not
 reproduce every public event is dropped. Nothing is read from the real game's state, only
-from the deciding seat's :class:`~shipwreck_env.view.AgentView`.
+from the deciding seat's :class:`~shipwreck_env.rules.view.AgentView`.
 
 The active seat's kept fate is drawn from a belief the caller gives (a learned team's
 posterior, or a scripted team's reading); every other hidden fate from its number line
@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from shipwreck_env.cards import CARD_INDEX, CARDS, FATE_COPIES
-from shipwreck_env.engine import legal_actions, step_inplace
-from shipwreck_env.scenario import ForcedDraws, hypothetical_turn_start
-from shipwreck_env.state import PHASES, State
-from shipwreck_env.view import AgentView
+from shipwreck_env.rules.cards import CARD_INDEX, CARDS, FATE_COPIES
+from shipwreck_env.rules.engine import legal_actions, step_inplace
+from shipwreck_env.rules.scenario import ForcedDraws, hypothetical_turn_start
+from shipwreck_env.rules.state import PHASES, State
+from shipwreck_env.rules.view import AgentView
 
 __all__ = ["line_weights", "sample_worlds"]
 

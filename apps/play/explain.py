@@ -8,20 +8,20 @@ exactly the active seat's number line, which the engine keeps from public facts 
 (see ``docs/rules.md``, *Number lines*). This module turns that into sentences for the
 table page, the terminal and replays.
 
-Everything here reads an :class:`~shipwreck_env.view.AgentView`'s public fields only
+Everything here reads an :class:`~shipwreck_env.rules.view.AgentView`'s public fields only
 (the table, the plays and events of this turn, the number lines, who is active) and
 never ``my_hands`` or ``my_carried``: any seat's view of the same moment gives the same
-words. It must not import ``agents`` nor read a :class:`~shipwreck_env.state.State`.
+words. It must not import ``agents`` nor read a :class:`~shipwreck_env.rules.state.State`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shipwreck_env.actions import ACTIONS, HOURS_TARGET
-from shipwreck_env.cards import CARD_INDEX, CARDS
-from shipwreck_env.rules import mask_values
-from shipwreck_env.view import AgentView
+from shipwreck_env.rules.actions import ACTIONS, HOURS_TARGET
+from shipwreck_env.rules.cards import CARD_INDEX, CARDS
+from shipwreck_env.rules.conditions import mask_values
+from shipwreck_env.rules.view import AgentView
 
 __all__ = [
     "card_name",

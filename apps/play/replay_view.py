@@ -22,8 +22,8 @@ from shipwreck_apps.play.seat_view import (
     view_data,
 )
 from shipwreck_apps.play.table import SAVE_FORMAT, log_entry, slot_ids
-from shipwreck_env.state import PHASES
-from shipwreck_env.view import make_view
+from shipwreck_env.rules.state import PHASES
+from shipwreck_env.rules.view import make_view
 
 __all__ = ["Replay", "parse_viewer", "replay_terminal"]
 

@@ -1,6 +1,6 @@
 """What one seat may see, as data for the browser and as text for the terminal.
 
-Both are built from :func:`shipwreck_env.view.make_view` -- exactly what that player may
+Both are built from :func:`shipwreck_env.rules.view.make_view` -- exactly what that player may
 know -- and nothing else: another player's held fate or the deck below its top card can
 never reach them. The omniscient picture of a finished game (replays) is
 :func:`omniscient_data`, which is never sent for a game in progress.
@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shipwreck_apps.play.explain import card_name, play_words, slots_at_events, turn_reading
-from shipwreck_env.actions import ACTIONS, HOURS_TARGET, PASS, describe
-from shipwreck_env.cards import CARD_INDEX, CARDS, POWER_INDEX, POWERS, fate_hours
-from shipwreck_env.config import DIFFICULTIES
-from shipwreck_env.fading import LOSE_DOOM, WIN_SCORE, fade_cost
-from shipwreck_env.render import describe_event
-from shipwreck_env.rules import mask_values
-from shipwreck_env.state import PHASES, State
-from shipwreck_env.view import AgentView, make_view
+from shipwreck_env.envs.render import describe_event
+from shipwreck_env.rules.actions import ACTIONS, HOURS_TARGET, PASS, describe
+from shipwreck_env.rules.cards import CARD_INDEX, CARDS, POWER_INDEX, POWERS, fate_hours
+from shipwreck_env.rules.conditions import mask_values
+from shipwreck_env.rules.config import DIFFICULTIES
+from shipwreck_env.rules.fading import LOSE_DOOM, WIN_SCORE, fade_cost
+from shipwreck_env.rules.state import PHASES, State
+from shipwreck_env.rules.view import AgentView, make_view
 
 __all__ = [
     "HOURS_TEXT",
@@ -354,7 +354,7 @@ def omniscient_data(s: State, log: Sequence[dict] = ()) -> dict:
 
 
 def _legal(s: State) -> list[int]:
-    from shipwreck_env.engine import legal_actions
+    from shipwreck_env.rules.engine import legal_actions
 
     return legal_actions(s)
 

@@ -40,14 +40,14 @@ from shipwreck_apps.play.seat_view import (
     faded_cards,
     view_data,
 )
-from shipwreck_env import saving
-from shipwreck_env.actions import NUM_ACTIONS, describe
-from shipwreck_env.cards import CARDS
-from shipwreck_env.config import GameConfig
-from shipwreck_env.engine import legal_actions, new_game, step_inplace
-from shipwreck_env.policy import Team, decide, observation_layouts
-from shipwreck_env.state import PHASES, State
-from shipwreck_env.view import make_view
+from shipwreck_env.envs.policy import Team, decide, observation_layouts
+from shipwreck_env.rules import saving
+from shipwreck_env.rules.actions import NUM_ACTIONS, describe
+from shipwreck_env.rules.cards import CARDS
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.rules.state import PHASES, State
+from shipwreck_env.rules.view import make_view
 
 __all__ = [
     "DEFAULT_TEAMMATES",

@@ -80,7 +80,7 @@ from shipwreck_apps.web.guard import (
 )
 from shipwreck_apps.web.shelf import ReplayShelf
 from shipwreck_apps.web.teams import check_teammates, offered_teams
-from shipwreck_env.config import GameConfig
+from shipwreck_env.rules.config import GameConfig
 
 __all__ = ["LOG_TAIL", "create_app"]
 

@@ -1,5 +1,5 @@
 """The batched engine: thousands of games of Shipwreck Arcana held as numpy arrays and
-stepped at once, exact to the reference engine (:mod:`shipwreck_env.engine`).
+stepped at once, exact to the reference engine (:mod:`shipwreck_env.rules.engine`).
 
 Start with :class:`~shipwreck_env.vector.game.VectorGame`. The package holds the array
 layout (``arrays``), per-game random streams (``chance``), the rules as compiled scalar

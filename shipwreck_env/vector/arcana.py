@@ -1,5 +1,5 @@
 """What arcana cards do beyond their condition and their moons, in the batched engine,
-for one game: one home per card text. Mirrors :mod:`shipwreck_env.arcana` (compiled,
+for one game: one home per card text. Mirrors :mod:`shipwreck_env.rules.arcana` (compiled,
 see :mod:`shipwreck_env.vector.jit`).
 
 * **The Ash** notes a 1 or 2 played while it is in play (:func:`note_play`) and then

@@ -1,4 +1,4 @@
-"""The batched game state: every field of :class:`~shipwreck_env.state.State` held as
+"""The batched game state: every field of :class:`~shipwreck_env.rules.state.State` held as
 numpy arrays over ``N`` games (axis 0 is the game).
 
 This module only declares and allocates the arrays; the rules that change them (compiled
@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from shipwreck_env.cards import NUM_POWERS
-from shipwreck_env.config import GameConfig
+from shipwreck_env.rules.cards import NUM_POWERS
+from shipwreck_env.rules.config import GameConfig
 
 __all__ = [
     "ATTACH_CAPACITY",

@@ -1,4 +1,4 @@
-"""Conversion between reference :class:`~shipwreck_env.state.State` objects and the
+"""Conversion between reference :class:`~shipwreck_env.rules.state.State` objects and the
 batched :class:`~shipwreck_env.vector.arrays.Arrays`: packing, and the event encoding.
 
 :func:`from_states` packs games into one ``Arrays`` (checking that the arrays can hold
@@ -66,9 +66,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from shipwreck_env.cards import CARD_INDEX, CARDS, POWER_INDEX, POWERS
-from shipwreck_env.powers import CARD_POWER
-from shipwreck_env.state import State
+from shipwreck_env.rules.cards import CARD_INDEX, CARDS, POWER_INDEX, POWERS
+from shipwreck_env.rules.powers import CARD_POWER
+from shipwreck_env.rules.state import State
 from shipwreck_env.vector.arrays import (
     ATTACH_CAPACITY,
     EVENT,

@@ -1,6 +1,6 @@
 """The batched engine's entry points, compiled: every game's legal mask, one decision
 in every game (with the automatic rest of the turn, the rewards and the restart of
-finished games), and dealing new games. Mirrors :mod:`shipwreck_env.engine`: each
+finished games), and dealing new games. Mirrors :mod:`shipwreck_env.rules.engine`: each
 entry point loops over the games and dispatches one game at a time by phase to the
 turn's steps -- ``turn_start`` (draw, per-turn reset), ``plays`` (the active player's
 plays, The Thief, The Chalice), ``predictions`` (reveals, the group, votes,
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from shipwreck_env.actions import PASS, REVEAL
-from shipwreck_env.cards import FATE_COPIES
-from shipwreck_env.state import Phase
+from shipwreck_env.rules.actions import PASS, REVEAL
+from shipwreck_env.rules.cards import FATE_COPIES
+from shipwreck_env.rules.state import Phase
 from shipwreck_env.vector import tables as t
 from shipwreck_env.vector.arrays import TURN_ACTION_CAPACITY
 from shipwreck_env.vector.chance import permutation_at

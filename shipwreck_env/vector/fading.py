@@ -1,13 +1,13 @@
 """The end of a turn in the batched engine, for one game: score or doom, fading
 cards, refilling slots, the end check; and the hour count in front of a card. Mirrors
-:mod:`shipwreck_env.fading` (compiled, see :mod:`shipwreck_env.vector.jit`). What a
+:mod:`shipwreck_env.rules.fading` (compiled, see :mod:`shipwreck_env.vector.jit`). What a
 card's own text changes (The Ash, The Fall, The Imago) is in
 :mod:`~shipwreck_env.vector.arcana`; what an attached power changes (Scions, Sands) in
 :mod:`~shipwreck_env.vector.powers`."""
 
 from __future__ import annotations
 
-from shipwreck_env.state import Phase
+from shipwreck_env.rules.state import Phase
 from shipwreck_env.vector import tables as t
 from shipwreck_env.vector.arcana import fades_by_text, fades_without_fates, imago_hours
 from shipwreck_env.vector.jit import rule

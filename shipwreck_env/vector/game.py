@@ -19,12 +19,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from shipwreck_env.actions import NUM_ACTIONS, describe
-from shipwreck_env.cards import CARDS
-from shipwreck_env.config import GameConfig
-from shipwreck_env.observation import ObservationLayout
-from shipwreck_env.rewards import check_reward
-from shipwreck_env.state import State
+from shipwreck_env.rules.actions import NUM_ACTIONS, describe
+from shipwreck_env.rules.cards import CARDS
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.observation import ObservationLayout
+from shipwreck_env.rules.rewards import check_reward
+from shipwreck_env.rules.state import State
 from shipwreck_env.vector import chance, convert, engine, to_states
 from shipwreck_env.vector.arrays import Arrays
 from shipwreck_env.vector.jit import pack, rules_for
@@ -40,7 +40,7 @@ def _check_covered(config: GameConfig) -> None:
         raise ValueError(
             f"card_sets {list(config.card_sets)!r} are not covered by the batched engine "
             f"({missing!r} missing); covered: {list(COVERED_SETS)!r}. Use the reference "
-            "engine (shipwreck_env.engine or the AEC env) for the other sets."
+            "engine (shipwreck_env.rules.engine or the AEC env) for the other sets."
         )
 
 
@@ -54,7 +54,7 @@ class VectorGame:
         reward: ``"win_loss"`` or ``"score_doom"`` (as the AEC env).
         belief: append the literal belief block to observations (as the AEC env).
         autoreset: restart finished games in the step that ends them (default).
-        **config: every :class:`~shipwreck_env.config.GameConfig` field.
+        **config: every :class:`~shipwreck_env.rules.config.GameConfig` field.
 
     Raises:
         ValueError: a bad argument, or card sets the batched engine does not cover.
@@ -228,7 +228,7 @@ class VectorGame:
         """One decision in every game.
 
         Args:
-            actions: int[N] action numbers (``shipwreck_env.actions``), one per game.
+            actions: int[N] action numbers (``shipwreck_env.rules.actions``), one per game.
 
         Returns:
             ``(reward, terminated, truncated)``: float32[N] team reward, bool[N] the

@@ -36,8 +36,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from shipwreck_env.config import GameConfig
-from shipwreck_env.seating import others_after_table, voters_table
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.seating import others_after_table, voters_table
 from shipwreck_env.vector.arrays import Arrays
 
 try:
@@ -58,7 +58,7 @@ except ImportError as error:  # pragma: no cover - numba is a dependency
     raise ImportError(
         "the batched engine (shipwreck_env.vector) needs numba, which could not be "
         f"imported ({error}); install it with `pip install numba` or use the reference "
-        "engine (shipwreck_env.engine)"
+        "engine (shipwreck_env.rules.engine)"
     ) from error
 
 __all__ = [
@@ -74,7 +74,7 @@ __all__ = [
 ]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_CORE = os.path.dirname(_HERE)
+_REFERENCE = os.path.join(os.path.dirname(_HERE), "rules")
 # Modules whose code or constants are compiled in: the rules here, and the reference
 # modules of the action numbers, phases and card counts.
 _RULES = (
@@ -97,8 +97,8 @@ _RULES = (
 _COMPILED_FROM = sorted(
     [os.path.join(_HERE, f"{name}.py") for name in _RULES]
     + [
-        os.path.join(_CORE, f"{name}.py")
-        for name in ("actions", "state", "cards", "arcana", "questions", "rules")
+        os.path.join(_REFERENCE, f"{name}.py")
+        for name in ("actions", "state", "cards", "arcana", "questions", "conditions")
     ]
 )
 

@@ -1,7 +1,7 @@
 """Number lines in the batched engine, for one game: the kept table's row for a card
 (which kept values allow a play there), the hands that fit no card (The Hours), the
 record of a play on the active seat's lines, and the public constraints on its kept
-fate. Mirrors :mod:`shipwreck_env.number_lines` (compiled, see
+fate. Mirrors :mod:`shipwreck_env.rules.number_lines` (compiled, see
 :mod:`shipwreck_env.vector.jit`).
 
 Functions here read the table but never move fates or change the phase.
@@ -9,7 +9,7 @@ Functions here read the table but never move fates or change the phase.
 
 from __future__ import annotations
 
-from shipwreck_env.cards import NUM_CARDS
+from shipwreck_env.rules.cards import NUM_CARDS
 from shipwreck_env.vector import tables as t
 from shipwreck_env.vector.jit import rule
 

@@ -1,10 +1,10 @@
 """Observations of a batch of games: :func:`encode_batch` fills row ``i`` with exactly
-what :func:`shipwreck_env.observation.encode` gives for game ``i`` of an
+what :func:`shipwreck_env.rules.observation.encode` gives for game ``i`` of an
 :class:`~shipwreck_env.vector.arrays.Arrays` and its observer.
 
 The encoder is compiled scalar code over one game (see
 :mod:`shipwreck_env.vector.jit`), written field by field in the reference's order; the
-layout's offsets come from :class:`~shipwreck_env.observation.ObservationLayout` (one
+layout's offsets come from :class:`~shipwreck_env.rules.observation.ObservationLayout` (one
 source of truth). What is read: the counts ``tcount`` and ``fcount`` (never the
 ordered lists), the announcement arrays ``ann_*`` (never the event rows), the deck
 ring at ``deck_head``, and the ordered arrays only below their lengths. Every card set
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from shipwreck_env.cards import NUM_CARDS, POWER_INDEX
-from shipwreck_env.observation import ObservationLayout
-from shipwreck_env.state import Phase
+from shipwreck_env.rules.cards import NUM_CARDS, POWER_INDEX
+from shipwreck_env.rules.observation import ObservationLayout
+from shipwreck_env.rules.state import Phase
 from shipwreck_env.vector.arrays import Arrays
 from shipwreck_env.vector.fading import slot_hours
 from shipwreck_env.vector.jit import njit, pack, rule, rules_for

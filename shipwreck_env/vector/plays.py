@@ -3,19 +3,19 @@ plays, the play itself (The Hours' slide, The Feast's draw and second play, The 
 The Thief's steal, The Chalice's tell, and the phases of the active player's powers
 before and after the play (the powers themselves are in
 :mod:`~shipwreck_env.vector.powers`, The Ash's note and The Fall's announcement in
-:mod:`~shipwreck_env.vector.arcana`). Mirrors :mod:`shipwreck_env.plays` (compiled, see
+:mod:`~shipwreck_env.vector.arcana`). Mirrors :mod:`shipwreck_env.rules.plays` (compiled, see
 :mod:`shipwreck_env.vector.jit`).
 
 :func:`play_legal` is also public over arrays: the legal plays of hypothetical hands
-(``shipwreck_env.public_record``).
+(``shipwreck_env.rules.public_record``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from shipwreck_env.actions import HOURS_TARGET, PASS
-from shipwreck_env.state import Phase
+from shipwreck_env.rules.actions import HOURS_TARGET, PASS
+from shipwreck_env.rules.state import Phase
 from shipwreck_env.vector import tables as t
 from shipwreck_env.vector.arcana import announce_fall, note_play
 from shipwreck_env.vector.jit import njit, rule
@@ -101,7 +101,7 @@ def play_legal(a, g: np.ndarray, mask: np.ndarray) -> None:
     ``feast_done``, ``hands`` and ``active``) in the rows of ``mask`` (``mask[g]``), as
     the engine does; the powers are not included."""
     if not _PLAY_TABLES:  # the card tables only: the plays read no configuration
-        from shipwreck_env.config import GameConfig
+        from shipwreck_env.rules.config import GameConfig
         from shipwreck_env.vector.jit import rules_for
 
         _PLAY_TABLES.append(rules_for(GameConfig(), np.zeros(0, np.int8)))

@@ -1,6 +1,6 @@
 """Faded powers in the batched engine, for one game: when each is offered, its legal
 actions, what it does, and its costs -- every power's batched code, Scions and Sands
-(the attached ones) included. Mirrors :mod:`shipwreck_env.powers` (compiled, see
+(the attached ones) included. Mirrors :mod:`shipwreck_env.rules.powers` (compiled, see
 :mod:`shipwreck_env.vector.jit`).
 
 The other parts of the turn never test a power number: they ask :func:`offered` for
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from shipwreck_env.state import Phase
+from shipwreck_env.rules.state import Phase
 from shipwreck_env.vector import tables as t
 from shipwreck_env.vector.jit import rule
 from shipwreck_env.vector.number_lines import constrain_kept, greater_mask, real_mask

@@ -1,15 +1,15 @@
 """The group's part of a turn in the batched engine, for one game: reveals, the
 group's phase, votes, predictions, resolving them, the Sails phase and the cost phase
 (the powers themselves, their costs included, are in
-:mod:`~shipwreck_env.vector.powers`). Mirrors :mod:`shipwreck_env.predictions`
+:mod:`~shipwreck_env.vector.powers`). Mirrors :mod:`shipwreck_env.rules.predictions`
 (compiled, see :mod:`shipwreck_env.vector.jit`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from shipwreck_env.actions import PASS, REVEAL
-from shipwreck_env.state import Phase
+from shipwreck_env.rules.actions import PASS, REVEAL
+from shipwreck_env.rules.state import Phase
 from shipwreck_env.vector import tables as t
 from shipwreck_env.vector.arcana import announce_fall
 from shipwreck_env.vector.fading import end_turn

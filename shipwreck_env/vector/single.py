@@ -25,11 +25,11 @@ import numpy as np
 from numba.core import types
 from numba.extending import intrinsic
 
-from shipwreck_env.actions import NUM_ACTIONS
-from shipwreck_env.cards import CARDS
-from shipwreck_env.config import GameConfig
-from shipwreck_env.observation import ObservationLayout
-from shipwreck_env.state import State
+from shipwreck_env.rules.actions import NUM_ACTIONS
+from shipwreck_env.rules.cards import CARDS
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.observation import ObservationLayout
+from shipwreck_env.rules.state import State
 from shipwreck_env.vector import chance, convert, to_states
 from shipwreck_env.vector.arrays import Arrays
 from shipwreck_env.vector.engine import deal, legal_masks, step_rewarded

@@ -1,18 +1,18 @@
 """Constant lookup tables of the batched engine, built once from the reference modules
-(card data, the condition tables of :mod:`shipwreck_env.rules`, the action list), so
+(card data, the condition tables of :mod:`shipwreck_env.rules.conditions`, the action list), so
 that the batched rules read the same facts as the reference engine."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from shipwreck_env import actions, questions
-from shipwreck_env.actions import ACTIONS, HOURS_TARGET, NUM_ACTIONS, PASS, REVEAL
-from shipwreck_env.arcana import FADES_WITHOUT_DOOM
-from shipwreck_env.cards import CARD_INDEX, CARDS, NUM_POWERS, POWER_INDEX, fate_hours
-from shipwreck_env.number_lines import CARD_CONTEXT
-from shipwreck_env.powers import CARD_POWER
-from shipwreck_env.rules import KEPT_MASKS
+from shipwreck_env.rules import actions, questions
+from shipwreck_env.rules.actions import ACTIONS, HOURS_TARGET, NUM_ACTIONS, PASS, REVEAL
+from shipwreck_env.rules.arcana import FADES_WITHOUT_DOOM
+from shipwreck_env.rules.cards import CARD_INDEX, CARDS, NUM_POWERS, POWER_INDEX, fate_hours
+from shipwreck_env.rules.conditions import KEPT_MASKS
+from shipwreck_env.rules.number_lines import CARD_CONTEXT
+from shipwreck_env.rules.powers import CARD_POWER
 
 __all__ = [
     "ACTION_KIND",
@@ -152,9 +152,9 @@ SAINTS_ACTIONS = SAINTS_ACTIONS.astype(np.int16)
 
 QUESTION_HOLDS = questions.HOLDS
 SHACKLES_HOLDS = questions.SHACKLES_HOLDS
-"""``SHACKLES_HOLDS[played, e]``: Shackles' yes (``shipwreck_env.questions``)."""
+"""``SHACKLES_HOLDS[played, e]``: Shackles' yes (``shipwreck_env.rules.questions``)."""
 """``QUESTION_HOLDS[action, e]``: the yes of a question action about a kept fate read
-as ``e`` (``shipwreck_env.questions.HOLDS``, the table the reference engine's answers
+as ``e`` (``shipwreck_env.rules.questions.HOLDS``, the table the reference engine's answers
 come from)."""
 
 # Indexes of the configuration numbers in ``jit.Rules.config``.

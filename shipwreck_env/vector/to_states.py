@@ -1,5 +1,5 @@
 """From the batched :class:`~shipwreck_env.vector.arrays.Arrays` back to reference
-:class:`~shipwreck_env.state.State` objects: :func:`to_states`.
+:class:`~shipwreck_env.rules.state.State` objects: :func:`to_states`.
 
 The other direction, :func:`~shipwreck_env.vector.convert.from_states`, and the one
 encoding of event rows that both directions share (``encode_event`` /
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from shipwreck_env.cards import POWERS
-from shipwreck_env.state import State
+from shipwreck_env.rules.cards import POWERS
+from shipwreck_env.rules.state import State
 from shipwreck_env.vector.arrays import Arrays
 from shipwreck_env.vector.convert import EVENT_ROW_WIDTH, decode_event
 

@@ -1,5 +1,5 @@
 """The start of a turn in the batched engine, for one game: drawing fates, the
-per-turn reset and the public snapshot. Mirrors :mod:`shipwreck_env.turn_start`
+per-turn reset and the public snapshot. Mirrors :mod:`shipwreck_env.rules.turn_start`
 (compiled, see :mod:`shipwreck_env.vector.jit`); the turn's later steps are in
 :mod:`~shipwreck_env.vector.plays`, :mod:`~shipwreck_env.vector.predictions` and
 :mod:`~shipwreck_env.vector.fading`, a new game in :mod:`~shipwreck_env.vector.engine`."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from shipwreck_env.state import Phase
+from shipwreck_env.rules.state import Phase
 from shipwreck_env.vector import tables as t
 from shipwreck_env.vector.chance import uniform_at
 from shipwreck_env.vector.jit import rule

@@ -6,7 +6,7 @@ hand the active seat might hold, because the active player's observation depends
 hand only through its own fields (its hand, its carried fate, the copies it cannot
 see) and its legal mask only through the plays: each hypothetical input is the real one
 with those fields rewritten and the plays recomputed by the batched engine's rule
-(asked of ``shipwreck_env.public_record.hand_play_masks``), all hands of all games in
+(asked of ``shipwreck_env.vector.public_record.hand_play_masks``), all hands of all games in
 one network call. The rule reads the table as it is at the play: when the active
 player used a power before it (Sparrows' new card in the base set; Skies or Shadows in
 others), the hypothetical hands are judged on the changed table, exactly as the reference-engine team (``FastTeamPolicy`` in
@@ -67,9 +67,9 @@ from shipwreck_agents.learned.policy_belief import (
     likelihood,
     prior_weights,
 )
-from shipwreck_env.actions import NUM_ACTIONS
-from shipwreck_env.public_record import hand_play_masks
-from shipwreck_env.state import Phase
+from shipwreck_env.rules.actions import NUM_ACTIONS
+from shipwreck_env.rules.state import Phase
+from shipwreck_env.vector.public_record import hand_play_masks
 
 __all__ = [
     "PolicyBelief",
@@ -98,7 +98,7 @@ def hypothetical_masks(
     """The legal masks of the active players of ``games`` (of the ``VectorGame``
     ``part``; real masks ``mask``) with the hand ``(x[i], y[i])``: the plays recomputed
     by the engine's rule on the table at the play
-    (:func:`shipwreck_env.public_record.hand_play_masks`), every other action as it is."""
+    (:func:`shipwreck_env.vector.public_record.hand_play_masks`), every other action as it is."""
     a = part.arrays
     mask = mask.copy()
     mask[:, :_NUM_PLAYS] = False

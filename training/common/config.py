@@ -32,7 +32,7 @@ from pydantic import (
     model_validator,
 )
 
-from shipwreck_env.config import DIFFICULTIES, GameConfig
+from shipwreck_env.rules.config import DIFFICULTIES, GameConfig
 
 __all__ = [
     "BELIEFS",
@@ -154,7 +154,7 @@ def check_policy_spec(spec: str) -> str:
 
 class GameSettings(Section):
     """The games the learner plays (the game fields as in
-    ``shipwreck_env.config.GameConfig``, plus reward, belief and the difficulty mix)."""
+    ``shipwreck_env.rules.config.GameConfig``, plus reward, belief and the difficulty mix)."""
 
     num_players: StrictInt = 3
     difficulties: Annotated[tuple[Difficulty, ...], Field(min_length=1)] = tuple(DIFFICULTIES)

@@ -5,7 +5,7 @@ figures, so the learner sees ``num_games`` rows whatever the difficulties, and c
 and restore every game exactly (:meth:`Games.state_dict`). :class:`ScriptedRole` plays
 the decisions of one role with a registry policy (one policy object per game place,
 reset when its game restarts, since policies may keep memory within a game), through
-``shipwreck_env.policy.decide``, which refuses an illegal choice. The fast trainer and
+``shipwreck_env.envs.policy.decide``, which refuses an illegal choice. The fast trainer and
 the SB3 trainer's batched environment both step these.
 """
 
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from shipwreck_env.config import GameConfig
-from shipwreck_env.observation import ObservationLayout
-from shipwreck_env.policy import decide, observation_layouts
+from shipwreck_env.envs.policy import decide, observation_layouts
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.observation import ObservationLayout
 from shipwreck_env.vector.game import VectorGame
 from shipwreck_training.common.config import GameSettings, check_split
 

@@ -25,7 +25,7 @@ now, The Chalice, The Fall) are left out: they only sharpen the posterior furthe
 Only a fixed subset of the games (``ppo.signal_games``, spread over the difficulties)
 records the decisions, each with its 49 hands' prior weights and the legal plays of its
 28 unordered hands on the table (asked of the engine's own rule,
-:func:`shipwreck_env.public_record.hand_play_masks`, which depends on both fates).
+:func:`shipwreck_env.vector.public_record.hand_play_masks`, which depends on both fates).
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ import numpy as np
 import torch
 
 from shipwreck_agents.learned.policy_belief import PLAY_VALUE, hand_play_logits, prior_weights
-from shipwreck_env.public_record import hand_play_masks
-from shipwreck_env.state import Phase
+from shipwreck_env.rules.state import Phase
+from shipwreck_env.vector.public_record import hand_play_masks
 
 __all__ = [
     "HANDS_X",

@@ -77,7 +77,7 @@ class PPOSettings(Section):
     shared_first_layer: StrictBool = False
     """One first layer for the actor and the critic (computed once; exported as two
     equal layers, so every loader plays it unchanged). About 1.2x fewer CPU seconds per
-    learner step (``benchmarks/bench_fast_ppo.py``); off by default until its learning is
+    learner step (``lab/bench/bench_fast_ppo.py``); off by default until its learning is
     measured on its own."""
     anneal_lr: StrictBool = True
     target_kl: NonNegative = 0.0

@@ -52,7 +52,7 @@ from shipwreck_agents.learned.actor_critic import export_sb3, load_sb3
 from shipwreck_agents.learned.sb3 import read_meta
 from shipwreck_agents.search.options import DEFAULT_PHASES, parse_phases
 from shipwreck_agents.search.sparta import SearchTeamPolicy
-from shipwreck_env.config import GameConfig
+from shipwreck_env.rules.config import GameConfig
 from shipwreck_training.fast.imitation import Recording, fit_policy
 
 __all__ = ["SearchRecorder", "distil", "join_recordings", "main", "record_search"]

@@ -16,7 +16,7 @@ from shipwreck_training.common.signal import NUM_PLAYS, signal_loss
 
 if TYPE_CHECKING:
     from shipwreck_agents.learned.actor_critic import ActorCritic
-    from shipwreck_env.observation import ObservationLayout
+    from shipwreck_env.rules.observation import ObservationLayout
     from shipwreck_training.fast.config import PPOSettings
 
 __all__ = [

@@ -38,11 +38,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from shipwreck_env.policy import decide, observation_layouts
+from shipwreck_env.envs.policy import decide, observation_layouts
 from shipwreck_training.fast.sigint import ignore_sigint
 
 if TYPE_CHECKING:
-    from shipwreck_env.state import State
+    from shipwreck_env.rules.state import State
     from shipwreck_training.common.games import Games
 
 __all__ = ["BATCHED", "Partners", "batched_for", "memory_of", "restore_memory"]

@@ -47,8 +47,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from shipwreck_env.actions import ACTIONS, NUM_ACTIONS, PASS, predict_action
-from shipwreck_env.state import Phase
+from shipwreck_env.rules.actions import ACTIONS, NUM_ACTIONS, PASS, predict_action
+from shipwreck_env.rules.state import Phase
 
 if TYPE_CHECKING:
     from shipwreck_training.common.games import Games

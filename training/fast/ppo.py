@@ -50,8 +50,8 @@ import torch
 from torchrl.objectives.value.functional import generalized_advantage_estimate
 
 from shipwreck_agents.learned.actor_critic import ActorCritic
-from shipwreck_env.actions import NUM_ACTIONS
-from shipwreck_env.state import Phase
+from shipwreck_env.rules.actions import NUM_ACTIONS
+from shipwreck_env.rules.state import Phase
 from shipwreck_training.common.belief import PolicyBelief
 from shipwreck_training.common.games import Games, learner_decides
 from shipwreck_training.common.signal import (
@@ -392,7 +392,7 @@ class Trainer:
         self, b: dict[str, torch.Tensor], signal: dict[str, torch.Tensor] | None = None
     ) -> dict[str, torch.Tensor]:
         """:func:`~shipwreck_training.fast.loss.ppo_loss` of this run's network (also
-        timed on its own by ``benchmarks/bench_fast_ppo.py``)."""
+        timed on its own by ``lab/bench/bench_fast_ppo.py``)."""
         return ppo_loss(self.model, b, self.cfg.ppo, self.games.layout, signal)
 
     def train_step(self) -> dict[str, float]:

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from shipwreck_env.actions import NUM_ACTIONS
-from shipwreck_env.observation import ObservationLayout
+from shipwreck_env.rules.actions import NUM_ACTIONS
+from shipwreck_env.rules.observation import ObservationLayout
 from shipwreck_training.common.config import read_yaml
 from shipwreck_training.common.run import (
     fail,

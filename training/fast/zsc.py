@@ -35,7 +35,7 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import Field, StrictFloat, model_validator
 
-from shipwreck_env.state import Phase
+from shipwreck_env.rules.state import Phase
 from shipwreck_training.common.config import Fraction, Positive, Section
 
 __all__ = ["ZSC_METHODS", "RandomPartners", "ZSCSettings", "make_zsc"]

@@ -9,7 +9,7 @@ It wraps the unwrapped PettingZoo AEC env (:class:`shipwreck_env.raw_env`) the w
 RLlib's ``PettingZooEnv`` does -- each step returns the observation of the one agent that
 decides next, with the team reward it accumulated since it last acted; at the end every
 agent gets its final observation and reward -- with three differences: the raw env, so
-an illegal action raises :class:`~shipwreck_env.engine.IllegalActionError` instead of
+an illegal action raises :class:`~shipwreck_env.rules.engine.IllegalActionError` instead of
 quietly ending the game (the RLModule masks them, and a training that samples one fails
 loudly); one difficulty per episode drawn by the game section's mix
 (:meth:`~shipwreck_training.common.config.GameSettings.episode_difficulty`); and no
@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from shipwreck_env.aec_env import raw_env
+from shipwreck_env.envs.aec_env import raw_env
 from shipwreck_training.common.config import GameSettings, validate
 
 __all__ = [

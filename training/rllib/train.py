@@ -41,8 +41,8 @@ from typing import Any
 import numpy as np
 import yaml
 
-from shipwreck_env.actions import NUM_ACTIONS
-from shipwreck_env.observation import ObservationLayout
+from shipwreck_env.rules.actions import NUM_ACTIONS
+from shipwreck_env.rules.observation import ObservationLayout
 from shipwreck_training.common.run import evaluate_team, fail, record_command
 from shipwreck_training.rllib.config import RLlibConfig, env_config, load_config, runner_of
 

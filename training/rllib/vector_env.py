@@ -36,7 +36,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from shipwreck_env.actions import NUM_ACTIONS
+from shipwreck_env.rules.actions import NUM_ACTIONS
 from shipwreck_training.common.belief import PolicyBelief
 from shipwreck_training.common.config import GameSettings, validate
 from shipwreck_training.common.games import Games

@@ -12,7 +12,7 @@ import gymnasium
 import numpy as np
 from sb3_contrib.common.wrappers import ActionMasker
 
-from shipwreck_env.gym_env import ShipwreckGymEnv
+from shipwreck_env.envs.gym_env import ShipwreckGymEnv
 from shipwreck_training.common.config import GameSettings
 
 __all__ = ["MixedDifficulty", "make_env_fn", "role_of"]

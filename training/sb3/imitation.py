@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from shipwreck_agents.registry import make_policy
-from shipwreck_env.engine import new_game, step_inplace
-from shipwreck_env.observation import encode
-from shipwreck_env.policy import Team, decide, observation_layouts
+from shipwreck_env.envs.policy import Team, decide, observation_layouts
+from shipwreck_env.rules.engine import new_game, step_inplace
+from shipwreck_env.rules.observation import encode
 from shipwreck_training.common.config import GameSettings
 
 __all__ = ["collect", "pretrain"]

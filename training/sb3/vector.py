@@ -12,7 +12,7 @@ Roles, as the Gymnasium ids name them: ``self`` (every decision is the learner's
 ``play`` (the active player's) and ``predict`` (every other decision). The batched engine
 steps every game at once, so a game waiting for the scripted partner cannot sit out a
 step: a partner's decision is a step of the sequence in which the mask allows exactly
-the partner's choice (made through ``shipwreck_env.policy.decide``). The learner then
+the partner's choice (made through ``shipwreck_env.envs.policy.decide``). The learner then
 takes it with probability 1: its log-probability is 0 whatever the weights, so the step
 gives no policy gradient and no entropy, and trains only the value, as in the fast
 trainer. SB3's step counter counts those steps too.
@@ -37,7 +37,7 @@ import torch
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from shipwreck_agents.learned.actor_critic import MASKED
-from shipwreck_env.actions import NUM_ACTIONS
+from shipwreck_env.rules.actions import NUM_ACTIONS
 from shipwreck_training.common.belief import PolicyBelief
 from shipwreck_training.common.config import GameSettings
 from shipwreck_training.common.games import Games, ScriptedRole, learner_decides
