@@ -3,7 +3,7 @@ or more teams, and the report of every team measured so far.
 
 ``shipwreck-arcana adhoc TEAM [TEAM ...] --out-dir results`` measures each team with the
 held-out partners, writes ``results/adhoc/<team>.json`` (with the command that made it),
-then rebuilds ``results/adhoc.md`` and ``results/adhoc.png`` from every JSON file in
+then rebuilds ``results/adhoc/README.md`` and ``results/adhoc/adhoc.png`` from every JSON file in
 ``results/adhoc/``: the report grows team by team, and each row names its command.
 """
 
@@ -51,7 +51,7 @@ def add_adhoc(sub: argparse._SubParsersAction, formatter: type) -> None:
         "--out-dir",
         default=None,
         metavar="DIR",
-        help="also write DIR/adhoc/TEAM.json and rebuild DIR/adhoc.md and DIR/adhoc.png",
+        help="also write DIR/adhoc/TEAM.json and rebuild DIR/adhoc/README.md and DIR/adhoc/adhoc.png",
     )
 
 
@@ -97,7 +97,7 @@ def run_adhoc(args: argparse.Namespace) -> int:
 
 
 def report_folder(out_dir: Path) -> list[Path]:
-    """Rebuild ``out_dir/adhoc.md`` and ``adhoc.png`` from ``out_dir/adhoc/*.json``, the
+    """Rebuild ``out_dir/adhoc/README.md`` and ``adhoc.png`` beside it from ``out_dir/adhoc/*.json``, the
     teams in order of their pooled ad-hoc win rate at the first difficulty."""
     from shipwreck_agents.evaluation.adhoc import adhoc_markdown
     from shipwreck_agents.evaluation.crossplay import team_labels
@@ -127,11 +127,11 @@ def report_folder(out_dir: Path) -> list[Path]:
     ]
     commands = sorted({r["command"] for r in reports})
     footer = ["", "Commands:", ""] + [f"- `{c}`" for c in commands]
-    md = out_dir / "adhoc.md"
+    md = out_dir / "adhoc" / "README.md"
     md.write_text(
         "\n".join(header) + adhoc_markdown(reports, labels) + "\n" + "\n".join(footer) + "\n"
     )
-    png = out_dir / "adhoc.png"
+    png = out_dir / "adhoc" / "adhoc.png"
     _plot(reports, labels, png)
     return [md, png]
 

@@ -418,7 +418,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=3.0, help="length of one run")
     parser.add_argument("--repeats", type=int, default=5, help="runs per benchmark")
     parser.add_argument("--only", nargs="*", default=(), help="substrings of names to run")
-    parser.add_argument("--json", default="results/bench.json", help="where to write results")
+    parser.add_argument("--json", default="results/bench/bench.json", help="where to write results")
     parser.add_argument(
         "--memory-games",
         type=int,

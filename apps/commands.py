@@ -33,7 +33,7 @@ def add_commands(sub: argparse._SubParsersAction, formatter: type) -> None:
     play.add_argument(
         "--teammates",
         default=DEFAULT_TEAMMATES,
-        help="AI teammates' policy spec (default: the best team with strangers, results/adhoc.md)",
+        help="AI teammates' policy spec (default: the best team with strangers, results/adhoc/README.md)",
     )
     play.add_argument("--difficulty", default="normal", help="easy, normal, hard or doomed")
     play.add_argument("--card-sets", default="base", help="card sets, e.g. base or all")

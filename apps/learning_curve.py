@@ -1,7 +1,7 @@
 """The ``learning-curve`` subcommand: one fast-trainer run's learning curve as a plot and
 a table by step ranges.
 
-    shipwreck-arcana learning-curve results/fast_imitation_warm_eval.jsonl \
+    shipwreck-arcana learning-curve results/imitation_warm/fast_imitation_warm_eval.jsonl \
         --out results/fast_imitation_warm_curve [--bin 10000000]
 
 Reads the run's ``eval.jsonl`` (one line per greedy evaluation on the batched engine:

@@ -157,9 +157,9 @@ def test_the_command_writes_each_team_and_rebuilds_the_report(tmp_path, capsys):
     assert files == ["heuristic_bayes.json", "literal.json"]
     saved = json.loads((tmp_path / "adhoc" / "literal.json").read_text())
     assert saved["command"].startswith("shipwreck-arcana ") and saved["partners"] == ["natural"]
-    text = (tmp_path / "adhoc.md").read_text()
+    text = (tmp_path / "adhoc" / "README.md").read_text()
     assert "| heuristic+bayes | normal |" in text and "| literal | normal |" in text
-    assert (tmp_path / "adhoc.png").stat().st_size > 1000
+    assert (tmp_path / "adhoc" / "adhoc.png").stat().st_size > 1000
 
 
 def test_the_command_refuses_an_unknown_team_in_one_line(capsys):

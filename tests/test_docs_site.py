@@ -18,7 +18,9 @@ def _build(tmp_path: Path, docs_dir: Path | None = None) -> subprocess.Completed
     config = ROOT / "mkdocs.yml"
     if docs_dir is not None:  # a copy of the site's config pointing at other pages
         text = config.read_text().replace("docs_dir: docs", f"docs_dir: {docs_dir}")
-        text = text.replace("lab/tools/mkdocs_hooks.py", str(ROOT / "scripts" / "mkdocs_hooks.py"))
+        text = text.replace(
+            "lab/tools/mkdocs_hooks.py", str(ROOT / "lab" / "tools" / "mkdocs_hooks.py")
+        )
         config = tmp_path / "mkdocs.yml"
         config.write_text(text)
     site = tmp_path / "site"
@@ -40,8 +42,11 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     api = (tmp_path / "site" / "api" / "vector" / "index.html").read_text()
     assert "VectorGame" in api and "legal_mask" in api
     # the pictures of results/ are copied into the site and shown by the results page
-    assert (tmp_path / "site" / "results" / "crossplay.png").exists()
-    assert 'src="crossplay.png"' in (tmp_path / "site" / "results" / "index.html").read_text()
+    assert (tmp_path / "site" / "results" / "crossplay" / "crossplay.png").exists()
+    assert (
+        'src="crossplay/crossplay.png"'
+        in (tmp_path / "site" / "results" / "index.html").read_text()
+    )
 
 
 @pytest.mark.parametrize(

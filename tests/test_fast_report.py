@@ -76,6 +76,6 @@ def test_recorded_runs_without_a_folder_are_kept_and_a_folder_replaces_its_recor
     assert runs[0] == found[0]
     assert runs[1] == gone
     section = report.markdown(runs, [], [], "cmd", "runs", recorded=kept)
-    assert "(and 1 runs as recorded in `results/fast_training.json`" in section
+    assert "(and 1 runs as recorded in `results/training/fast_training.json`" in section
     assert "| b__0 |" in section
     assert "recorded in" not in report.markdown(found, [], [], "cmd", "runs")

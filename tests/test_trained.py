@@ -49,34 +49,44 @@ def test_missing_model_file_is_a_clear_error(tmp_path):
         make_policy(f"ppo:{tmp_path / 'nothing.zip'}")
 
 
-def test_models_are_shipped_for_every_training_config():
-    configs = Path(__file__).resolve().parent.parent / "configs"
-    # configs/rllib/ train RLlib checkpoints (rllib:PATH), not shipped .pth models;
-    # configs/fast/ ship a model once trained: so far fast_selfplay, and the imitation-warm
-    # run (docs/fast_trainer.md) at 43.5M steps and at its full 150M (each also read with
-    # the carried belief, shipwreck-arcana export-belief) and at the 22.0M the search was
-    # first measured with
-    # the trainers' one-budget configs (*budget*.yaml) ship in results/models/budget/,
-    # written by lab/reports/make_training_report.py --evaluate-budget
-    names = {p.stem for p in (configs / "sb3").glob("*.yaml") if "budget" not in p.stem}
-    names |= {"fast_selfplay", "fast_selfplay_imitation", "fast_selfplay_imitation_22M"}
-    names |= {"fast_selfplay_imitation_carry"}
-    names |= {"fast_selfplay_imitation_150M", "fast_selfplay_imitation_150M_carry"}
-    names -= {"alternating"}
-    names |= {"alternating_play", "alternating_predict"}
-    assert {p.stem for p in SHIPPED} == names
-    budget = {
-        "sb3": lambda stem: stem,
-        "fast": lambda stem: f"fast_{stem}",
-        "rllib": lambda stem: f"rllib_{stem}",
-    }
-    expected = {
-        name(p.stem)
-        for trainer, name in budget.items()
-        for p in (configs / trainer).glob("*budget*.yaml")
-    }
-    assert expected == {"selfplay_budget", "fast_budget", "rllib_budget"}
-    assert expected <= {p.stem for p in (MODELS / "budget").glob("*.pth")}
+def _text_of(*folders: str) -> str:
+    root = MODELS.parent.parent
+    paths = [root / "README.md"]
+    for folder in folders:
+        paths += sorted(p for p in (root / folder).rglob("*") if p.suffix in {".py", ".yaml"})
+    return "\n".join(p.read_text() for p in paths if p.resolve() != Path(__file__).resolve())
+
+
+def test_every_kept_network_is_loaded_by_a_team_a_config_a_test_or_a_shipped_table():
+    """``results/models/`` keeps a network only where something loads it (results/README.md,
+    "Networks kept"): a team or the web table (agents/, apps/), a training config
+    (configs/), a test, or a command of a table the README shows. A planted unused
+    network fails this."""
+    text = _text_of("agents", "apps", "configs", "tests")
+    unused = [
+        str(path.relative_to(MODELS))
+        for path in sorted(MODELS.rglob("*.pth"))
+        if f"models/{path.relative_to(MODELS).as_posix()}" not in text
+        and f'"{path.name}"' not in text
+        and f"'{path.name}'" not in text
+    ]
+    assert unused == []
+
+
+def test_no_network_is_kept_twice():
+    """Each network file once, in ``results/models/`` or in the package
+    (``agents/models/``, the shipped team): no byte-identical copy."""
+    import hashlib
+
+    paths = sorted(MODELS.rglob("*.pth")) + sorted(
+        (MODELS.parent.parent / "agents" / "models").glob("*.pth")
+    )
+    seen: dict[str, list[str]] = {}
+    for path in paths:
+        seen.setdefault(hashlib.sha256(path.read_bytes()).hexdigest(), []).append(path.name)
+    twins = [names for names in seen.values() if len(names) > 1]
+    # the same weights read with two belief kinds are two teams, each with its own meta
+    assert twins in ([], [["fast_selfplay_imitation.pth", "fast_selfplay_imitation_carry.pth"]])
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)

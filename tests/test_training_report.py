@@ -71,7 +71,7 @@ def test_a_fast_run_is_exported_evaluated_and_tabled(report, tmp_path):
     again = {**entry, "evaluations": {"reference": {**entry["evaluations"]["batched"]}}}
     merged = report.update_trainers_json("budget", "fast", again)
     assert set(merged["evaluations"]) == {"batched", "reference"}  # both evaluators kept
-    data = json.loads((tmp_path / "results" / "trainers.json").read_text())
+    data = json.loads((tmp_path / "results" / "training" / "trainers.json").read_text())
     table = "\n".join(report.budget_markdown(data))
     rate = f"{results['normal']['win_rate']:.3f}"
     rows = [line for line in table.splitlines() if line.startswith("| fast | 256 |")]

@@ -13,5 +13,5 @@ __all__ = ["DEFAULT_TEAMMATES"]
 
 DEFAULT_TEAMMATES = "types"
 """The AI teammates a table seats unless told otherwise: the team with the best pooled
-win rate with the held-out partners of the ad-hoc benchmark (``results/adhoc.md``; a
+win rate with the held-out partners of the ad-hoc benchmark (``results/adhoc/README.md``; a
 person is a partner our teams never met). The convention stays selectable by name."""

@@ -13,7 +13,7 @@ ratios A/B and the load average before and after every run.
 Usage::
 
     python lab/bench/bench_fast_partners.py --config configs/fast/predict.yaml \\
-        --steps 100000 --pairs 3 --json results/partners_bench.json [key=value ...]
+        --steps 100000 --pairs 3 --json results/bench/partners_bench.json [key=value ...]
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ parts in one process; ``cpu_max``: per update the larger of the collection's and
 update's, what two cores would take with ``overlap: process``), to compare learning per
 hour between configs that run at different speeds. ``--pause PID`` stops one of *your own*
 processes (a training run) for the measurement and continues it afterwards. Writes
-``results/fast_bench.json`` (rows added to the file's, newest last).
+``results/bench/fast_bench.json`` (rows added to the file's, newest last).
 """
 
 from __future__ import annotations
@@ -188,7 +188,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=1, help="interleaved repeats")
     parser.add_argument("--profile", action="store_true", help="split one epoch by part")
     parser.add_argument("--curves", nargs="+", type=Path, help="run folders: learning per hour")
-    parser.add_argument("--out", default=str(ROOT / "results" / "fast_bench.json"))
+    parser.add_argument("--out", default=str(ROOT / "results" / "bench" / "fast_bench.json"))
     args = parser.parse_args()
     if args.curves:
         for run in args.curves:

@@ -1,6 +1,6 @@
 """Measure the RLlib trainer's speed with 1 and 2 env runners, on the AEC env and on the
 batched engine (RLlib's own env runner and this trainer's numpy one), and write its
-section of results/training.md (between the rllib markers) and results/rllib_bench.json.
+section of results/training/training.md (between the rllib markers) and results/bench/rllib_bench.json.
 
     .venv-rllib/bin/python lab/bench/bench_rllib.py [--iterations 6] [--runners 1 2]
         [--batch 2000] [--engines aec batched batched-runner] [--envs-per-runner 64]
@@ -20,8 +20,8 @@ start-up), with the load average logged beside each iteration. The "on paper" fi
 (what crosses the network per iteration) are computed from the network and observation
 sizes. ``--budget-run RUN`` adds a finished ``shipwreck_training.rllib`` run (its
 ``progress.jsonl`` and ``eval.json``) beside the Stable-Baselines3 self-play runs'
-learning curves at the same number of env steps (``results/training.json``).
-``--from-json`` rewrites the section from results/rllib_bench.json without running.
+learning curves at the same number of env steps (``results/training/training.json``).
+``--from-json`` rewrites the section from results/bench/rllib_bench.json without running.
 ``--profile 64 256`` writes nothing: it builds each batched env runner in this process
 (``num_env_runners: 0``, no Ray cluster) with that many games and prints where one
 sampling call's wall time goes (timers wrapped around the runner's parts; best of 3
@@ -167,12 +167,12 @@ def on_paper(batch: int) -> dict:
 
 def budget(run: Path) -> dict:
     """A finished run's final evaluation, and the SB3 self-play seeds' evaluations at the
-    largest step count of their curve not above the run's (results/training.json)."""
+    largest step count of their curve not above the run's (results/training/training.json)."""
     rows = [json.loads(line) for line in (run / "progress.jsonl").read_text().splitlines()]
     report = json.loads((run / "eval.json").read_text())
     steps = rows[-1]["env_steps"]
     sb3 = []
-    regimes = json.loads((ROOT / "results" / "training.json").read_text())["regimes"]
+    regimes = json.loads((ROOT / "results" / "training" / "training.json").read_text())["regimes"]
     for seed, summary in sorted(regimes.get("selfplay", {}).items()):
         points = [p for p in summary["curve"] if p["steps"] <= steps]
         if points:
@@ -196,7 +196,7 @@ def gradient_steps(cfg: dict) -> str:
     against each other: the RLlib run uses the shipped config)."""
     ppo = cfg["ppo"]
     rllib = ppo["train_batch_size_per_learner"] // ppo["minibatch_size"] * ppo["num_epochs"]
-    regimes = json.loads((ROOT / "results" / "training.json").read_text())["regimes"]
+    regimes = json.loads((ROOT / "results" / "training" / "training.json").read_text())["regimes"]
     sb3_cfg = yaml.safe_load(regimes["selfplay"]["0"]["config"])
     batch = sb3_cfg["ppo"]["n_steps"] * sb3_cfg["n_envs"]
     sb3 = batch // sb3_cfg["ppo"]["batch_size"] * sb3_cfg["ppo"]["n_epochs"]
@@ -546,7 +546,7 @@ def main() -> int:
             for runner in ("rllib", "batched"):
                 print("\n".join(profile(games, runner, args.belief)), flush=True)
         return 0
-    json_path = ROOT / "results" / "rllib_bench.json"
+    json_path = ROOT / "results" / "bench" / "rllib_bench.json"
     if args.from_json or args.budget_run:
         data = json.loads(json_path.read_text())
         if args.budget_run:
@@ -589,7 +589,7 @@ def main() -> int:
             old = json.loads(json_path.read_text())
             data |= {k: old[k] for k in ("budget", "budget_command") if k in old}
         json_path.write_text(json.dumps(data, indent=1) + "\n")
-    replace_section(ROOT / "results" / "training.md", markdown(data), START, END)
+    replace_section(ROOT / "results" / "training" / "training.md", markdown(data), START, END)
     print(markdown(data))
     return 0
 

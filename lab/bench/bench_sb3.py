@@ -26,7 +26,7 @@ seconds are the work done, less sensitive to other jobs on the machine than the 
 clock). The order of the sides turns each repeat so that a change of load hits all.
 Figures are medians over ``--repeats``, with the 1-minute load average before and after
 each measurement. ``key=value`` overrides apply to every side. Writes
-``results/sb3_bench.json`` (one entry per distinct command, newest kept).
+``results/bench/sb3_bench.json`` (one entry per distinct command, newest kept).
 """
 
 from __future__ import annotations
@@ -235,7 +235,7 @@ def main() -> int:
         ),
         "runs": rows,
     }
-    path = ROOT / "results" / "sb3_bench.json"
+    path = ROOT / "results" / "bench" / "sb3_bench.json"
     kept = json.loads(path.read_text()) if path.exists() else []
     kept = [x for x in kept if x["command"] != data["command"]] + [data]
     path.write_text(json.dumps(kept, indent=1) + "\n")

@@ -2,8 +2,8 @@
 
     python lab/reports/make_baselines.py [--games 2000] [--jobs 2] [--seed 0]
 
-Writes ``results/baselines.json`` (every figure), ``results/baselines.md`` (the tables
-shown in docs/results.md; the README shows its 3-player headline) and ``results/baselines.png`` (win rate by difficulty, one line per
+Writes ``results/baselines/baselines.json`` (every figure), ``results/baselines/baselines.md`` (the tables
+shown in docs/results.md; the README shows its 3-player headline) and ``results/baselines/baselines.png`` (win rate by difficulty, one line per
 team, 95% Wilson intervals as error bars). Base card set, leader mode.
 """
 
@@ -281,17 +281,17 @@ def main() -> int:
         action="append",
         metavar="POLICY",
         help="re-measure only the cells where this policy plays or groups (repeatable); "
-        "the other cells are kept from results/baselines.json, which must exist and have "
+        "the other cells are kept from results/baselines/baselines.json, which must exist and have "
         "been measured with the same --games, --seed and --other-games",
     )
     parser.add_argument(
         "--from-json",
         action="store_true",
-        help="rewrite results/baselines.md and .png from results/baselines.json (no games)",
+        help="rewrite results/baselines/baselines.md and .png from results/baselines/baselines.json (no games)",
     )
     args = parser.parse_args()
     if args.from_json:
-        record = json.loads((ROOT / "results" / "baselines.json").read_text())
+        record = json.loads((ROOT / "results" / "baselines" / "baselines.json").read_text())
         reports = {int(k): v for k, v in record["reports"].items()}
         _write(record, reports, record["others"])
         return 0
@@ -339,12 +339,12 @@ def main() -> int:
         }
     (out / "baselines.json").write_text(json.dumps(record, indent=1))
     _write(record, reports, others)
-    print(f"wrote results/baselines.md, .json, .png in {seconds / 60:.1f} min")
+    print(f"wrote results/baselines/baselines.md, .json, .png in {seconds / 60:.1f} min")
     return 0
 
 
 def _write(record: dict, reports: dict[int, list[dict]], others: list[dict]) -> None:
-    """results/baselines.md and .png from the figures of ``record``."""
+    """results/baselines/baselines.md and .png from the figures of ``record``."""
     given = _options(record["command"])
     head, rest = markdown(
         reports, int(given["--games"]), int(given["--seed"]), record["seconds"], record["command"]

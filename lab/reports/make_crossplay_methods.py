@@ -1,8 +1,8 @@
-"""Add the per-method table to a cross-play report: results/crossplay.md from results/crossplay.json.
+"""Add the per-method table to a cross-play report: results/crossplay/crossplay.md from results/crossplay/crossplay.json.
 
     python lab/reports/make_crossplay_methods.py \\
         --method self-play=fast:A.pth,fast:B.pth,fast:C.pth --method zsc=fast:D.pth,... \\
-        [--report results/crossplay.json] [--note TEXT]
+        [--report results/crossplay/crossplay.json] [--note TEXT]
 
 Rewrites the Markdown beside the JSON: the matrix and per-team table that
 ``shipwreck-arcana crossplay --out-dir`` wrote (regenerated from the JSON, with the
@@ -28,7 +28,7 @@ from shipwreck_agents.evaluation.crossplay import (
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--report", default="results/crossplay.json")
+    parser.add_argument("--report", default="results/crossplay/crossplay.json")
     parser.add_argument(
         "--method", action="append", required=True, help="NAME=SPEC,SPEC,... (repeatable)"
     )

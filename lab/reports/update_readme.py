@@ -6,11 +6,11 @@
 Sections between ``<!-- BEGIN:name -->`` and ``<!-- END:name -->``, in README.md or any
 page under docs/ (each section must appear somewhere), come from: ``observation`` (the
 observation layout, 3 players), ``actions`` (the action blocks), ``bench``
-(results/bench.json), ``headline`` (the 3-player win rates of the scripted and the shipped
-learned teams, from results/baselines.json, results/fast_reference_eval.json and
-results/learned_team_eval.json),
-``baselines`` (results/baselines.md), ``training`` (results/training.md), ``crossplay``
-(results/crossplay.md), ``adhoc`` (results/adhoc/*.json).
+(results/bench/bench.json), ``headline`` (the 3-player win rates of the scripted and the shipped
+learned teams, from results/baselines/baselines.json, results/learned_eval/fast_reference_eval.json and
+results/learned_eval/learned_team_eval.json),
+``baselines`` (results/baselines/baselines.md), ``training`` (results/training/training.md), ``crossplay``
+(results/crossplay/crossplay.md), ``adhoc`` (results/adhoc/*.json).
 ``docs/actions.md`` lists all 259 actions and ``docs/observation.md`` the layout for every
 player count. Nothing here is typed by hand: a section whose source file is missing says so.
 """
@@ -52,7 +52,7 @@ def _action_blocks() -> str:
 
 
 def _bench() -> str:
-    path = ROOT / "results" / "bench.json"
+    path = ROOT / "results" / "bench" / "bench.json"
     if not path.exists():
         return "_No benchmark results yet: run `python -m shipwreck_apps.bench`._"
     data = json.loads(path.read_text())
@@ -77,7 +77,7 @@ def _file_section(name: str, how: str) -> str:
 def _headline() -> str:
     """3 players, base cards, leader mode: win rate per difficulty of the strongest teams."""
     rows = []
-    base = ROOT / "results" / "baselines.json"
+    base = ROOT / "results" / "baselines" / "baselines.json"
     if base.exists():
         data = json.loads(base.read_text())
         again = data.get("remeasured", {})  # cells measured again by --only
@@ -85,21 +85,21 @@ def _headline() -> str:
             if report["team"] in ("heuristic+bayes", "convention+convention"):
                 remeasured = set(report["team"].split("+")) & set(again.get("policies", ()))
                 rows.append((report, f"`{again['command'] if remeasured else data['command']}`"))
-    learned = ROOT / "results" / "fast_reference_eval.json"
+    learned = ROOT / "results" / "learned_eval" / "fast_reference_eval.json"
     if learned.exists():
         report = json.loads(learned.read_text())
         rows.append(
             (
                 report,
-                f"reference evaluator, seed {report['seed']} (`results/training.md`, fast trainer)",
+                f"reference evaluator, seed {report['seed']} (`results/training/training.md`, fast trainer)",
             )
         )
-    best = ROOT / "results" / "learned_team_eval.json"
+    best = ROOT / "results" / "learned_eval" / "learned_team_eval.json"
     if best.exists():  # the strongest learned team, when it is not the one above
         report = json.loads(best.read_text())
         command = (
             f"shipwreck-arcana evaluate --play {report['play']} --group {report['group']} "
-            f"--games {report['games']} --seed {report['seed']} --out results/learned_team_eval.json"
+            f"--games {report['games']} --seed {report['seed']} --out results/learned_eval/learned_team_eval.json"
         )
         rows.append((report, f"`{command}`"))
     if not rows:
@@ -148,11 +148,16 @@ def sections() -> dict[str, str]:
         "actions": _action_blocks(),
         "bench": _bench(),
         "headline": _headline(),
-        "baselines": _file_section("baselines.md", "python lab/reports/make_baselines.py"),
-        "training": _file_section("training.md", "python lab/reports/make_training_report.py"),
+        "baselines": _file_section(
+            "baselines/baselines.md", "python lab/reports/make_baselines.py"
+        ),
+        "training": _file_section(
+            "training/training.md", "python lab/reports/make_training_report.py"
+        ),
         "adhoc": _adhoc(),
         "crossplay": _file_section(
-            "crossplay.md", "shipwreck-arcana crossplay TEAM TEAM ... --out-dir results"
+            "crossplay/crossplay.md",
+            "shipwreck-arcana crossplay TEAM TEAM ... --out-dir results/crossplay",
         ),
     }
 

@@ -18,7 +18,7 @@ with no PPO after it, then measures the fitted network:
 ``--curve`` instead fits a fresh network on the first N recorded decisions (literal
 block) for each N and reports its agreement by phase on the held-out decisions: the
 curve of agreement against data. ``--save`` exports the network with its ``.meta.json`` for the reference evaluator
-(``shipwreck-arcana evaluate``). Prints one JSON object (results/imitation_probe.json
+(``shipwreck-arcana evaluate``). Prints one JSON object (results/imitation_probe/imitation_probe.json
 is its output).
 """
 

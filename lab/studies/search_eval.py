@@ -1,4 +1,4 @@
-"""Paired evaluation of test-time search against its blueprint: results/search.json and .md.
+"""Paired evaluation of test-time search against its blueprint: results/search/search.json and .md.
 
     python lab/studies/search_eval.py --model results/models/fast_selfplay.pth \\
         --difficulty doomed,hard --games 300 --seed 2026 [--samples 16 --margin 0.1 --uncertain 0.95 --phases play+group]

@@ -4,7 +4,7 @@ For each partner team, the cross-play cells of ``agents/evaluation/crossplay.py`
 team among hosts of another, the newcomer's seat turning with the game, the
 evaluator's deals): ``types`` as newcomer and as host, and ``heuristic+bayes`` in the
 same cells on the same deals; then the milliseconds per decision of ``types``, by role.
-Writes ``results/type_inference.json`` and prints Markdown tables.
+Writes ``results/type_inference/type_inference.json`` and prints Markdown tables.
 
     .venv/bin/python lab/studies/type_inference_eval.py --games 200 --jobs 2
 """
@@ -137,7 +137,7 @@ def main() -> None:
     parser.add_argument("--timing-games", type=int, default=20)
     parser.add_argument("--teams", nargs="+", default=list(TEAMS))
     parser.add_argument("--partners", nargs="+", default=list(PARTNERS))
-    parser.add_argument("--out", default="results/type_inference.json")
+    parser.add_argument("--out", default="results/type_inference/type_inference.json")
     args = parser.parse_args()
     config = GameConfig(num_players=3, difficulty=args.difficulty)
     report = {

@@ -17,15 +17,15 @@ from mkdocs.structure.files import File
 
 ROOT = Path(__file__).resolve().parents[2]
 _LINK = re.compile(r"(?<!!)\[([^\]]+)\]\(([^)\s]+)\)")
-_RESULT_IMAGE = re.compile(r"(!\[[^\]]*\]\()\.\./results/([\w.-]+\.png)\)")
+_RESULT_IMAGE = re.compile(r"(!\[[^\]]*\]\()\.\./results/([\w./-]+\.png)\)")
 
 
 def on_files(files, config):  # mkdocs passes files, config
-    """Add the pictures of ``results/`` to the site, as ``results/NAME.png``."""
-    for png in sorted((ROOT / "results").glob("*.png")):
+    """Add the pictures of ``results/`` to the site, as ``results/STUDY/NAME.png``."""
+    for png in sorted((ROOT / "results").rglob("*.png")):
         files.append(
             File(
-                f"results/{png.name}",
+                png.relative_to(ROOT).as_posix(),
                 src_dir=str(ROOT),
                 dest_dir=config["site_dir"],
                 use_directory_urls=config["use_directory_urls"],

@@ -1,6 +1,6 @@
 """Generated sections of the results markdown files.
 
-Each report script owns one section of a shared file such as ``results/training.md``,
+Each report script owns one section of a shared file such as ``results/training/training.md``,
 fenced by its own start and end markers, so several scripts can regenerate their parts
 of one page without touching each other's.
 """
