@@ -6,7 +6,7 @@ This folder is installed as the package ``shipwreck_apps`` (``pyproject.toml``,
 ``[tool.setuptools.package-dir]``). It sits on the top floor: it imports ``shipwreck_env``
 and ``shipwreck_agents``, not the trainers (``shipwreck_training``); nothing imports it.
 Inside it, imports point one way: ``cli`` -> ``commands`` (with the subcommands' own
-modules beside it: ``adhoc``, ``bench``, ``learning_curve``, ``belief_export``) -> ``web``
+modules beside it: ``adhoc``, ``bench``) -> ``web``
 -> ``play``.
 """
 

@@ -185,12 +185,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="also write DIR/crossplay.json, .md and a heatmap .png",
     )
     from shipwreck_apps.adhoc import add_adhoc
-    from shipwreck_apps.belief_export import add_belief_export
-    from shipwreck_apps.learning_curve import add_learning_curve
 
     add_adhoc(sub, _HelpFormatter)
-    add_learning_curve(sub, _HelpFormatter)
-    add_belief_export(sub, _HelpFormatter)
     bench = sub.add_parser(
         "bench",
         help="the speed benchmark (its own options: bench --help)",
@@ -204,8 +200,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+MOVED_TO_LAB = {
+    "learning-curve": "lab/reports/learning_curve.py",
+    "export-belief": "lab/runs/export_belief.py",
+}
+"""Subcommands that were measuring tools, not the product's: each now a program of the
+lab, refused here in one line that names it."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``shipwreck-arcana`` console script."""
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given and given[0] in MOVED_TO_LAB:
+        print(
+            f"shipwreck-arcana {given[0]}: moved to the lab, a checkout's program: "
+            f"python {MOVED_TO_LAB[given[0]]} (lab/README.md)",
+            file=sys.stderr,
+        )
+        return 2
     parser = build_parser()
     # The benchmark parses its own arguments (--help included), so they pass through.
     args, rest = parser.parse_known_args(argv)
@@ -234,14 +246,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         from shipwreck_apps.adhoc import run_adhoc
 
         return run_adhoc(args)
-    elif args.command == "export-belief":
-        from shipwreck_apps.belief_export import run_belief_export
-
-        return run_belief_export(args)
-    elif args.command == "learning-curve":
-        from shipwreck_apps.learning_curve import run_learning_curve
-
-        return run_learning_curve(args)
     elif args.command in ("play", "replay", "serve"):
         from shipwreck_apps.commands import run
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "benchmarks" / "bench_fast_ppo.py"
+SCRIPT = ROOT / "lab" / "bench" / "bench_fast_ppo.py"
 
 
 @pytest.mark.parametrize(

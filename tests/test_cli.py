@@ -221,3 +221,20 @@ def test_a_learned_team_without_torch_is_one_line_naming_the_extra(command: str)
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert done.stderr.count("\n") == 1 and "shipwreck-arcana-env[train]" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "program"),
+    [
+        ("learning-curve", "lab/reports/learning_curve.py"),
+        ("export-belief", "lab/runs/export_belief.py"),
+    ],
+)
+def test_a_subcommand_moved_to_the_lab_is_refused_naming_its_program(
+    command: str, program: str, capsys
+) -> None:
+    """Measuring tools left the product's command line for the lab (issue 48): using one
+    says in one line where it went, and exits 2."""
+    assert main([command, "x.jsonl"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"python {program}" in err

@@ -1,4 +1,5 @@
-"""``shipwreck-arcana export-belief``: the same weights shipped with another policy belief."""
+"""``lab/runs/export_belief.py`` (once ``shipwreck-arcana export-belief``): the same weights
+shipped with another policy belief."""
 
 from __future__ import annotations
 
@@ -6,10 +7,17 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, load_script
 
-from shipwreck_apps.cli import main
+PROGRAM = "lab/runs/export_belief.py"
 
-ROOT = Path(__file__).resolve().parent.parent
+
+def main(argv: list[str]) -> int:
+    """The lab program, run as from its command line (its first word dropped)."""
+    assert argv[0] == "export-belief"
+    return load_script("export_belief").main(argv[1:])
+
+
 MODEL = ROOT / "results" / "models" / "fast_selfplay_imitation.pth"
 
 
@@ -23,7 +31,7 @@ def test_export_copies_the_weights_and_changes_only_the_kind(tmp_path: Path, cap
     new = json.loads(out.with_suffix(".meta.json").read_text())
     assert new["belief_kind"] == "policy_carry" and new["spec"] == f"fast:{out}"
     assert new["derived_from"]["belief_kind"] == "policy"
-    assert new["derived_from"]["command"] == "shipwreck-arcana " + " ".join(argv)
+    assert new["derived_from"]["command"] == f"python {PROGRAM} " + " ".join(argv[1:])
     changed = {k for k in new if new.get(k) != old.get(k)}
     assert changed == {"belief_kind", "spec", "derived_from"}
 
@@ -39,7 +47,7 @@ def test_a_kind_that_is_not_a_policy_belief_is_refused_with_the_allowed_ones(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err == (
-        "shipwreck-arcana export-belief: error: --belief-kind 'literal' is not allowed; "
+        "lab/runs/export_belief.py: error: --belief-kind 'literal' is not allowed; "
         "allowed: policy, policy_carry\n"
     )
     assert list(tmp_path.iterdir()) == []
@@ -68,7 +76,7 @@ def test_bad_input_is_one_line_and_writes_nothing(
     out = tmp_path / "team.pth"
     assert main(["export-belief", str(path), str(out), "--belief-kind", "policy_carry"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("shipwreck-arcana export-belief: error: ") and message in err
+    assert err.startswith("lab/runs/export_belief.py: error: ") and message in err
     assert "\n" not in err and not out.exists() and not out.with_suffix(".meta.json").exists()
 
 
@@ -83,7 +91,7 @@ def test_help_says_what_is_copied(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["export-belief", "--help"])
     text = capsys.readouterr().out
-    assert text.startswith("usage: shipwreck-arcana export-belief")
+    assert text.startswith("usage: lab/runs/export_belief.py")
     assert "--belief-kind" in text and "policy_carry" in text
 
 
@@ -96,13 +104,15 @@ def test_without_torch_it_is_one_line_naming_the_extra(tmp_path: Path) -> None:
     out = tmp_path / "team.pth"
     code = textwrap.dedent(
         f"""
-        import sys
+        import runpy, sys
         sys.modules["torch"] = None  # import torch now fails, as if not installed
-        from shipwreck_apps.cli import main
-        sys.exit(main(["export-belief", {str(MODEL)!r}, {str(out)!r}, "--belief-kind", "policy"]))
+        sys.argv = [{PROGRAM!r}, {str(MODEL)!r}, {str(out)!r}, "--belief-kind", "policy"]
+        runpy.run_path({PROGRAM!r}, run_name="__main__")
         """
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.count("\n") == 1 and "shipwreck-arcana-env[train]" in done.stderr
     assert not out.exists()

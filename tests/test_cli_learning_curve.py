@@ -1,4 +1,5 @@
-"""``shipwreck-arcana learning-curve``: step ranges, their means and the report."""
+"""``lab/reports/learning_curve.py`` (once ``shipwreck-arcana learning-curve``): step ranges,
+their means and the report."""
 
 from __future__ import annotations
 
@@ -6,9 +7,16 @@ import json
 import shlex
 
 import pytest
+from conftest import load_script
 
-from shipwreck_apps import learning_curve as curve
-from shipwreck_apps.cli import main
+
+def main(argv: list[str]) -> int:
+    """The lab program, run as from its command line (its first word dropped)."""
+    assert argv[0] == "learning-curve"
+    return curve.main(argv[1:])
+
+
+curve = load_script("learning_curve")
 
 
 def _line(step: int, rate: float) -> dict:
@@ -32,7 +40,10 @@ def test_the_report_and_plot_are_written_from_the_file(tmp_path, capsys):
     text = (tmp_path / "c.md").read_text()
     assert "3 greedy evaluations" in text and "last at 0.0M steps" in text
     assert "| 0M-0M | 1 | 0.250 | 0.250 | 0.250 |" in text  # step 10 alone in [0, 15)
-    assert f"Written by `{shlex.join(['shipwreck-arcana', *argv])}`." in text
+    assert (
+        f"Written by `{shlex.join(['python', 'lab/reports/learning_curve.py', *argv[1:]])}`."
+        in text
+    )
     assert (tmp_path / "c.png").stat().st_size > 0
     assert text in capsys.readouterr().out
     # a dotted name keeps its whole stem: two runs told apart by a dotted value
@@ -56,7 +67,7 @@ def test_a_bad_file_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys, line
     source.write_text("\n".join(lines) + "\n")
     assert main(["learning-curve", str(source), "--out", str(tmp_path / "c")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("shipwreck-arcana learning-curve: error: ") and said in err
+    assert err.startswith("lab/reports/learning_curve.py: error: ") and said in err
     assert err.count("\n") == 1 and not list(tmp_path.glob("c.*"))
 
 
@@ -76,5 +87,5 @@ def test_help_names_the_files_it_writes(capsys):
     with pytest.raises(SystemExit):
         main(["learning-curve", "--help"])
     text = capsys.readouterr().out
-    assert text.startswith("usage: shipwreck-arcana learning-curve")
+    assert text.startswith("usage: lab/reports/learning_curve.py")
     assert "OUT.png" in text and "OUT.md" in text and "--bin" in text

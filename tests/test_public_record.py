@@ -14,7 +14,6 @@ from shipwreck_env.rules.public_record import (
     PlayOutcome,
     fade_doom,
     fading_after,
-    hand_play_masks,
     hand_plays,
     hand_plays_at_play,
     onlooker_pool,
@@ -26,6 +25,7 @@ from shipwreck_env.rules.public_record import (
 from shipwreck_env.rules.scenario import arrange
 from shipwreck_env.rules.state import Phase, State
 from shipwreck_env.rules.view import make_view
+from shipwreck_env.vector.public_record import hand_play_masks
 
 FEAST = CARD_INDEX["feast"]
 THIEF = CARD_INDEX["thief"]

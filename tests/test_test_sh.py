@@ -22,9 +22,9 @@ exit 0
 def _tree(tmp_path: Path, codes: dict[str, int]) -> Path:
     tmp_path.mkdir(exist_ok=True)
     shutil.copy(ROOT / "test.sh", tmp_path / "test.sh")
-    (tmp_path / "scripts").mkdir()
-    (tmp_path / "scripts" / "setup.sh").write_text("#!/usr/bin/env bash\nexit 0\n")
-    (tmp_path / "scripts" / "setup.sh").chmod(0o755)
+    (tmp_path / "lab" / "tools").mkdir(parents=True)
+    (tmp_path / "lab" / "tools" / "setup.sh").write_text("#!/usr/bin/env bash\nexit 0\n")
+    (tmp_path / "lab" / "tools" / "setup.sh").chmod(0o755)
     for venv, code in codes.items():
         python = tmp_path / venv / "bin" / "python"
         python.parent.mkdir(parents=True)

@@ -12,7 +12,7 @@ import torch
 from shipwreck_agents.learned.actor_critic import ActorCritic, export_sb3, load_sb3, widen
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "scripts" / "warm_start_run.py"
+SCRIPT = ROOT / "lab" / "runs" / "warm_start_run.py"
 SMALL = [
     "num_games=16",
     "rollout_steps=4",

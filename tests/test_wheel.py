@@ -89,7 +89,7 @@ def test_best_is_found_in_a_zipped_install(tmp_path: Path) -> None:
 def test_search_best_searches_at_the_shipped_setting_and_takes_options() -> None:
     """``search:best`` is the setting ``docs/agents.md`` measured (32 worlds, margin 0.1,
     uncertain 0.99, all four phases); an option after the name replaces only itself; a
-    shipped file's stem names it too, and its path in ``results/models/`` still loads."""
+    shipped file's stem names it too, and so does its path in the checkout."""
     from shipwreck_agents.registry import make_policy
 
     shipped = make_policy("search:best")
@@ -103,8 +103,8 @@ def test_search_best_searches_at_the_shipped_setting_and_takes_options() -> None
     small = make_policy("search:best,samples=4,phases=play")
     assert (small.samples, small.uncertain, small.phases) == (4, 0.99, ("play",))
     assert make_policy("fast:best") is make_policy(f"fast:{Path(BEST).stem}")
-    by_path = make_policy(f"fast:{ROOT / 'results' / 'models' / BEST}")  # as before
-    assert by_path is not make_policy("fast:best") and by_path.name == make_policy("fast:best").name
+    by_path = make_policy(f"fast:{MODELS / BEST}")
+    assert by_path.name == make_policy("fast:best").name
 
 
 def test_a_missing_network_file_names_the_shipped_ones(tmp_path: Path) -> None:

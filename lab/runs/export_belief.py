@@ -1,7 +1,6 @@
-"""The ``export-belief`` subcommand: ship a fast-trained team's network read with another
-policy-conditioned belief.
+"""A fast-trained team's network, read with another policy-conditioned belief.
 
-    shipwreck-arcana export-belief results/models/fast_selfplay_imitation.pth \
+    python lab/runs/export_belief.py results/models/fast_selfplay_imitation.pth \
         results/models/fast_selfplay_imitation_carry.pth --belief-kind policy_carry
 
 The weights are copied unchanged; the new ``.meta.json`` is the old one with
@@ -22,7 +21,7 @@ import shutil
 import sys
 from pathlib import Path
 
-__all__ = ["add_belief_export", "export", "run_belief_export"]
+__all__ = ["export", "main"]
 
 
 def export(source: Path, out: Path, belief_kind: str, command: str) -> dict:
@@ -63,15 +62,16 @@ def export(source: Path, out: Path, belief_kind: str, command: str) -> dict:
     return meta
 
 
-def add_belief_export(sub: argparse._SubParsersAction, formatter: type) -> None:
-    """Add the ``export-belief`` parser to ``sub``."""
-    parser = sub.add_parser(
-        "export-belief",
-        help="copy a fast-trained team with another policy-conditioned belief kind",
+PROGRAM = "lab/runs/export_belief.py"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The program's options."""
+    parser = argparse.ArgumentParser(
+        prog=PROGRAM,
         description="Copy a fast-trained team's network (its .pth, unchanged) to OUT with a "
         ".meta.json that reads another policy-conditioned belief kind; the new file plays "
         "as fast:OUT.",
-        formatter_class=formatter,
     )
     parser.add_argument("model", type=Path, help="a fast-trained team's .pth")
     parser.add_argument("out", type=Path, help="the new .pth (its .meta.json is written beside)")
@@ -82,21 +82,28 @@ def add_belief_export(sub: argparse._SubParsersAction, formatter: type) -> None:
         help="the policy-conditioned belief the copy reads: policy (first play) or "
         "policy_carry (carried memory)",
     )
+    return parser
 
 
-def run_belief_export(args: argparse.Namespace) -> int:
-    """Run the ``export-belief`` subcommand; 2 (one line, nothing written) on bad input."""
+def main(argv: list[str] | None = None) -> int:
+    """Write the copy; 2 (one line, nothing written) on bad input."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
     try:
-        export(args.model, args.out, args.belief_kind, shlex.join(["shipwreck-arcana", *args.argv]))
+        export(args.model, args.out, args.belief_kind, shlex.join(["python", PROGRAM, *argv]))
     except ModuleNotFoundError as exc:
         print(
-            f"shipwreck-arcana export-belief: error: reading a learned team needs {exc.name}, "
+            f"{PROGRAM}: error: reading a learned team needs {exc.name}, "
             "from the 'train' extra: pip install 'shipwreck-arcana-env[train]'",
             file=sys.stderr,
         )
         return 2
     except (OSError, ValueError) as exc:  # bad input: unreadable, not a policy team, exists
-        print(f"shipwreck-arcana export-belief: error: {exc}", file=sys.stderr)
+        print(f"{PROGRAM}: error: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {args.out} and {args.out.with_suffix('.meta.json')}")
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,8 +1,7 @@
-"""The ``learning-curve`` subcommand: one fast-trainer run's learning curve as a plot and
-a table by step ranges.
+"""One fast-trainer run's learning curve as a plot and a table by step ranges.
 
-    shipwreck-arcana learning-curve results/imitation_warm/fast_imitation_warm_eval.jsonl \
-        --out results/fast_imitation_warm_curve [--bin 10000000]
+    python lab/reports/learning_curve.py results/imitation_warm/fast_imitation_warm_eval.jsonl \
+        --out results/imitation_warm/fast_imitation_warm_curve [--bin 10000000]
 
 Reads the run's ``eval.jsonl`` (one line per greedy evaluation on the batched engine:
 ``step`` and, per difficulty, ``win_rate`` over the same evaluation deals every time) and
@@ -24,7 +23,7 @@ from pathlib import Path
 
 from shipwreck_apps.arguments import at_least
 
-__all__ = ["add_learning_curve", "binned", "markdown", "read_evals", "run_learning_curve"]
+__all__ = ["binned", "main", "markdown", "read_evals"]
 
 DIFFS = ("normal", "hard", "doomed")
 
@@ -123,39 +122,43 @@ def plot(rows: list[dict], table: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
-def add_learning_curve(sub: argparse._SubParsersAction, formatter: type) -> None:
-    """Add the ``learning-curve`` parser to ``sub``."""
-    parser = sub.add_parser(
-        "learning-curve",
-        help="plot a fast-trainer run's learning curve and tabulate it by step ranges",
+PROGRAM = "lab/reports/learning_curve.py"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The program's options."""
+    parser = argparse.ArgumentParser(
+        prog=PROGRAM,
         description="A fast-trainer run's greedy win rates (its eval.jsonl) against learner "
         "steps: OUT.png (each evaluation, and each step range's mean) and OUT.md (the "
         "means per step range and difficulty). Needs matplotlib (the train extra).",
-        formatter_class=formatter,
     )
     parser.add_argument("evals", type=Path, help="a run's eval.jsonl")
     parser.add_argument(
         "--out", type=Path, required=True, help="path without suffix: writes OUT.md and OUT.png"
     )
     parser.add_argument("--bin", type=at_least(1), default=10_000_000, help="steps per range")
+    return parser
 
 
-def run_learning_curve(args: argparse.Namespace) -> int:
-    """Run the ``learning-curve`` subcommand; 2 (one line) on a missing or empty file."""
+def main(argv: list[str] | None = None) -> int:
+    """Write the curve and its table; 2 (one line) on a missing or empty file."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
     try:
         rows = read_evals(args.evals)
         table = binned(rows, args.bin)
     except (OSError, ValueError) as error:
-        print(f"shipwreck-arcana learning-curve: error: {error}", file=sys.stderr)
+        print(f"{PROGRAM}: error: {error}", file=sys.stderr)
         return 2
-    command = shlex.join(["shipwreck-arcana", *args.argv])
+    command = shlex.join(["python", PROGRAM, *argv])
     # OUT gets the suffixes appended: a name with a dot (run_lr0.001) keeps it whole
     md, png = (args.out.with_name(args.out.name + suffix) for suffix in (".md", ".png"))
     try:
         import matplotlib  # noqa: F401 -- before anything is written
     except ModuleNotFoundError:
         print(
-            "shipwreck-arcana learning-curve: error: the plot needs matplotlib; install "
+            f"{PROGRAM}: error: the plot needs matplotlib; install "
             'the train extra (pip install -e ".[train]")',
             file=sys.stderr,
         )
@@ -164,3 +167,7 @@ def run_learning_curve(args: argparse.Namespace) -> int:
     plot(rows, table, png)
     print(md.read_text())
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
