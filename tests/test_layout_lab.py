@@ -144,3 +144,30 @@ def test_the_core_package_holds_no_benchmark() -> None:
         "bench_rllib.py",
         "bench_sb3.py",
     ]
+
+
+def _layout_rows() -> list[tuple[str, str]]:
+    """(first column, rest) of each row of ``docs/development.md``'s Project layout table."""
+    text = (ROOT / "docs" / "development.md").read_text()
+    table = text.split("## Project layout", 1)[1].split("\n\n", 2)[1]
+    rows = []
+    for line in table.splitlines()[2:]:
+        first, _, rest = line.strip("|").partition("|")
+        rows.append((first, rest))
+    return rows
+
+
+def test_the_layout_table_names_every_top_level_folder_and_every_core_module() -> None:
+    """``docs/development.md`` stays true: each folder of the top level has a row, every
+    path the table names exists, and each room of ``shipwreck_env`` lists every module
+    in it. A planted module the table does not name fails this."""
+    rows = _layout_rows()
+    paths = [p for first, _ in rows for p in re.findall(r"`([\w./]+)`", first)]
+    assert {p.split("/")[0] for p in paths if "/" in p} >= TOP_LEVEL
+    missing = [p for p in paths if "/" in p and not (ROOT / p).exists()]
+    assert missing == []
+    for room in ("rules", "vector", "envs"):
+        row = next(rest for first, rest in rows if f"`shipwreck_env/{room}/`" in first)
+        stems = {p.stem for p in (ROOT / "shipwreck_env" / room).glob("*.py")} - {"__init__"}
+        unnamed = sorted(s for s in stems if f"`{s}`" not in row)
+        assert unnamed == [], f"shipwreck_env/{room}/ modules missing from the layout table"
