@@ -71,7 +71,7 @@ player's from ``partner``. (The SB3 trainer adds its own ``alternating``.)"""
 BELIEFS = ("none", "literal", "policy", "aux")
 """What the network sees of the kept fate: ``none`` (no belief block), ``literal`` (the
 environment's number-line x unseen block), ``policy`` (the posterior under the current
-play policy, :mod:`shipwreck_training.common.belief`), ``aux`` (the literal block, plus
+play policy, :mod:`shipwreck_training.common.policy_belief_batched`), ``aux`` (the literal block, plus
 an auxiliary head trained to predict the kept fate). ``true`` and ``false`` read as
 ``literal`` and ``none`` (configs written before the four kinds)."""
 

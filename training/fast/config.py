@@ -145,12 +145,12 @@ class FastConfig(RunConfig):
     """With ``env.belief: policy``: ``first_play`` conditions the group's belief on the
     turn's first play alone (belief kind ``policy``); ``carry`` also starts a carried
     fate from the posterior of the turn it was kept (kind ``policy_carry``,
-    ``training/common/belief.py``). Runs and models from before this key read as
+    ``training/common/policy_belief_batched.py``). Runs and models from before this key read as
     ``first_play``."""
     belief_after_play: bool = False
     """With ``env.belief: policy``: also multiply the active player's own after-play
     choice (Shells, Sinners or pass) under each hand into the likelihood the group reads
-    (``PolicyBelief(after_play=True)``, ``training/common/belief.py``); the exported
+    (``PolicyBelief(after_play=True)``, ``training/common/policy_belief_batched.py``); the exported
     model's ``.meta.json`` then says ``belief_after_play: true`` and ``FastTeamPolicy``
     does the same. Off: training is exactly what it was before this key."""
     ppo: PPOSettings = Field(default_factory=PPOSettings)
