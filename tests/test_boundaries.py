@@ -343,7 +343,7 @@ def test_every_old_import_path_gives_the_moved_module_and_names_its_new_path() -
     assert rest.split() == ["[]", "True"]
 
 
-MOVED_ABOVE = ("shipwreck_agents", "shipwreck_training")
+MOVED_ABOVE = ("shipwreck_agents", "shipwreck_training", "shipwreck_apps")
 """The packages above ``shipwreck_env`` that register old import paths of their own
 (``<package>._moved``, through ``shipwreck_env._moved.register``)."""
 
