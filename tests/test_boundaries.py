@@ -390,6 +390,42 @@ def test_every_old_import_path_of_a_package_gives_the_moved_module_and_names_its
     assert rest.split() == ["[]"]
 
 
+def removed_paths() -> list[tuple[str, str]]:
+    """(old path, what replaces it) of every module a package above ``shipwreck_env``
+    removed (``<package>._moved.REMOVED``), read from the files without importing them."""
+    pairs = []
+    for package in MOVED_ABOVE:
+        tree = ast.parse((ROOT / FOLDER[package] / "_moved.py").read_text())
+        for node in tree.body:
+            if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "REMOVED":
+                pairs += list(ast.literal_eval(node.value).items())
+    return pairs
+
+
+@pytest.mark.parametrize(("old", "instead"), removed_paths())
+def test_a_removed_module_is_refused_in_one_line_naming_its_replacement(
+    old: str, instead: str
+) -> None:
+    """The deprecated trainer commands are gone: ``python -m <old>`` exits with one line
+    that names the command to run instead, and importing it raises an ``ImportError``
+    saying the same."""
+    ran = subprocess.run(
+        [sys.executable, "-m", old, "--help"], cwd=ROOT, capture_output=True, text=True
+    )
+    said = f"{old} was removed; use {instead}"
+    assert ran.returncode != 0 and ran.stdout == ""
+    assert ran.stderr.count("\n") == 1 and said in ran.stderr, ran.stderr
+    imported = run_python(f"import {old}")
+    assert imported.returncode != 0
+    assert imported.stderr.strip().splitlines()[-1] == f"ImportError: {said}"
+
+
+def test_the_old_sb3_command_names_the_new_one() -> None:
+    """``python -m shipwreck_training.train`` (the SB3 trainer before one package per
+    trainer) says to run ``python -m shipwreck_training.sb3``."""
+    assert "python -m shipwreck_training.sb3" in dict(removed_paths())["shipwreck_training.train"]
+
+
 # --- the rules without the RL libraries ---------------------------------------------
 
 

@@ -18,5 +18,11 @@ MOVED: dict[str, str] = {
 }
 """Old import path -> new import path of every module that moved."""
 
-REMOVED: dict[str, str] = {}
+REMOVED: dict[str, str] = {
+    # the deprecated commands from before one package per trainer
+    "shipwreck_training.train": "python -m shipwreck_training.sb3 (shipwreck_training.sb3.train)",
+    "shipwreck_training.rllib_train": (
+        "python -m shipwreck_training.rllib (shipwreck_training.rllib.train)"
+    ),
+}
 """Old import path -> what to use instead, of every module that was removed."""
