@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_readme_and_docs_are_regenerated():
     """`python lab/reports/update_readme.py --check` finds nothing stale."""
     result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "update_readme.py"), "--check"],
+        [sys.executable, str(ROOT / "lab" / "reports" / "update_readme.py"), "--check"],
         capture_output=True,
         text=True,
         check=False,
