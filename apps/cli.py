@@ -184,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="also write DIR/crossplay.json, .md and a heatmap .png",
     )
-    from shipwreck_apps.adhoc import add_adhoc
+    from shipwreck_apps.adhoc_command import add_adhoc
 
     add_adhoc(sub, _HelpFormatter)
     bench = sub.add_parser(
@@ -243,7 +243,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.command == "crossplay":
         return _crossplay(args)
     elif args.command == "adhoc":
-        from shipwreck_apps.adhoc import run_adhoc
+        from shipwreck_apps.adhoc_command import run_adhoc
 
         return run_adhoc(args)
     elif args.command in ("play", "replay", "serve"):

@@ -1,4 +1,4 @@
-"""The policy-conditioned belief (shipwreck_training.common.belief) against a brute-force posterior."""
+"""The policy-conditioned belief (shipwreck_training.common.policy_belief_batched) against a brute-force posterior."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from shipwreck_env.rules.actions import ACTIONS, NUM_ACTIONS  # noqa: E402
 from shipwreck_env.rules.observation import encode  # noqa: E402
 from shipwreck_env.rules.state import Phase  # noqa: E402
 from shipwreck_env.rules.view import make_view  # noqa: E402
-from shipwreck_training.common.belief import PolicyBelief, hypothetical_inputs  # noqa: E402
 from shipwreck_training.common.config import GameSettings  # noqa: E402
 from shipwreck_training.common.games import Games  # noqa: E402
+from shipwreck_training.common.policy_belief_batched import PolicyBelief, hypothetical_inputs  # noqa: E402
 
 _PASS = next(a.index for a in ACTIONS if a.kind == "pass")
 _REVEAL = next(a.index for a in ACTIONS if a.kind == "reveal")

@@ -98,6 +98,8 @@ AGENT_ROOMS = {
 }
 """Each room of ``shipwreck_agents`` (a subpackage, or a top-level module) and the rooms it
 may import besides itself: the agents' floors, lowest first (``docs/development.md``)."""
+PACKAGE_TOP = {"__init__", "_moved"}
+"""Top-level modules of a package that are no room: its face and its old import paths."""
 
 
 def agent_room(path: Path) -> str:
@@ -108,7 +110,7 @@ def agent_room(path: Path) -> str:
 
 def test_every_agent_module_sits_in_a_known_room() -> None:
     rooms = {agent_room(path) for path in (ROOT / "agents").rglob("*.py")}
-    assert rooms - {"__init__"} == set(AGENT_ROOMS)
+    assert rooms - PACKAGE_TOP == set(AGENT_ROOMS)
 
 
 def test_the_agent_rooms_import_only_the_rooms_below_them() -> None:
@@ -118,7 +120,7 @@ def test_the_agent_rooms_import_only_the_rooms_below_them() -> None:
     offenders = {}
     for path in sorted((ROOT / "agents").rglob("*.py")):
         room = agent_room(path)
-        if room == "__init__":
+        if room in PACKAGE_TOP:
             continue
         reached = {
             name.split(".")[1]
@@ -339,6 +341,89 @@ def test_every_old_import_path_gives_the_moved_module_and_names_its_new_path() -
     count, rest = out.stdout.split(" ", 1)
     assert int(count) >= 28
     assert rest.split() == ["[]", "True"]
+
+
+MOVED_ABOVE = ("shipwreck_agents", "shipwreck_training", "shipwreck_apps")
+"""The packages above ``shipwreck_env`` that register old import paths of their own
+(``<package>._moved``, through ``shipwreck_env._moved.register``)."""
+
+
+@pytest.mark.parametrize("package", MOVED_ABOVE)
+def test_every_old_import_path_of_a_package_gives_the_moved_module_and_names_its_new_path(
+    package: str,
+) -> None:
+    """Code written before a rename keeps working: each old path of ``<package>._moved.MOVED``
+    imports as the very module at its new path (its ``__spec__`` still its own), with a
+    ``DeprecationWarning`` naming that path. A new module that needs a library this
+    environment lacks (RLlib's, in ``.venv-rllib``) must fail on that library, not on its
+    path."""
+    code = textwrap.dedent(
+        f"""
+        import importlib, warnings
+        from {package}._moved import MOVED
+        bad, absent = [], []
+        for old, new in MOVED.items():
+            try:
+                importlib.import_module(new)
+            except ModuleNotFoundError as exc:
+                if exc.name.split(".")[0].startswith("shipwreck"):
+                    bad.append(old)
+                absent.append(old)
+                continue
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                module = importlib.import_module(old)
+            said = [str(w.message) for w in caught if w.category is DeprecationWarning]
+            if (
+                module is not importlib.import_module(new)
+                or module.__spec__.name != new
+                or not any(new in s for s in said)
+            ):
+                bad.append(old)
+        print(len(MOVED), len(absent), bad)
+        """
+    )
+    out = run_python(code)
+    assert out.returncode == 0, out.stderr
+    count, absent, rest = out.stdout.split(" ", 2)
+    assert int(count) >= 1 and int(absent) < int(count)
+    assert rest.split() == ["[]"]
+
+
+def removed_paths() -> list[tuple[str, str]]:
+    """(old path, what replaces it) of every module a package above ``shipwreck_env``
+    removed (``<package>._moved.REMOVED``), read from the files without importing them."""
+    pairs = []
+    for package in MOVED_ABOVE:
+        tree = ast.parse((ROOT / FOLDER[package] / "_moved.py").read_text())
+        for node in tree.body:
+            if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "REMOVED":
+                pairs += list(ast.literal_eval(node.value).items())
+    return pairs
+
+
+@pytest.mark.parametrize(("old", "instead"), removed_paths())
+def test_a_removed_module_is_refused_in_one_line_naming_its_replacement(
+    old: str, instead: str
+) -> None:
+    """The deprecated trainer commands are gone: ``python -m <old>`` exits with one line
+    that names the command to run instead, and importing it raises an ``ImportError``
+    saying the same."""
+    ran = subprocess.run(
+        [sys.executable, "-m", old, "--help"], cwd=ROOT, capture_output=True, text=True
+    )
+    said = f"{old} was removed; use {instead}"
+    assert ran.returncode != 0 and ran.stdout == ""
+    assert ran.stderr.count("\n") == 1 and said in ran.stderr, ran.stderr
+    imported = run_python(f"import {old}")
+    assert imported.returncode != 0
+    assert imported.stderr.strip().splitlines()[-1] == f"ImportError: {said}"
+
+
+def test_the_old_sb3_command_names_the_new_one() -> None:
+    """``python -m shipwreck_training.train`` (the SB3 trainer before one package per
+    trainer) says to run ``python -m shipwreck_training.sb3``."""
+    assert "python -m shipwreck_training.sb3" in dict(removed_paths())["shipwreck_training.train"]
 
 
 # --- the rules without the RL libraries ---------------------------------------------

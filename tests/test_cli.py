@@ -106,8 +106,8 @@ def test_the_apps_import_one_way() -> None:
 
     apps = ROOT / "apps"
     rank = {
-        **{"arguments": 0, "play": 0, "web": 1, "commands": 2, "adhoc": 2, "bench": 2},
-        **{"learning_curve": 2, "belief_export": 2},
+        **{"arguments": 0, "play": 0, "web": 1, "commands": 2, "adhoc_command": 2, "bench": 2},
+        **{"_moved": 0},
         **{"cli": 3, "__main__": 4},
     }
     offenders = []

@@ -11,9 +11,9 @@ import pytest
 from test_leaks import swapped
 
 from shipwreck_agents.base import Team
+from shipwreck_agents.convention import codebook as convention_module
 from shipwreck_agents.convention import lines as lines_module
 from shipwreck_agents.convention import outcomes
-from shipwreck_agents.convention import search as convention_module
 from shipwreck_agents.convention.rescue import way_out
 from shipwreck_agents.convention.settings import ConventionSettings
 from shipwreck_agents.convention.team import ConventionPolicy, compute_convention
@@ -31,7 +31,7 @@ from shipwreck_env.rules.state import Phase, State
 from shipwreck_env.rules.view import make_view
 
 BARE = ConventionSettings(restarts=0, restart_doom=0, pre_play=False, pre_play_forced=False)
-"""The code search alone: no restarts, no lines with a power before the play."""
+"""The codebook alone: no restarts, no lines with a power before the play."""
 
 
 def _mask(s: State) -> np.ndarray:
@@ -216,7 +216,7 @@ def test_same_seed_same_game():
         (GameConfig(num_players=3), 16, {}),
         (GameConfig(num_players=4, card_sets="all", group_decision="vote"), 16, {}),
         (GameConfig(num_players=3, difficulty="hard"), 4, {"lookahead": 0.95, "read_ahead": 0.3}),
-        # doomed: the restarts of the code search run on every turn (doom 6)
+        # doomed: the restarts of the codebook run on every turn (doom 6)
         (GameConfig(num_players=3, difficulty="doomed", card_sets="all"), 12, {}),
         # lines that start with Sparrows, Skies or Shadows
         (
@@ -240,7 +240,7 @@ def test_decisions_do_not_depend_on_hidden_fates_of_others(config, games, option
     """Twin states that differ only in a fate the decider cannot see (any seat of another
     player, including the active seat's kept fate), with the same public history and the
     decider's memory copied: the same decision (also with the look-ahead, which reads
-    the public table the line leaves, and with the code search's restarts)."""
+    the public table the line leaves, and with the codebook's restarts)."""
     checked = 0
     for s, team in _games(config, games, seed=8, **options):
         player = s.decider
@@ -562,7 +562,7 @@ def test_group_scores_a_turn_the_player_made_sure_with_a_power():
     assert checked >= 1
 
 
-# --- restarts of the code search ------------------------------------------------------------
+# --- restarts of the codebook ------------------------------------------------------------
 
 
 def _turn_starts(config: GameConfig, n: int, seed: int):

@@ -1,5 +1,5 @@
 """The ceiling measurements of the convention (lab/studies/convention_ceiling.py) and the
-search problem they read (``convention_search.code_problem``)."""
+search problem they read (``codebook.code_problem``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The convention's settings travel as one frozen value (issue 42): the team, its code
-search and the tools read the same object, and bad settings are refused by name."""
+"""The convention's settings travel as one frozen value (issue 42): the team, its
+codebook and the tools read the same object, and bad settings are refused by name."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from shipwreck_agents.convention import search as code_search
+from shipwreck_agents.convention import codebook
 from shipwreck_agents.convention.settings import DEFAULT, ConventionSettings
 from shipwreck_agents.convention.team import ConventionPolicy
 from shipwreck_agents.registry import make_policy
@@ -56,17 +56,17 @@ def test_the_doom_thresholds_live_in_the_settings() -> None:
     assert "shadows" not in s.coded_before
 
 
-def test_the_team_hands_its_own_settings_to_the_code_search(monkeypatch) -> None:
+def test_the_team_hands_its_own_settings_to_the_codebook(monkeypatch) -> None:
     """What the team computes is the code of its settings object, not of defaults."""
     seen = []
-    real = code_search.code_problem
+    real = codebook.code_problem
 
     def spy(*args, **kwargs):
         seen.append(args[5] if len(args) > 5 else kwargs.get("settings"))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(code_search, "code_problem", spy)
-    code_search._CACHE.clear()
+    monkeypatch.setattr(codebook, "code_problem", spy)
+    codebook._CACHE.clear()
     mine = ConventionSettings(plan=False, tie_ahead=0.01)
     s = new_game(GameConfig(num_players=3, difficulty="hard"), 4)
     ConventionPolicy(mine).convention(make_view(s, s.decider))

@@ -1,6 +1,6 @@
 """The convention's fast paths decide exactly as before.
 
-The search behind the convention (agents/convention/search.py) was made faster by
+The codebook behind the convention (agents/convention/codebook.py) was made faster by
 memoising pure functions and by computing a play's outcome and fades once for every
 hand that shows the same. None of that may change a decision, so:
 

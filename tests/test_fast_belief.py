@@ -12,7 +12,7 @@ pytest.importorskip("torchrl")
 
 from test_fast_ppo import _config  # noqa: E402
 
-import shipwreck_training.common.belief as belief  # noqa: E402
+import shipwreck_training.common.policy_belief_batched as belief  # noqa: E402
 from shipwreck_training.fast.config import from_dict  # noqa: E402
 from shipwreck_training.fast.ppo import Trainer  # noqa: E402
 

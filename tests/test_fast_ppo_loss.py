@@ -144,12 +144,12 @@ def _batch(n: int = 6, obs_dim: int = 5, actions: int = 4) -> dict[str, torch.Te
 
 def test_the_loss_adds_its_terms_with_the_configured_weights():
     from shipwreck_agents.learned.actor_critic import ActorCritic
-    from shipwreck_training.fast.config import PPOSettings
+    from shipwreck_training.fast.config import FastPPOSettings
     from shipwreck_training.fast.loss import ppo_loss
 
     torch.manual_seed(0)
     model, batch = ActorCritic(5, 4, (8,), fate_head=True), _batch()
-    cfg = PPOSettings(vf_coef=0.7, ent_coef=0.03, aux_coef=0.4)
+    cfg = FastPPOSettings(vf_coef=0.7, ent_coef=0.03, aux_coef=0.4)
     out = ppo_loss(model, batch, cfg)
     expected = out["pg"] + 0.7 * out["vf"] - 0.03 * out["ent"] + 0.4 * out["aux"]
     assert float(out["loss"].detach()) == pytest.approx(float(expected.detach()), rel=1e-6)
@@ -160,14 +160,14 @@ def test_the_loss_adds_its_terms_with_the_configured_weights():
 
 def test_a_minibatch_step_moves_the_parameters_by_a_clipped_gradient():
     from shipwreck_agents.learned.actor_critic import ActorCritic
-    from shipwreck_training.fast.config import PPOSettings
+    from shipwreck_training.fast.config import FastPPOSettings
     from shipwreck_training.fast.loss import minibatch_step, ppo_loss
 
     torch.manual_seed(0)
     model = ActorCritic(5, 4, (8,))
     before = torch.cat([p.detach().flatten().clone() for p in model.parameters()])
     optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
-    loss = 1000.0 * ppo_loss(model, _batch(), PPOSettings())["loss"]  # a big gradient
+    loss = 1000.0 * ppo_loss(model, _batch(), FastPPOSettings())["loss"]  # a big gradient
     minibatch_step(model, optimizer, loss, max_grad_norm=0.5)
     after = torch.cat([p.detach().flatten() for p in model.parameters()])
     assert float((after - before).norm()) == pytest.approx(0.5, rel=1e-4)

@@ -20,9 +20,9 @@ from shipwreck_env.rules.config import GameConfig  # noqa: E402
 from shipwreck_env.rules.engine import new_game, step_inplace  # noqa: E402
 from shipwreck_env.rules.observation import ObservationLayout, encode  # noqa: E402
 from shipwreck_env.rules.view import make_view  # noqa: E402
-from shipwreck_training.common.belief import PolicyBelief  # noqa: E402
 from shipwreck_training.common.config import GameSettings  # noqa: E402
 from shipwreck_training.common.games import Games  # noqa: E402
+from shipwreck_training.common.policy_belief_batched import PolicyBelief  # noqa: E402
 
 
 def _exported(tmp_path, belief_kind: str, sharpen: float = 1.0) -> str:

@@ -8,8 +8,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("torchrl")
 
-from shipwreck_training.common.evaluate import evaluate_greedy  # noqa: E402
 from shipwreck_training.common.games import Games, ScriptedRole, learner_decides  # noqa: E402
+from shipwreck_training.common.greedy_eval import evaluate_greedy  # noqa: E402
 from shipwreck_training.fast.config import ImitationSettings, load_config  # noqa: E402
 from shipwreck_training.fast.imitation import (  # noqa: E402
     Recording,

@@ -321,7 +321,7 @@ def test_vector_env_belief_needs_a_network():
 def test_batched_engine_belief_uses_each_runners_module(local_ray, tmp_path):
     """belief policy with a remote env runner: its env asks the runner's own module, which
     RLlib updates in place, and the run evaluates with the belief."""
-    from shipwreck_training.rllib.belief import runner_network
+    from shipwreck_training.rllib.belief_callback import runner_network
 
     cfg = _config(
         engine="batched",

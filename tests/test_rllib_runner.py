@@ -264,7 +264,7 @@ def _learn(folder: str) -> dict:
     import ray
 
     from shipwreck_agents.learned.rllib import load_network
-    from shipwreck_training.common.evaluate import evaluate_greedy
+    from shipwreck_training.common.greedy_eval import evaluate_greedy
     from shipwreck_training.rllib.train import train
 
     torch.set_num_threads(1)

@@ -223,18 +223,6 @@ def test_alternating_resume_retrains_only_the_missing_phase_and_logs_each_round_
     assert resumed[1]["steps"] == json.loads((run / "summary.json").read_text())["steps"]
 
 
-def test_old_command_is_a_deprecated_alias(tmp_path, capsys):
-    from shipwreck_training.train import main as old_main
-
-    assert (
-        old_main(["--config", str(CONFIGS / "play.yaml"), "--runs-dir", str(tmp_path), "n_envs=-2"])
-        == 2
-    )
-    err = capsys.readouterr().err
-    assert "deprecated; use python -m shipwreck_training.sb3" in err and "n_envs -2" in err
-    assert not list(tmp_path.iterdir())
-
-
 def test_bad_yaml_is_one_line(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\nregime: [selfplay\n")

@@ -1,7 +1,7 @@
 """Training: three trainers side by side on one common floor.
 
-``common`` (config base, game section, run folders, metadata, evaluation glue, the
-batched games and the policy-conditioned belief), then one package per trainer, each
+``common`` (config base, game section, run folders, metadata, the batched games, the
+policy-conditioned belief over them and their greedy evaluation), then one package per trainer, each
 keeping only its algorithm: ``sb3`` (Stable-Baselines3 MaskablePPO), ``fast`` (PPO in
 torch on the batched engine) and ``rllib`` (Ray RLlib). Run one with
 ``python -m shipwreck_training.<trainer> --config configs/<trainer>/<name>.yaml``. The
@@ -9,7 +9,8 @@ network they train is ``shipwreck_agents.learned.actor_critic``.
 
 This folder is installed as the package ``shipwreck_training`` (``pyproject.toml``,
 ``[tool.setuptools.package-dir]``): import ``shipwreck_training``, never ``training``, a
-name other distributions also use.
+name other distributions also use. Module paths that moved still import, with a
+warning, and removed ones say what replaced them (:mod:`shipwreck_training._moved`).
 """
 
 if __name__ != "shipwreck_training":
@@ -17,3 +18,8 @@ if __name__ != "shipwreck_training":
         f"the folder training/ is the package 'shipwreck_training' (imported here as "
         f"{__name__!r}); install the project (pip install -e .) and import shipwreck_training"
     )
+
+from shipwreck_env._moved import register
+from shipwreck_training import _moved
+
+register(_moved.MOVED, _moved.REMOVED)

@@ -1,7 +1,7 @@
 """A look-ahead for the convention team: what the table a line of play leaves does to
 the next turn.
 
-The convention (:mod:`shipwreck_agents.convention.search`) values a line by the race
+The convention (:mod:`shipwreck_agents.convention.codebook`) values a line by the race
 after this turn's prediction alone. Two lines that the group reads equally well can
 leave very different tables: one where almost any hand the next seat draws has a play
 that fades nothing (its group may pass when unsure), one where most of its hands must

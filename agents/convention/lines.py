@@ -4,8 +4,8 @@ second play) and the observation each line shows the group, with its value
 (:class:`~shipwreck_agents.convention.outcomes.Outcomes`).
 
 :func:`public_hands` weighs the hands from public facts only; :class:`Lines` lists their
-lines of play and the observations those show. The search that picks one line per hand
-is :mod:`shipwreck_agents.convention.search`.
+lines of play and the observations those show. The codebook that picks one line per hand
+is :mod:`shipwreck_agents.convention.codebook`.
 """
 
 from __future__ import annotations

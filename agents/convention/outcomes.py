@@ -5,8 +5,8 @@ best reply there.
 lists the question powers the group may use after a play; :class:`Outcomes` holds one
 observation's race values if the group passes, names the kept fate right or wrong, or
 asks a question first (or uses Sorrows), and the best of them. The code's lines of play
-(:mod:`shipwreck_agents.convention.lines`) show such observations; the search over
-them is :mod:`shipwreck_agents.convention.search`. Every input is public.
+(:mod:`shipwreck_agents.convention.lines`) show such observations; the codebook over
+them is :mod:`shipwreck_agents.convention.codebook`. Every input is public.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from shipwreck_env.rules.view import TurnStart
 __all__ = ["EPS", "Outcomes", "group_questions", "race_win"]
 
 EPS = 1e-12
-"""How much more a value must be to count as more (the search's ties)."""
+"""How much more a value must be to count as more (the codebook's ties)."""
 
 
 @cache
@@ -185,7 +185,7 @@ class Outcomes:
         self.tie = tie  # a price per unit of mass on the table this line leaves
         self.fast = self.ahead is None and not spent and not tie  # group() is best()
         self.solo: list[float] | None = None
-        # group() and payoffs() are pure functions of the mass; the search asks for the
+        # group() and payoffs() are pure functions of the mass; the codebook asks for the
         # same masses again and again (every sweep re-reads the unchanged observations)
         self.memo: dict[tuple, object] = {}
 
@@ -200,7 +200,7 @@ class Outcomes:
         return self._value(sum(m), top)
 
     def _best(self, m: list[float]) -> tuple[float, object]:
-        # _value inlined (the hot path of the search); the same arithmetic, in the same order
+        # _value inlined (the hot path of the codebook); the same arithmetic, in the same order
         right, wrong, pass_ = self.right, self.wrong, self.pass_
         gap = right - wrong
         total = sum(m)

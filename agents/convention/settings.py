@@ -1,9 +1,9 @@
-"""The convention team's settings: one frozen value that the team, its code search and the
+"""The convention team's settings: one frozen value that the team, its codebook and the
 tools that study it all read.
 
 Every teammate computes the same code from public facts, so the settings are part of
 the convention itself: two players with different settings follow different codes. A
-frozen dataclass makes them hashable (the code search caches on them) and keeps a team's
+frozen dataclass makes them hashable (the codebook caches on them) and keeps a team's
 settings from changing under it mid-game.
 """
 
@@ -125,7 +125,7 @@ class ConventionSettings:
         return self.pre_play and doom >= self.pre_play_doom
 
     def restarts_at(self, doom: int) -> int:
-        """How many restarts the code search of a turn starting with ``doom`` runs."""
+        """How many restarts the codebook of a turn starting with ``doom`` runs."""
         return self.restarts if doom >= self.restart_doom else 0
 
 

@@ -54,7 +54,7 @@ keyed by their public inputs only (a pure function: it saves time, not informati
 
 Powers before the play. With ``pre_play`` the code also has lines that start with
 Sparrows or Skies (and Shadows with ``pre_play_shadows``): the power, then a play on
-the table it left (:func:`~shipwreck_agents.convention.search.pre_play_tables`; Sparrows
+the table it left (:func:`~shipwreck_agents.convention.codebook.pre_play_tables`; Sparrows
 puts the face-up deck top in place of a card with no fates, Skies moves a visible fate,
 Shadows reads the kept fate 1 higher). Which power and where is public, so it is part
 of the observation; such a line asks no group power (one power a turn) and pays
@@ -78,7 +78,7 @@ player uses no power after the play.
 The Feast. A hand plays on The Feast only when every other play it has fades a card at
 a doom cost (or it has none), and never after a power: the second play is another
 chance. The second play
-then has a convention of its own (:func:`~shipwreck_agents.convention.search.after_feast`):
+then has a convention of its own (:func:`~shipwreck_agents.convention.codebook.after_feast`):
 the table with the first fate on it, the hand the fate the first play kept (its prior is
 what the first convention said of it, read off the first play) plus the fresh draw,
 The Feast closed. The group reads the second play by it and both remember what it says
@@ -90,8 +90,8 @@ so they still agree on the next.
 A look-ahead (``lookahead``, off by default) can add to each line the chance that the
 table it leaves forces the next seat (:mod:`shipwreck_agents.convention.ahead`).
 
-The search itself (hands, lines, observations, best responses, ascent) is in
-:mod:`shipwreck_agents.convention.search`; this module is the policy that plays and reads it.
+The codebook itself (hands, lines, observations, best responses, ascent) is in
+:mod:`shipwreck_agents.convention.codebook`; this module is the policy that plays and reads it.
 """
 
 from __future__ import annotations
@@ -100,10 +100,10 @@ from typing import Any
 
 import numpy as np
 
+from shipwreck_agents.convention.codebook import Convention, after_feast, compute_convention
 from shipwreck_agents.convention.lines import public_hands
 from shipwreck_agents.convention.outcomes import race_win
 from shipwreck_agents.convention.rescue import way_out
-from shipwreck_agents.convention.search import Convention, after_feast, compute_convention
 from shipwreck_agents.convention.settings import DEFAULT, ConventionSettings
 from shipwreck_agents.scripted.bayes import BayesGroup, _pool_at_start
 from shipwreck_agents.scripted.heuristic import HeuristicPlayer

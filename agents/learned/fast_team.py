@@ -10,7 +10,7 @@ group's observation. The legal plays of every hypothetical hand are the engine's
 rule on the table as it is at the play, asked of the public record
 (:func:`shipwreck_env.rules.public_record.hand_plays_at_play`): a power used before the play
 (Sparrows' new card, in the base set) is part of it, as on the batched engine in
-``training/common/belief.py`` and in the search's rollouts (``RolloutBelief`` in
+``training/common/policy_belief_batched.py`` and in the search's rollouts (``RolloutBelief`` in
 ``agents/search/sparta.py``, which asks :func:`shipwreck_env.vector.public_record.hand_play_masks`),
 so the three compute the same block on every turn (the choice of the power itself is
 not multiplied into the likelihood, on any side). Since the player records what the
@@ -29,7 +29,7 @@ too (:meth:`FastTeamPolicy.remember_after_play`), as the trainer's
 
 A network of kind ``policy_carry`` also keeps, per seat, the memory of the fate it kept
 (:func:`shipwreck_agents.learned.policy_belief.carry_weights`) and passes it to the likelihood of
-that seat's next turn, exactly as ``training/common/belief.py`` does on the batched
+that seat's next turn, exactly as ``training/common/policy_belief_batched.py`` does on the batched
 engine (the seat's next turn is ``turn`` plus the number of seats; memory of any other
 turn is ignored). :meth:`FastTeamPolicy.reset` forgets it: the evaluators call it
 before every game.

@@ -6,7 +6,7 @@ hand the active seat might hold: the active player's observation depends on its 
 only through its own fields (its hand, its carried fate, the copies it cannot see),
 so each hypothetical observation is the real one with those fields rewritten
 (:func:`hypothetical_observations`); the legal plays of each hand come from the caller
-(the batched engine in ``training/common/belief.py``, the reference engine's rule on
+(the batched engine in ``training/common/policy_belief_batched.py``, the reference engine's rule on
 the public table at the play in ``agents/learned/fast_team.py``; after a power used before the
 play, such as Sparrows, both judge the hands on the changed table). :func:`likelihood` gives, per kept value ``k``,
 ``Σ_{hands h holding v and k} prior(h) · π(a | o(h), m(h))`` in one network call; the

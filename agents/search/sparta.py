@@ -87,7 +87,7 @@ _VALUES = np.arange(1, 8)
 class RolloutBelief:
     """The belief of the rollout games, of the blueprint's own kind (one network, every
     seat), as :class:`~shipwreck_agents.learned.fast_team.FastTeamPolicy` computes it on the
-    reference engine and ``training/common/belief.py`` on the batched one.
+    reference engine and ``training/common/policy_belief_batched.py`` on the batched one.
 
     ``policy``: the likelihood of each turn's first play under the blueprint, written
     into the group's observations while that turn's kept fate is the one in question;

@@ -380,7 +380,7 @@ def evaluate_exported(model: Path, env: dict, args: argparse.Namespace) -> dict:
     spec = f"fast:{model.relative_to(ROOT)}"
     if args.evaluator == "batched":
         from shipwreck_agents.learned.actor_critic import load_sb3
-        from shipwreck_training.common.evaluate import evaluate_greedy
+        from shipwreck_training.common.greedy_eval import evaluate_greedy
 
         results = evaluate_greedy(
             load_sb3(model),
@@ -390,7 +390,7 @@ def evaluate_exported(model: Path, env: dict, args: argparse.Namespace) -> dict:
             difficulties=DIFFICULTIES,
         )
         command = (
-            f"training/common/evaluate.py evaluate_greedy on {spec}, seed {args.seed}, "
+            f"training/common/greedy_eval.py evaluate_greedy on {spec}, seed {args.seed}, "
             f"{args.games} games per difficulty"
         )
     else:

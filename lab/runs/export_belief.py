@@ -8,7 +8,7 @@ The weights are copied unchanged; the new ``.meta.json`` is the old one with
 naming the source and the command. A network trained with the first-play belief
 (``policy``) can be read with the carried one (``policy_carry``): both blocks are a
 posterior over the active seat's kept fate under the team's own play policy, the carried
-one with the memory of the turn that fate was kept (``training/common/belief.py``).
+one with the memory of the turn that fate was kept (``training/common/policy_belief_batched.py``).
 ``lab/studies/belief_kinds_eval.py --paired`` measures what that changes on the same deals.
 """
 

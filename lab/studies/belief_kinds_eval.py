@@ -4,9 +4,9 @@ often the active player decides again before the group.
     .venv/bin/python lab/studies/belief_kinds_eval.py results/models/fast_selfplay_imitation.pth \\
         [--games 1000] [--seed 20261201] [--paired | --after-play]
 
-By default plays the network greedily in both roles (``training/common/evaluate.py``) on
+By default plays the network greedily in both roles (``training/common/greedy_eval.py``) on
 the same games twice: its group reading the first-play belief (kind ``policy``) and the
-carried one (kind ``policy_carry``, ``training/common/belief.py``), without retraining.
+carried one (kind ``policy_carry``, ``training/common/policy_belief_batched.py``), without retraining.
 The games are the same deals in both passes, so the difference is the belief's alone.
 Prints one JSON line per kind: win rate and 95% interval per difficulty, seconds, load.
 
@@ -35,8 +35,8 @@ def _after_play(cfg, model, args) -> dict:
     from shipwreck_agents.learned.sb3 import read_meta
     from shipwreck_env.rules.actions import ACTIONS
     from shipwreck_env.rules.state import Phase
-    from shipwreck_training.common.belief import PolicyBelief
     from shipwreck_training.common.games import Games
+    from shipwreck_training.common.policy_belief_batched import PolicyBelief
 
     carry = read_meta(args.model).get("belief_kind") == "policy_carry"
     diffs = ("normal", "hard", "doomed")
@@ -77,7 +77,7 @@ def _after_play(cfg, model, args) -> dict:
 
 
 def _kinds(cfg, model, args) -> None:
-    from shipwreck_training.common.evaluate import evaluate_greedy
+    from shipwreck_training.common.greedy_eval import evaluate_greedy
 
     for kind, carry in (("policy", False), ("policy_carry", True)):
         start = time.perf_counter()
@@ -101,8 +101,8 @@ def _wins(cfg, model, args, carry: bool):
     """bool[games x 3]: which of the evaluation deals the team won with that belief."""
     import torch
 
-    from shipwreck_training.common.belief import PolicyBelief
     from shipwreck_training.common.games import Games
+    from shipwreck_training.common.policy_belief_batched import PolicyBelief
 
     diffs = ("normal", "hard", "doomed")
     g = Games(cfg.env, args.games * len(diffs), args.seed, autoreset=False, difficulties=diffs)

@@ -40,8 +40,8 @@ import numpy as np
 from convention_losses import play_fades  # a sibling script
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from shipwreck_agents.convention.codebook import code_problem
 from shipwreck_agents.convention.lines import public_hands
-from shipwreck_agents.convention.search import code_problem
 from shipwreck_agents.convention.team import Convention, ConventionPolicy
 from shipwreck_agents.evaluation.evaluate import game_seed
 from shipwreck_env.envs.policy import Team, decide, observation_layouts

@@ -35,7 +35,6 @@ import torch
 
 from shipwreck_env.rules.state import PHASES
 from shipwreck_training.fast.config import load_config
-from shipwreck_training.fast.evaluate import evaluate_network
 from shipwreck_training.fast.imitation import (
     Recording,
     agreement,
@@ -44,7 +43,7 @@ from shipwreck_training.fast.imitation import (
     record_teacher,
 )
 from shipwreck_training.fast.ppo import Trainer
-from shipwreck_training.fast.run import meta, spec_of
+from shipwreck_training.fast.run import evaluate_network, meta, spec_of
 
 CONFIG = "configs/fast/imitation.yaml"
 

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from shipwreck_agents.convention import search as convention_search
+from shipwreck_agents.convention import codebook
 from shipwreck_agents.evaluation.evaluate import game_seed, play_game, wilson_interval
 from shipwreck_agents.evaluation.paired import paired_difference
 from shipwreck_agents.search.blueprint import BlueprintSearch
@@ -153,7 +153,7 @@ def _play_block(i: int) -> list[tuple[str, dict]]:
         for name, team in teams.items():
             if _WORKER.get("cold"):  # each game pays for its own codes: the same deal
                 # played just before must not lend the second team its cached conventions
-                convention_search.clear_cache()
+                codebook.clear_cache()
             start = time.perf_counter()
             record = play_game(config, team, game_seed(_WORKER["seed"], difficulty, i))
             row[f"{name}_won"] = bool(record.won)

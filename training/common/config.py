@@ -6,7 +6,10 @@ keys refused) whose root subclasses :class:`RunConfig` (``name``, ``seed``, ``en
 parsed as a YAML scalar, so ``ppo.learning_rate=1e-4``, ``env.reveal=false`` and
 ``eval.difficulties=[easy, hard]`` work) and validates; every failure is one
 ``ValueError`` line naming the dotted key, the bad value and what is allowed
-(:func:`validate`). :class:`GameSettings` is the one game section, with the per-episode
+(:func:`validate`). It is the one loader: every trainer's config class reads itself with
+:meth:`RunConfig.load` and :meth:`RunConfig.from_dict`, which call it. The sections
+every trainer shares are defined here once (:class:`PPOSettings`, :class:`EvalSettings`,
+:class:`ImitationSettings`), each trainer's own section extending them. :class:`GameSettings` is the one game section, with the per-episode
 difficulty mix (:meth:`GameSettings.episode_difficulty`).
 
 This module knows no trainer and imports no training library.
@@ -43,6 +46,7 @@ __all__ = [
     "Fraction",
     "GameSettings",
     "ImitationSettings",
+    "PPOSettings",
     "Positive",
     "PositiveInt",
     "RunConfig",
@@ -62,6 +66,8 @@ Count = Annotated[StrictInt, Field(ge=0)]
 Positive = Annotated[StrictFloat, Field(gt=0)]
 Fraction = Annotated[StrictFloat, Field(gt=0, le=1)]
 assert set(Difficulty.__args__) == set(DIFFICULTIES)  # one list of difficulties
+Config = TypeVar("Config", bound=BaseModel)
+"""A config class (a :class:`RunConfig` or one section) as the loader returns it."""
 
 REGIMES = ("selfplay", "play", "predict")
 """Which decisions a run learns, in every trainer: ``selfplay`` every one; ``play`` the
@@ -71,7 +77,7 @@ player's from ``partner``. (The SB3 trainer adds its own ``alternating``.)"""
 BELIEFS = ("none", "literal", "policy", "aux")
 """What the network sees of the kept fate: ``none`` (no belief block), ``literal`` (the
 environment's number-line x unseen block), ``policy`` (the posterior under the current
-play policy, :mod:`shipwreck_training.common.belief`), ``aux`` (the literal block, plus
+play policy, :mod:`shipwreck_training.common.policy_belief_batched`), ``aux`` (the literal block, plus
 an auxiliary head trained to predict the kept fate). ``true`` and ``false`` read as
 ``literal`` and ``none`` (configs written before the four kinds)."""
 
@@ -93,6 +99,18 @@ class Section(BaseModel):
                 if old in data:
                     raise ValueError(f"{old!r} is an old key name; allowed: {new}")
         return data
+
+
+class PPOSettings(Section):
+    """PPO hyperparameters in the words every trainer shares. Each trainer names the rest
+    as its library does (the fast trainer CleanRL's ``learning_rate``, ``clip_coef``; SB3
+    sb3-contrib's ``learning_rate``, ``clip_range``; RLlib its own ``lr``,
+    ``clip_param``), so each trainer's section (``FastPPOSettings``, ``SB3PPOSettings``,
+    ``RLlibPPOSettings``) extends this one with only its own keys; the config files keep
+    the keys their trainer's library uses."""
+
+    gamma: Fraction = 0.99
+    """Discount of future rewards."""
 
 
 class EvalSettings(Section):
@@ -220,6 +238,26 @@ class RunConfig(Section):
         """Plain data (lists for tuples), as written to ``config.yaml``."""
         return plain(self.model_dump())
 
+    @classmethod
+    def from_dict(cls: type[Config], data: Any) -> Config:
+        """A validated config of this class from plain data (:func:`validate`).
+
+        Raises:
+            ValueError: the first problem, in one line naming the dotted key, the value
+                and what is allowed.
+        """
+        return validate(cls, data)
+
+    @classmethod
+    def load(cls: type[Config], path: str | Path, overrides: list[str] | None = None) -> Config:
+        """Read a YAML config file, apply dotted ``key=value`` ``overrides``, validate as
+        this class (:func:`load`).
+
+        Raises:
+            ValueError: a missing file, unreadable YAML or a bad value (one line).
+        """
+        return load(cls, path, overrides)
+
 
 def plain(value: Any) -> Any:
     """``value`` with tuples as lists, recursively (what YAML writes back)."""
@@ -275,9 +313,6 @@ def _message(root: type[BaseModel], error: dict) -> str:
             return f"{key} {error['input']!r} is not allowed; {text}"
         return text if loc == () else f"{key}: {text}"
     return f"{key} {error['input']!r} is not allowed; allowed: {text[0].lower()}{text[1:]}"
-
-
-Config = TypeVar("Config", bound=BaseModel)
 
 
 def validate(cls: type[Config], data: Any) -> Config:

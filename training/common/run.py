@@ -15,7 +15,7 @@ import argparse
 import shlex
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -32,7 +32,6 @@ from shipwreck_training.common.config import (
 
 __all__ = [
     "add_source_arguments",
-    "deprecated_command",
     "evaluate_team",
     "fail",
     "model_meta",
@@ -146,15 +145,6 @@ def evaluate_team(
         reveal=env.reveal,
         max_turns=env.max_turns,
     )
-
-
-def deprecated_command(
-    old: str, new: str, main: Callable[..., int], argv: Sequence[str] | None
-) -> int:
-    """Run ``main(argv)`` for the old command ``old`` after saying on stderr that it is
-    deprecated in favour of ``new`` (kept for one release, so recorded commands run)."""
-    print(f"note: python -m {old} is deprecated; use python -m {new}", file=sys.stderr)
-    return main(argv)
 
 
 def progress_bar(total: int, initial: int, label: str):

@@ -4,7 +4,7 @@ At doomed the learned team loses where the convention wins on turns whose play m
 fade a card: the group names a wrong kept fate. PPO sees that only through the team's
 reward, many steps later. This auxiliary loss asks it directly, BAD's way: with the
 play policy itself as the code, how sure is a group that inverts it (the policy-
-conditioned belief, ``training/common/belief.py``) of the kept fate after the play?
+conditioned belief, ``training/common/policy_belief_batched.py``) of the kept fate after the play?
 
 For a first-play decision of the active player with observation ``o`` and every
 ordered hand ``h = (x, y)`` it might hold (public prior ``w(h)``,

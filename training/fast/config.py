@@ -2,18 +2,20 @@
 
 A file maps to :class:`FastConfig`: the common
 :class:`~shipwreck_training.common.config.GameSettings` as ``env``, plus
-:class:`PPOSettings`, :class:`EvalSettings` and :class:`ImitationSettings`. Reading,
-overrides (``ppo.learning_rate=1e-4 num_games=1024``) and error messages are the common
-floor's (:mod:`shipwreck_training.common.config`).
+:class:`FastPPOSettings`, :class:`EvalSettings` and :class:`ImitationSettings`, each
+extending the common section of its name. Reading, overrides (``ppo.learning_rate=1e-4
+num_games=1024``) and error messages are the common floor's one loader
+(:mod:`shipwreck_training.common.config`). The old name ``PPOSettings`` still imports,
+with a warning naming ``FastPPOSettings``.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import Field, StrictBool, StrictFloat, field_validator, model_validator
 
+from shipwreck_env._moved import renamed
 from shipwreck_training.common import config as common
 from shipwreck_training.common.config import (
     BELIEFS,
@@ -27,8 +29,6 @@ from shipwreck_training.common.config import (
     Section,
     check_policy_spec,
     check_split,
-    load,
-    validate,
 )
 from shipwreck_training.fast.obl import OBLSettings
 from shipwreck_training.fast.zsc import ZSCSettings
@@ -38,9 +38,9 @@ __all__ = [
     "REGIMES",
     "EvalSettings",
     "FastConfig",
+    "FastPPOSettings",
     "GameSettings",
     "ImitationSettings",
-    "PPOSettings",
     "PartnerSettings",
     "from_dict",
     "load_config",
@@ -49,15 +49,14 @@ __all__ = [
 NonNegative = Annotated[StrictFloat, Field(ge=0)]
 
 
-class PPOSettings(Section):
-    """PPO hyperparameters (CleanRL names)."""
+class FastPPOSettings(common.PPOSettings):
+    """The fast trainer's PPO hyperparameters (CleanRL names), beside the common ones."""
 
     learning_rate: Positive = 3e-4
     """Adam step size (annealed linearly to 2% of it if ``anneal_lr``)."""
     epochs: PositiveInt = 4
     """Passes over each rollout (the update's CPU time is proportional to it)."""
     minibatch_size: PositiveInt = 8192
-    gamma: Fraction = 0.99
     gae_lambda: Fraction = 0.95
     clip_coef: Positive = 0.2
     ent_coef: NonNegative = 0.01
@@ -145,15 +144,15 @@ class FastConfig(RunConfig):
     """With ``env.belief: policy``: ``first_play`` conditions the group's belief on the
     turn's first play alone (belief kind ``policy``); ``carry`` also starts a carried
     fate from the posterior of the turn it was kept (kind ``policy_carry``,
-    ``training/common/belief.py``). Runs and models from before this key read as
+    ``training/common/policy_belief_batched.py``). Runs and models from before this key read as
     ``first_play``."""
     belief_after_play: bool = False
     """With ``env.belief: policy``: also multiply the active player's own after-play
     choice (Shells, Sinners or pass) under each hand into the likelihood the group reads
-    (``PolicyBelief(after_play=True)``, ``training/common/belief.py``); the exported
+    (``PolicyBelief(after_play=True)``, ``training/common/policy_belief_batched.py``); the exported
     model's ``.meta.json`` then says ``belief_after_play: true`` and ``FastTeamPolicy``
     does the same. Off: training is exactly what it was before this key."""
-    ppo: PPOSettings = Field(default_factory=PPOSettings)
+    ppo: FastPPOSettings = Field(default_factory=FastPPOSettings)
     eval: EvalSettings = Field(default_factory=EvalSettings)
     imitation: ImitationSettings = Field(default_factory=ImitationSettings)
     zsc: ZSCSettings = Field(default_factory=ZSCSettings)
@@ -241,11 +240,8 @@ class FastConfig(RunConfig):
         return self.num_games * self.rollout_steps
 
 
-def from_dict(data: dict) -> FastConfig:
-    """Build and check a config from plain data (``ValueError`` naming the key)."""
-    return validate(FastConfig, data)
-
-
-def load_config(path: str | Path, overrides: list[str] | None = None) -> FastConfig:
-    """Read a YAML config and apply ``overrides``."""
-    return load(FastConfig, path, overrides)
+from_dict = FastConfig.from_dict
+"""A validated :class:`FastConfig` from plain data (the common loader)."""
+load_config = FastConfig.load
+"""A :class:`FastConfig` read from a YAML file with dotted overrides (the common loader)."""
+__getattr__ = renamed(__name__, {"PPOSettings": "FastPPOSettings"})

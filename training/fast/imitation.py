@@ -12,7 +12,7 @@ decisions give about 200 gradient steps, and the group's head never leaves the m
 class (pass); a group that never predicts scores nothing and every game is lost.
 
 The belief block. With ``env.belief: policy`` the network will read, at group
-decisions, the posterior under its *own* play policy (``training/common/belief.py``),
+decisions, the posterior under its *own* play policy (``training/common/policy_belief_batched.py``),
 which needs a fitted play policy first. So the fit runs in two rounds: the first on
 observations with the literal block; then the teacher plays again, the group's
 observations carry the policy-conditioned block computed with the network of round
@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from shipwreck_training.common.belief import PolicyBelief
 from shipwreck_training.common.games import Games, ScriptedRole, learner_decides
+from shipwreck_training.common.policy_belief_batched import PolicyBelief
 from shipwreck_training.fast.config import FastConfig, ImitationSettings
 
 __all__ = [

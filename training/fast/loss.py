@@ -17,7 +17,7 @@ from shipwreck_training.common.signal import NUM_PLAYS, signal_loss
 if TYPE_CHECKING:
     from shipwreck_agents.learned.actor_critic import ActorCritic
     from shipwreck_env.rules.observation import ObservationLayout
-    from shipwreck_training.fast.config import PPOSettings
+    from shipwreck_training.fast.config import FastPPOSettings
 
 __all__ = [
     "clipped_policy_loss",
@@ -96,7 +96,7 @@ def ratio_figures(
 def ppo_loss(
     model: ActorCritic,
     batch: dict[str, torch.Tensor],
-    cfg: PPOSettings,
+    cfg: FastPPOSettings,
     layout: ObservationLayout | None = None,
     signal: dict[str, torch.Tensor] | None = None,
 ) -> dict[str, torch.Tensor]:

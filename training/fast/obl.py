@@ -24,7 +24,7 @@ collecting network's value, and
     w(k) ∝ B_{pi_0}(k | public history) · [a copy of k can be swapped in]
 
 with ``B_{pi_0}`` the exact posterior over the kept fate given the turn's first play under
-``pi_0`` (``training/common/belief.py``: ``line_now(k) · Σ_h prior(h) · pi_0(play | h)``,
+``pi_0`` (``training/common/policy_belief_batched.py``: ``line_now(k) · Σ_h prior(h) · pi_0(play | h)``,
 the prior over hands from the public pool of unseen copies). The decision's advantage is
 ``Q - V(o)``; the active player's decisions keep their real GAE targets (it sees its own
 hand: it has nothing to be fictitious about), as do group decisions outside those turns.
@@ -82,8 +82,8 @@ import torch
 from shipwreck_agents.learned.actor_critic import MASKED, ActorCritic, load_sb3
 from shipwreck_env.vector.arrays import Arrays
 from shipwreck_env.vector.game import VectorGame
-from shipwreck_training.common.belief import PolicyBelief
 from shipwreck_training.common.config import Section
+from shipwreck_training.common.policy_belief_batched import PolicyBelief
 
 __all__ = [
     "OBL",

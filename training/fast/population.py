@@ -269,7 +269,7 @@ class NetworkTwin(_Memory):
     """``fast:PATH``: the network's greedy action, one forward over all its seats, with
     the belief ``FastTeamPolicy`` keeps: the likelihood of the turn's first play made by
     one of this partner's seats, under its own play network, written into its group's
-    observations (``training/common/belief.py``'s :class:`PolicyBelief`, fed only the
+    observations (``training/common/policy_belief_batched.py``'s :class:`PolicyBelief`, fed only the
     plays this partner made)."""
 
     def __init__(self, spec: str, num_games: int) -> None:
@@ -286,7 +286,7 @@ class NetworkTwin(_Memory):
         if self.belief is not None or self.kind not in ("policy", "policy_carry"):
             return
         from shipwreck_agents.learned.sb3 import check_game
-        from shipwreck_training.common.belief import PolicyBelief
+        from shipwreck_training.common.policy_belief_batched import PolicyBelief
 
         for part in games.parts:
             check_game(self.meta, part.config, self.spec)

@@ -52,8 +52,8 @@ from torchrl.objectives.value.functional import generalized_advantage_estimate
 from shipwreck_agents.learned.actor_critic import ActorCritic
 from shipwreck_env.rules.actions import NUM_ACTIONS
 from shipwreck_env.rules.state import Phase
-from shipwreck_training.common.belief import PolicyBelief
 from shipwreck_training.common.games import Games, learner_decides
+from shipwreck_training.common.policy_belief_batched import PolicyBelief
 from shipwreck_training.common.signal import (
     HANDS_X,
     NUM_PLAYS,

@@ -42,6 +42,7 @@ __all__ = [
     "ROLES",
     "Interrupted",
     "evaluate_checkpoint",
+    "evaluate_network",
     "export_checkpoint",
     "main",
     "meta",
@@ -219,10 +220,35 @@ def _updates(trainer: Trainer, writer, bar, stop_after: int, start_step: int, st
         bar.update(step - bar.n)
 
 
+def evaluate_network(
+    model: ActorCritic, cfg: FastConfig, games: int | None = None, seed: int | None = None
+) -> dict[str, dict]:
+    """Greedy evaluation of a fast-trained network, read from its config: per difficulty
+    of ``cfg.eval``, games, wins, win rate with a 95% interval, mean score and doom, and
+    games cut at ``max_turns`` (``games`` and ``seed`` override the config's
+    ``eval.games`` and ``eval.seed``, never a training seed; the scripted partner keeps
+    ``eval.seed``). The evaluation itself is
+    :func:`shipwreck_training.common.greedy_eval.evaluate_greedy`, shared with the other
+    trainers; this reads a :class:`FastConfig`'s game, ``eval`` section, regime and
+    partner."""
+    from shipwreck_training.common.greedy_eval import evaluate_greedy
+
+    return evaluate_greedy(
+        model,
+        cfg.env,
+        games=games or cfg.eval.games,
+        seed=cfg.eval.seed if seed is None else seed,
+        difficulties=cfg.eval.difficulties,
+        regime=cfg.regime,
+        partner=cfg.partner,
+        partner_seed=cfg.eval.seed,
+        carry=cfg.policy_belief == "carry",
+        after_play=cfg.belief_after_play,
+    )
+
+
 def _evaluate(trainer: Trainer, writer, games: int) -> dict:
     start = time.perf_counter()
-    from shipwreck_training.fast.evaluate import evaluate_network
-
     results = evaluate_network(trainer.model, trainer.cfg, games)
     record = {
         "step": trainer.global_step,
@@ -306,8 +332,6 @@ def evaluate_checkpoint(run_dir: Path, games: int) -> dict:
     held-out seed) and append the record to its ``eval.jsonl``."""
     cfg, model, state = _checkpoint_model(run_dir)
     start = time.perf_counter()
-    from shipwreck_training.fast.evaluate import evaluate_network
-
     results = evaluate_network(model, cfg, games)
     record = {
         "step": state["global_step"],

@@ -1,5 +1,6 @@
 """The RLlib trainer (Ray RLlib, new API stack): :mod:`shipwreck_training.rllib.train`.
 
 ``config`` needs no Ray (the main environment checks RLlib configs too); ``env``,
-``module`` and ``train`` import Ray and run in ``.venv-rllib``.
+``module``, ``belief_callback`` (hands each env its runner's network for the
+policy-conditioned belief) and ``train`` import Ray and run in ``.venv-rllib``.
 """

@@ -3,16 +3,18 @@
 A file maps to :class:`RLlibConfig`: the common
 :class:`~shipwreck_training.common.config.GameSettings` as ``env`` plus the RLlib
 sections. Reading, overrides (``ppo.lr=1e-4 env_runners.num_env_runners=2``) and error
-messages are the common floor's (:mod:`shipwreck_training.common.config`). Needs no Ray.
+messages are the common floor's one loader (:mod:`shipwreck_training.common.config`).
+Needs no Ray. The old name ``PPOSettings`` still imports, with a warning naming
+``RLlibPPOSettings``.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import Field, StrictFloat, model_validator
 
+from shipwreck_env._moved import renamed
 from shipwreck_training.common import config as common
 from shipwreck_training.common.config import (
     Count,
@@ -23,11 +25,16 @@ from shipwreck_training.common.config import (
     RunConfig,
     Section,
     check_split,
-    load,
-    validate,
 )
 
-__all__ = ["RLlibConfig", "env_config", "from_dict", "load_config", "runner_of"]
+__all__ = [
+    "RLlibConfig",
+    "RLlibPPOSettings",
+    "env_config",
+    "from_dict",
+    "load_config",
+    "runner_of",
+]
 
 
 class RaySettings(Section):
@@ -92,11 +99,10 @@ class MultiAgentSettings(Section):
         return self
 
 
-class PPOSettings(Section):
-    """RLlib PPO settings (RLlib's names)."""
+class RLlibPPOSettings(common.PPOSettings):
+    """RLlib PPO settings (RLlib's names), beside the common ones."""
 
     lr: Positive = 3e-4
-    gamma: Fraction = 0.99
     lambda_: Fraction = 0.95
     clip_param: Positive = 0.2
     entropy_coeff: Annotated[StrictFloat, Field(ge=0)] = 0.01
@@ -135,7 +141,7 @@ class RLlibConfig(RunConfig):
     env_runners: EnvRunnersSettings = Field(default_factory=EnvRunnersSettings)
     learners: LearnersSettings = Field(default_factory=LearnersSettings)
     multi_agent: MultiAgentSettings = Field(default_factory=MultiAgentSettings)
-    ppo: PPOSettings = Field(default_factory=PPOSettings)
+    ppo: RLlibPPOSettings = Field(default_factory=RLlibPPOSettings)
     eval: EvalSettings = Field(default_factory=EvalSettings)
 
     @model_validator(mode="after")
@@ -187,11 +193,8 @@ def env_config(cfg: RLlibConfig) -> dict:
     return cfg.env.model_dump(mode="json")
 
 
-def from_dict(data: dict) -> RLlibConfig:
-    """A validated config from plain data (``ValueError`` naming the dotted key)."""
-    return validate(RLlibConfig, data)
-
-
-def load_config(path: str | Path, overrides: list[str] | None = None) -> RLlibConfig:
-    """Read a YAML config, apply ``dotted.key=value`` overrides, validate."""
-    return load(RLlibConfig, path, overrides)
+from_dict = RLlibConfig.from_dict
+"""A validated :class:`RLlibConfig` from plain data (the common loader)."""
+load_config = RLlibConfig.load
+"""An :class:`RLlibConfig` read from a YAML file with dotted overrides (the common loader)."""
+__getattr__ = renamed(__name__, {"PPOSettings": "RLlibPPOSettings"})

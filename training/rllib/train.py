@@ -129,8 +129,10 @@ def algorithm_config(cfg: RLlibConfig, iteration: int = 0):
         runner = None  # RLlib's SingleAgentEnvRunner
         if runner_of(cfg) == "batched":  # numpy arrays for a whole rollout (rllib/runner.py)
             from shipwreck_training.rllib.runner import BatchedEnvRunner as runner
-        if cfg.env.belief == "policy":  # each env asks its runner's module (rllib/belief.py)
-            from shipwreck_training.rllib.belief import BeliefCallback
+        if (
+            cfg.env.belief == "policy"
+        ):  # each env asks its runner's module (rllib/belief_callback.py)
+            from shipwreck_training.rllib.belief_callback import BeliefCallback
 
             config = config.callbacks(BeliefCallback)
         return (
@@ -338,12 +340,12 @@ def evaluate_checkpoint(cfg: RLlibConfig, checkpoint: Path, games: int | None = 
     A network trained with the policy-conditioned belief needs that belief at play time,
     which the ``rllib:`` loader does not compute: it is evaluated greedily on the batched
     engine with the belief instead, by the trainers' shared evaluator
-    (:func:`shipwreck_training.common.evaluate.evaluate_greedy`, held-out ``eval.seed``),
+    (:func:`shipwreck_training.common.greedy_eval.evaluate_greedy`, held-out ``eval.seed``),
     and the report says so (``"evaluator"``)."""
     n = cfg.eval.games if games is None else games
     if cfg.env.belief == "policy":
         from shipwreck_agents.learned.rllib import load_network
-        from shipwreck_training.common.evaluate import evaluate_greedy
+        from shipwreck_training.common.greedy_eval import evaluate_greedy
 
         net, _ = load_network(checkpoint)
         results = evaluate_greedy(

@@ -18,10 +18,10 @@ reward 0. Needs no Ray (the runner imports it through the registry,
 :func:`shipwreck_training.rllib.env.register`).
 
 With ``belief="policy"`` the group's observations carry the policy-conditioned belief of
-the fast trainer (:class:`shipwreck_training.common.belief.PolicyBelief`): at each
+the fast trainer (:class:`shipwreck_training.common.policy_belief_batched.PolicyBelief`): at each
 turn's first play the env asks the network given by :meth:`ShipwreckVectorEnv.use_model`
 (in training: the env runner's own RLModule, whose weights RLlib updates in place after
-every iteration, :mod:`shipwreck_training.rllib.belief`) how likely the play was with
+every iteration, :mod:`shipwreck_training.rllib.belief_callback`) how likely the play was with
 every hand the active seat might hold, and writes the posterior over the kept fate into
 the belief block of the turn's group decisions.
 """
@@ -37,9 +37,9 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from shipwreck_env.rules.actions import NUM_ACTIONS
-from shipwreck_training.common.belief import PolicyBelief
 from shipwreck_training.common.config import GameSettings, validate
 from shipwreck_training.common.games import Games
+from shipwreck_training.common.policy_belief_batched import PolicyBelief
 
 __all__ = ["ShipwreckVectorEnv"]
 
@@ -132,7 +132,7 @@ class ShipwreckVectorEnv(VectorEnv):
         if self._model is None:
             raise RuntimeError(
                 "belief 'policy' needs a network: call use_model() (the RLlib trainer's "
-                "callback, shipwreck_training.rllib.belief.BeliefCallback, does)"
+                "callback, shipwreck_training.rllib.belief_callback.BeliefCallback, does)"
             )
         return self._model()
 

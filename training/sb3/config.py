@@ -1,18 +1,19 @@
 """Configuration of the Stable-Baselines3 trainer: one YAML file per run (``configs/sb3/``).
 
 A file maps to :class:`SB3Config` (the common :class:`~shipwreck_training.common.config.
-GameSettings` as ``env``, plus :class:`PPOSettings`, :class:`EvalSettings`,
+GameSettings` as ``env``, plus :class:`SB3PPOSettings`, :class:`EvalSettings`,
 :class:`AlternatingSettings`, :class:`ImitationSettings`); reading, overrides and error
-messages are the common floor's (:mod:`shipwreck_training.common.config`).
+messages are the common floor's one loader (:mod:`shipwreck_training.common.config`).
+The old name ``PPOSettings`` still imports, with a warning naming ``SB3PPOSettings``.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import Field, StrictFloat, field_validator, model_validator
 
+from shipwreck_env._moved import renamed
 from shipwreck_training.common import config as common
 from shipwreck_training.common.config import REGIMES as COMMON_REGIMES
 from shipwreck_training.common.config import (
@@ -24,8 +25,6 @@ from shipwreck_training.common.config import (
     Section,
     check_policy_spec,
     check_split,
-    load,
-    validate,
 )
 
 __all__ = [
@@ -33,8 +32,8 @@ __all__ = [
     "AlternatingSettings",
     "EvalSettings",
     "ImitationSettings",
-    "PPOSettings",
     "SB3Config",
+    "SB3PPOSettings",
     "from_dict",
     "load_config",
 ]
@@ -43,8 +42,8 @@ REGIMES = (*COMMON_REGIMES, "alternating")
 """The common regimes, and ``alternating``: a play and a predict model in turn."""
 
 
-class PPOSettings(Section):
-    """MaskablePPO hyperparameters (sb3-contrib names)."""
+class SB3PPOSettings(common.PPOSettings):
+    """MaskablePPO hyperparameters (sb3-contrib names), beside the common ones."""
 
     learning_rate: Positive = 3e-4
     n_steps: PositiveInt = 1024
@@ -52,7 +51,6 @@ class PPOSettings(Section):
     environments: ``n_envs``, or ``num_games`` on the batched engine)."""
     batch_size: PositiveInt = 256
     n_epochs: PositiveInt = 5
-    gamma: Fraction = 0.99
     gae_lambda: Fraction = 0.95
     clip_range: Positive = 0.2
     ent_coef: Annotated[StrictFloat, Field(ge=0)] = 0.01
@@ -138,7 +136,7 @@ class SB3Config(RunConfig):
     vec_env: Literal["subproc", "dummy"] = "subproc"
     """Reference engine: ``subproc`` runs the environments in processes."""
     checkpoint_every: PositiveInt = 50_000
-    ppo: PPOSettings = Field(default_factory=PPOSettings)
+    ppo: SB3PPOSettings = Field(default_factory=SB3PPOSettings)
     eval: EvalSettings = Field(default_factory=EvalSettings)
     alternating: AlternatingSettings = Field(default_factory=AlternatingSettings)
     imitation: ImitationSettings = Field(default_factory=ImitationSettings)
@@ -191,11 +189,8 @@ class SB3Config(RunConfig):
         return self.ppo.n_steps * envs
 
 
-def from_dict(data: dict) -> SB3Config:
-    """A validated config from plain data (``ValueError`` naming the key otherwise)."""
-    return validate(SB3Config, data)
-
-
-def load_config(path: str | Path, overrides: list[str] | None = None) -> SB3Config:
-    """Read a YAML config, apply dotted overrides, validate."""
-    return load(SB3Config, path, overrides)
+from_dict = SB3Config.from_dict
+"""A validated :class:`SB3Config` from plain data (the common loader)."""
+load_config = SB3Config.load
+"""An :class:`SB3Config` read from a YAML file with dotted overrides (the common loader)."""
+__getattr__ = renamed(__name__, {"PPOSettings": "SB3PPOSettings"})

@@ -119,14 +119,14 @@ def _latest_checkpoint(directory: Path) -> Path | None:
 def _belief_evaluation(cfg: TrainConfig, spec: str, games: int) -> dict:
     """Self-play report of the model ``ppo:PATH`` trained with the policy-conditioned
     belief, which the ``ppo:`` loader does not compute: greedy on the batched engine with
-    the belief (:func:`shipwreck_training.common.evaluate.evaluate_greedy`, seed
+    the belief (:func:`shipwreck_training.common.greedy_eval.evaluate_greedy`, seed
     ``seed + 10000``, as the reference evaluation's)."""
     import tempfile
 
     from sb3_contrib import MaskablePPO
 
     from shipwreck_agents.learned.actor_critic import load_sb3
-    from shipwreck_training.common.evaluate import evaluate_greedy
+    from shipwreck_training.common.greedy_eval import evaluate_greedy
 
     path = Path(spec.removeprefix("ppo:"))
     with tempfile.TemporaryDirectory() as tmp:

@@ -18,7 +18,7 @@ gives no policy gradient and no entropy, and trains only the value, as in the fa
 trainer. SB3's step counter counts those steps too.
 
 With ``belief="policy"`` (self-play only) the group's observations carry the fast
-trainer's policy-conditioned belief (:class:`shipwreck_training.common.belief.
+trainer's policy-conditioned belief (:class:`shipwreck_training.common.policy_belief_batched.
 PolicyBelief`): at each turn's first play the env asks the network given by
 :meth:`BatchedVecEnv.use_model` (the trainer hands it the model's current policy,
 :class:`PolicyLogits`) how likely the play was with every hand the active seat might
@@ -38,9 +38,9 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from shipwreck_agents.learned.actor_critic import MASKED
 from shipwreck_env.rules.actions import NUM_ACTIONS
-from shipwreck_training.common.belief import PolicyBelief
 from shipwreck_training.common.config import GameSettings
 from shipwreck_training.common.games import Games, ScriptedRole, learner_decides
+from shipwreck_training.common.policy_belief_batched import PolicyBelief
 
 __all__ = ["BatchedVecEnv", "PolicyLogits"]
 

@@ -1,10 +1,10 @@
-"""The search behind the convention team (:mod:`shipwreck_agents.convention.team`): one turn's public
+"""The codebook behind the convention team (:mod:`shipwreck_agents.convention.team`): one turn's public
 code, from public inputs only.
 
 :func:`compute_convention` takes the hands the active seat may hold and their lines of
 play (:mod:`shipwreck_agents.convention.lines`), each line's observation valued by
 :class:`~shipwreck_agents.convention.outcomes.Outcomes`, and picks one line per hand
-(``_Search``: greedy start, best responses, coordinate ascent on the summed value). The
+(``_Codebook``: greedy start, best responses, coordinate ascent on the summed value). The
 method is explained in :mod:`shipwreck_agents.convention.team`. Nothing here reads a
 hidden fate: every input is public, so every teammate computes the same code.
 """
@@ -161,11 +161,11 @@ def compute_convention(
     sweeps: int = 20,
 ) -> Convention:
     """The convention of a turn from its public inputs (see the module docstring): the
-    search over the lines of :func:`code_problem` (the same arguments).
+    best code found over the lines of :func:`code_problem` (the same arguments).
 
     Args:
         sweeps: at most this many rounds of best responses, then of coordinate ascent.
-            After the first search, ``settings.restarts_at(start.doom)`` more start from
+            After the first pass, ``settings.restarts_at(start.doom)`` more start from
             random codes (drawn by a generator with a fixed seed, so every teammate draws
             the same ones), each improved by best responses and ascent; the code of
             highest summed value is kept (the first one on ties).
@@ -179,23 +179,23 @@ def compute_convention(
         config, start, seat, carried, likelihood, settings, second_play=second_play
     )
     restarts = settings.restarts_at(start.doom)
-    search = _Search(weights, lines, outcomes)
-    search.greedy()
-    search.best_responses(sweeps)
-    search.ascend(sweeps)
+    codebook = _Codebook(weights, lines, outcomes)
+    codebook.greedy()
+    codebook.best_responses(sweeps)
+    codebook.ascend(sweeps)
     if restarts > 0:
-        search.restart(restarts, sweeps)
-    picked = [opts[j] for opts, j in zip(search.options, search.pick, strict=True)]
+        codebook.restart(restarts, sweeps)
+    picked = [opts[j] for opts, j in zip(codebook.options, codebook.pick, strict=True)]
     convention = Convention(
         hands=tuple(hands),
-        weights=tuple(search.weights),
+        weights=tuple(codebook.weights),
         before=tuple(line[0] for line, _, _ in picked),
         choice=tuple(line[1] for line, _, _ in picked),
         power=tuple(line[2] for line, _, _ in picked),
         steal=tuple(line[3] for line, _, _ in picked),
         kept=tuple(kept for _, _, kept in picked),
-        payoff=tuple(search.payoffs()),
-        value=search.value(),
+        payoff=tuple(codebook.payoffs()),
+        value=codebook.value(),
     )
     if len(_CACHE) > 512:
         _CACHE.clear()
@@ -213,7 +213,7 @@ def code_problem(
     *,
     second_play: bool = False,
 ) -> tuple[list[tuple[int, int]], list[float], list[list[Option]], list[Outcomes], list[bool]]:
-    """What :func:`compute_convention` searches over, before any search: the hands, their
+    """What :func:`compute_convention` chooses from, before any choice: the hands, their
     normalised prior weights, each hand's lines (``Option``), the observations' race
     values, and which hands are *forced* (every line without a power before the play
     fades a card at a doom cost). :func:`compute_convention` chooses the code;
@@ -264,7 +264,7 @@ def _moved(m: list[float], kept: int, delta: float) -> list[float]:
     return m
 
 
-class _Search:
+class _Codebook:
     """The choice of one line per hand: ``pick[i]`` indexes ``options[i]``; ``mass[o]``
     is the prior mass, by kept value, of the hands whose picked line shows ``o``."""
 
@@ -357,7 +357,7 @@ class _Search:
                 return
 
     def restart(self, times: int, sweeps: int) -> None:
-        """Search ``times`` more from random codes (fixed seed: the same draws for every
+        """Start ``times`` more times from random codes (fixed seed: the same draws for every
         teammate) with best responses and ascent; keep the code of highest summed value,
         the current one on ties."""
         best_pick, best_value = self.pick[:], self.value()

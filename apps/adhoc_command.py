@@ -1,5 +1,6 @@
 """The ``adhoc`` subcommand: the ad-hoc benchmark (:mod:`shipwreck_agents.evaluation.adhoc`) of one
-or more teams, and the report of every team measured so far.
+or more teams, and the report of every team measured so far (the benchmark itself is
+``shipwreck_agents.evaluation.adhoc``; this module is only its command and report).
 
 ``shipwreck-arcana adhoc TEAM [TEAM ...] --out-dir results`` measures each team with the
 held-out partners, writes ``results/adhoc/<team>.json`` (with the command that made it),

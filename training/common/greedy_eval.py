@@ -20,9 +20,9 @@ import torch
 
 from shipwreck_agents.evaluation.evaluate import wilson_interval
 from shipwreck_agents.learned.actor_critic import ActorCritic
-from shipwreck_training.common.belief import PolicyBelief
 from shipwreck_training.common.config import GameSettings
 from shipwreck_training.common.games import Games, ScriptedRole, learner_decides
+from shipwreck_training.common.policy_belief_batched import PolicyBelief
 
 __all__ = ["evaluate_greedy"]
 

@@ -1,4 +1,5 @@
-"""The policy-conditioned belief over the active seat's kept fate (BAD-style, exact).
+"""The policy-conditioned belief over the active seat's kept fate (BAD-style, exact), over
+batched games.
 
 At the turn's first play the active player chose action ``a`` (fate ``v`` on a card).
 Every group member can ask what the *current* play network would have done with each
