@@ -3,6 +3,7 @@ tests folder on the path)."""
 
 from __future__ import annotations
 
+import ast
 import itertools
 import json
 import pickle
@@ -95,3 +96,20 @@ def fake_rllib_checkpoint(root: Path, belief: bool = True, players: int = 3) -> 
     (checkpoint / META_FILE).write_text(json.dumps(meta))
     (root / "run" / "checkpoints" / "latest").write_text("iter_000004\n")
     return checkpoint, net
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Full names of every module ``path`` imports, at any depth (lazy imports in
+    functions included)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+    return names
+
+
+def imported_packages(path: Path) -> set[str]:
+    """Top-level names of every module ``path`` imports."""
+    return {name.split(".")[0] for name in imported_modules(path)}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_leaks import swapped
+from twins import swapped
 
 from shipwreck_agents.base import Team
 from shipwreck_agents.evaluation.evaluate import evaluate

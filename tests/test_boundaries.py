@@ -21,6 +21,7 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 import pytest
+from helpers import imported_modules, imported_packages
 
 from shipwreck_env.rules.cards import CARDS
 
@@ -58,23 +59,6 @@ def run_python(code: str, *, without_rl_libraries: bool = False) -> subprocess.C
     return subprocess.run(
         [sys.executable, "-c", prefix + code], cwd=ROOT, capture_output=True, text=True
     )
-
-
-def imported_modules(path: Path) -> set[str]:
-    """Full names of every module ``path`` imports, at any depth (lazy imports in
-    functions included)."""
-    names = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module)
-    return names
-
-
-def imported_packages(path: Path) -> set[str]:
-    """Top-level names of every module ``path`` imports."""
-    return {name.split(".")[0] for name in imported_modules(path)}
 
 
 @pytest.mark.parametrize("package", list(ABOVE))

@@ -102,7 +102,7 @@ def test_the_apps_import_one_way() -> None:
     """Inside ``shipwreck_apps`` imports point one way, cli -> commands -> web -> play:
     the table and terminal never import the web app or the command line (issue 22,
     finding 11: ``play.commands`` imported ``web``, which imported ``play``)."""
-    from test_boundaries import imported_modules
+    from helpers import imported_modules
 
     apps = ROOT / "apps"
     rank = {

@@ -8,7 +8,7 @@ import itertools
 
 import numpy as np
 import pytest
-from test_leaks import swapped
+from twins import swapped
 
 from shipwreck_agents.base import Team
 from shipwreck_agents.convention import codebook as convention_module

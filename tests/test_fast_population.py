@@ -228,7 +228,7 @@ def test_partners_read_nothing_their_seat_cannot_see():
     """Twin games that differ only in the active seat's kept fate, the bag and the deck
     below its top, each with its own copy of the same seating and partner memories: the
     partners' group decisions are the same."""
-    from test_vector_partner import shuffle_deck_below_top, swap_held_fate
+    from twins import shuffle_deck_below_top, swap_held_fate
 
     env = GameSettings(num_players=3, difficulties=("normal",), belief="literal")
     real, twin = Games(env, 32, 8), Games(env, 32, 8)

@@ -230,7 +230,7 @@ def _hidden_twins(s):
     """States that differ from ``s`` only in hidden facts: the face-down deck's order,
     and each held fate (the active seat's included) replaced by another value where the
     public record allows it."""
-    from test_leaks import swapped, twin
+    from twins import swapped, twin
 
     out = [twin(s, np.random.default_rng(s.turn))]
     for seat, hand in enumerate(s.hands):

@@ -32,6 +32,7 @@ from collections.abc import Iterable
 
 import numpy as np
 import pytest
+from twins import swapped, twin
 
 from shipwreck_env.envs import aec_env as aec_module
 from shipwreck_env.envs import render as render_module
@@ -51,53 +52,6 @@ NON_TERMINAL_PHASES = set(PHASES) - {"game_over"}
 
 
 # --- alternative states ---------------------------------------------------------------
-
-
-def swapped(s: State, seat: int, index: int, w: int) -> State | None:
-    """``s`` with the fate ``s.hands[seat][index]`` (value v) replaced by ``w`` -- v goes
-    back to the bag, a copy of w leaves it -- or ``None`` if that would make a public fact
-    false.
-
-    Public facts kept true:
-    * a copy of w is in the bag and not publicly known to be there
-      (``bag[w-1] - bag_known[w-1] >= 1``);
-    * the seat's number line still allows w, for every fate the line speaks about: a
-      held fate of a seat that is not playing now; the active seat's kept fate after the
-      play; during the play, the fate carried from the previous turn (``hands[a][0]``
-      while ``old_fate`` is set) or, after The Feast's first play, the kept fate
-      (``hands[a][0]``); a fate drawn this turn and not yet constrained is free;
-    * The Fall's public announcement (``fall_fading``) is unchanged.
-    The engine's own notes about the active seat (``kept_eff``, ``fall_kept``,
-    ``old_fate``) follow the new value.
-    """
-    hand = s.hands[seat]
-    v = hand[index]
-    if w == v or s.bag[w - 1] - s.bag_known[w - 1] < 1:
-        return None
-    playing = seat == s.active and not s.over
-    if playing and s.phase == Phase.PLAY:
-        constrained = index == 0 and bool(s.old_fate or s.feast_done)
-    else:
-        constrained = True
-    if constrained and not s.lines[seat] >> (w - 1) & 1:
-        return None
-    t = s.copy()
-    t.bag[v - 1] += 1
-    t.bag[w - 1] -= 1
-    t.hands[seat][index] = w
-    if playing:
-        if index == 0 and t.old_fate:
-            t.old_fate = w  # the carried fate is hands[active][0] while it is in hand
-        if t.phase != Phase.PLAY:
-            t.kept_eff = w + (1 if t.shadows else 0)
-            if t.fall_kept > 0:
-                if FALL in t.slots and t.fall_fading >= 0:
-                    slot = t.slots.index(FALL)
-                    fades = sum(t.table[slot]) >= 2 * t.kept_eff
-                    if fades != bool(t.fall_fading):
-                        return None
-                t.fall_kept = t.kept_eff
-    return t
 
 
 def alternatives(
@@ -635,15 +589,6 @@ def public_record(s: State) -> tuple:
         (s.score, s.doom, s.turn, s.over, s.won, s.truncated),
         [e for e in s.events if e[0] in ANSWER_EVENTS],
     )
-
-
-def twin(s: State, rng: np.random.Generator) -> State:
-    """``s`` with the face-down deck below its top card reshuffled."""
-    t = s.copy()
-    below = t.deck[1:]
-    rng.shuffle(below)
-    t.deck[1:] = below
-    return t
 
 
 @dataclasses.dataclass

@@ -16,7 +16,8 @@ import sys
 
 import numpy as np
 import pytest
-from test_leaks import arranged_start, choose, swapped, sweep_configs, twin
+from test_leaks import arranged_start, choose, sweep_configs
+from twins import swapped, twin
 
 import shipwreck_env
 from shipwreck_env.envs import render as render_module

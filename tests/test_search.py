@@ -16,7 +16,7 @@ from test_fast_team import (  # noqa: E402
     with_after_play_powers,
     with_sparrows,
 )
-from test_leaks import swapped, twin  # noqa: E402
+from twins import swapped, twin  # noqa: E402
 
 from shipwreck_agents.registry import make_policy  # noqa: E402
 from shipwreck_agents.search.options import (  # noqa: E402

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
-from test_leaks import swapped
+from twins import swapped
 
 from shipwreck_agents.convention.team import ConventionPolicy
 from shipwreck_agents.evaluation.crossplay import MixedTable

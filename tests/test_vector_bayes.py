@@ -9,7 +9,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from test_vector_partner import shuffle_deck_below_top, swap_held_fate
+from twins import shuffle_deck_below_top, swap_held_fate
 from vector_helpers import sweep_rules
 
 from shipwreck_agents.scripted.bayes import BayesGroup

@@ -8,6 +8,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from twins import shuffle_deck_below_top, swap_held_fate
 from vector_helpers import sweep_rules
 
 from shipwreck_agents.scripted.heuristic import HeuristicPlayer
@@ -88,29 +89,6 @@ def test_batched_heuristic_equals_python_in_every_difficulty_player_count_and_ca
         "play_on_chalice", "play_on_fall", "play_on_ash", "play_on_imago",
     ):  # fmt: skip
         assert seen[situation] > 0, situation
-
-
-def swap_held_fate(a, g: int, seat: int, rng: np.random.Generator) -> bool:
-    """Swap the fate ``seat`` holds in game ``g`` with a different one from the bag
-    (a fact hidden from everyone but that seat); False if the bag has none."""
-    held = int(a.hands[g, seat, 0])
-    hidden = a.bag[g] - a.bag_known[g]
-    others = [v for v in range(1, 8) if v != held and hidden[v - 1] > 0]
-    if not others:
-        return False
-    new = int(rng.choice(others))
-    a.hands[g, seat, 0] = new
-    a.bag[g, new - 1] -= 1
-    a.bag[g, held - 1] += 1
-    return True
-
-
-def shuffle_deck_below_top(a, g: int, rng: np.random.Generator) -> None:
-    """Shuffle game ``g``'s deck below its face-up top card."""
-    n, head, m = int(a.deck_len[g]), int(a.deck_head[g]), a.num_cards
-    if n > 2:
-        places = (head + 1 + np.arange(n - 1)) % m
-        a.deck[g, places] = a.deck[g, rng.permutation(places)]
 
 
 def _hide_differently(game: VectorGame, which: np.ndarray, rng: np.random.Generator) -> int:

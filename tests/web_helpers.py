@@ -73,7 +73,7 @@ def twins(s: State, player: int, rng: np.random.Generator, per_fate: int = 2) ->
     """States that ``player`` cannot tell from ``s``: another seat's held fate swapped
     with a copy in the bag (keeping every public fact: ``test_leaks.swapped``), or the
     deck below its top card in another order."""
-    from test_leaks import swapped
+    from twins import swapped
 
     out = []
     P = s.config.num_players
