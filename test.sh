@@ -34,13 +34,13 @@ if [ "${SKIP_RLLIB:-0}" != 1 ]; then
     # The RLlib tests (a real local Ray) in RLlib's own environment (gymnasium 1.2.2), and
     # the AEC env's tests, which RLlib's env wraps, on 1.2.2 too.
     part "RLlib (.venv-rllib)" .venv-rllib/bin/python -m pytest -p no:cacheprovider \
-        tests/test_rllib.py tests/test_rllib_runner.py tests/test_rllib_policy.py \
-        tests/test_aec_env.py tests/test_env_contract.py
+        tests/training/test_rllib.py tests/training/test_rllib_runner.py tests/training/test_rllib_policy.py \
+        tests/shipwreck_env/envs/test_aec_env.py tests/shipwreck_env/envs/test_env_contract.py
 fi
 if [ "${SKIP_AGILERL:-0}" != 1 ]; then
     # AgileRL's own environment (pettingzoo 1.26, tensordict 0.13)
     part "AgileRL (.venv-agilerl)" .venv-agilerl/bin/python -m pytest -p no:cacheprovider \
-        tests/test_lib_agilerl.py
+        tests/shipwreck_env/envs/test_lib_agilerl.py
 fi
 echo "=== test.sh: summary"
 printf '  %s\n' "${summary[@]}"

@@ -21,7 +21,7 @@ LAB = ROOT / "lab"
 
 def lab_program(name: str) -> Path:
     """The path of the lab's program ``name`` (file name without ``.py``), whichever room
-    it is in; names are unique across the lab (``tests/test_layout_lab.py``)."""
+    it is in; names are unique across the lab (``tests/lab/test_layout_lab.py``)."""
     found = sorted(LAB.glob(f"*/{name}.py"))
     if len(found) != 1:
         known = sorted(p.stem for p in LAB.glob("*/*.py"))

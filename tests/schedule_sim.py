@@ -24,11 +24,11 @@ from pathlib import Path
 import pytest
 
 KNOWN = {
-    "tests/test_leaks.py::test_no_leak_in_long_sweep": 205.0,
-    "tests/test_newcomer.py::test_a_fresh_clone_runs_the_main_job": 164.0,
-    "tests/test_vector_bayes.py::test_batched_group_equals_python_in_every_difficulty"
+    "tests/shipwreck_env/envs/test_leaks.py::test_no_leak_in_long_sweep": 205.0,
+    "tests/project/test_newcomer.py::test_a_fresh_clone_runs_the_main_job": 164.0,
+    "tests/agents/test_vector_bayes.py::test_batched_group_equals_python_in_every_difficulty"
     "_player_count_and_card_set": 118.0,
-    "tests/test_vector_partner.py::test_batched_heuristic_equals_python_in_every"
+    "tests/agents/test_vector_partner.py::test_batched_heuristic_equals_python_in_every"
     "_difficulty_player_count_and_card_set": 104.0,
 }
 _ORDER: dict[str, int] = {}

@@ -9,6 +9,6 @@
 - ``ahead``: what a line of play leaves for the next turn; ``rescue``: a power before the
   play that saves a fade.
 
-Floor: imports the scripted teams and ``base`` only (``tests/test_boundaries.py``).
+Floor: imports the scripted teams and ``base`` only (``tests/project/test_boundaries.py``).
 Build it through :mod:`shipwreck_agents.registry` (``convention[:...]``).
 """

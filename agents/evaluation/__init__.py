@@ -7,5 +7,5 @@ paired comparisons.
 - ``paired``: two teams on the same deals, and the paired difference with its interval.
 
 Floor: the top of ``shipwreck_agents``; it builds teams through the registry
-(``tests/test_boundaries.py``).
+(``tests/project/test_boundaries.py``).
 """

@@ -9,7 +9,7 @@ here, into two fixed lists:
 * :data:`TRAINING_PARTNERS` may be used by any method: trained with, modelled at play
   time, tuned against.
 * :data:`HELD_OUT_PARTNERS` are the benchmark's strangers: no training config, type
-  library or tuning run may name them (``tests/test_adhoc.py`` reads every file under
+  library or tuning run may name them (``tests/agents/test_adhoc.py`` reads every file under
   ``configs/`` and fails if one does). They are capable teams (self-play 0.5 or more at
   normal), because the question is whether a team plays well with a good partner whose
   conventions it does not know; weak and erratic partners are in the training list.

@@ -5,6 +5,6 @@
 - ``fast_team`` (``fast:PATH``), ``sb3`` (Stable-Baselines3 zips, and the game metadata
   every model carries) and ``rllib`` (RLlib checkpoints without Ray).
 
-Floor: imports ``base`` only, never the scripted teams (``tests/test_boundaries.py``).
+Floor: imports ``base`` only, never the scripted teams (``tests/project/test_boundaries.py``).
 Build them through :mod:`shipwreck_agents.registry`.
 """

@@ -173,7 +173,7 @@ def chosen_probabilities(
     the real row's (computed once per row of ``obs``) plus those columns' share, and the
     head is evaluated only on the actions legal somewhere in ``masks`` (an illegal
     action's probability is exactly 0 either way). Equal to the plain network call up to
-    float rounding (``tests/test_fast_belief.py``); several times cheaper, and this is
+    float rounding (``tests/training/test_fast_belief.py``); several times cheaper, and this is
     the largest cost of a rollout with the policy-conditioned belief."""
     from shipwreck_agents.learned.actor_critic import MASKED
 

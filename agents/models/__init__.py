@@ -6,7 +6,7 @@ does not carry. The few files here are package data (``pyproject.toml``,
 this repository, the fast-trained 150M-step network with carried belief
 (``fast_selfplay_imitation_150M_carry.pth`` and its ``.meta.json``). It is kept here
 only, not also in ``results/models/``: the figures quoted for it were measured on this
-file (``tests/test_wheel.py`` checks it). Its figures are in
+file (``tests/project/test_wheel.py`` checks it). Its figures are in
 ``docs/agents.md`` (Test-time search, Shipped teams) and the README's Baselines table.
 
 The registry names them (``shipwreck_agents.registry``): ``fast:best`` is the network

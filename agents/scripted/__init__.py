@@ -8,6 +8,6 @@
   (``Policy.batched``).
 - ``natural`` and ``noisy``: strangers of the ad-hoc benchmark.
 
-Floor: imports only ``shipwreck_agents.base`` and the game (``tests/test_boundaries.py``).
+Floor: imports only ``shipwreck_agents.base`` and the game (``tests/project/test_boundaries.py``).
 Build teams through :mod:`shipwreck_agents.registry`.
 """

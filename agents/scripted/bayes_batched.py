@@ -2,7 +2,7 @@
 on the batched engine's arrays.
 
 :class:`BatchedBayes` returns, for each game asked about, exactly the action
-``BayesGroup().act`` returns there (the differential test ``tests/test_vector_bayes.py``
+``BayesGroup().act`` returns there (the differential test ``tests/agents/test_vector_bayes.py``
 checks it at every group decision of many random games). Its compiled kernel does what
 the Python group does, in the same floating-point order:
 

@@ -3,7 +3,7 @@ once, on the batched engine's arrays.
 
 :func:`heuristic_actions` returns, for each game asked about, exactly the action
 ``HeuristicPlayer().act`` returns on that game's reference state (the differential test
-``tests/test_vector_partner.py`` checks it): the same scores, computed in the same
+``tests/agents/test_vector_partner.py`` checks it): the same scores, computed in the same
 floating-point order, the same ties to the lower action. It is compiled with numba and
 loops over the games; a trainer's scripted partner then costs about as much as one more
 step of the engine instead of one Python object per game.

@@ -11,8 +11,8 @@ are the twins of the heuristic player and the Bayesian group, each for one role:
 
 Each returns exactly the action of its policy's ``act`` on the game's reference state
 (the compiled kernels are checked against the Python policies in
-``tests/test_vector_partner.py`` and ``tests/test_vector_bayes.py``; the role vector env
-against the per-game env in ``tests/test_gym_vector_roles.py``). The numba kernels load
+``tests/agents/test_vector_partner.py`` and ``tests/agents/test_vector_bayes.py``; the role vector env
+against the per-game env in ``tests/shipwreck_env/envs/test_gym_vector_roles.py``). The numba kernels load
 only when a twin is built.
 
 Must not: import anything from ``training``.

@@ -8,6 +8,6 @@
   (``types``).
 
 Floor: may import the scripted, convention and learned rooms, never the registry or the
-evaluation (``tests/test_boundaries.py``). Build them through
+evaluation (``tests/project/test_boundaries.py``). Build them through
 :mod:`shipwreck_agents.registry`.
 """

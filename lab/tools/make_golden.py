@@ -1,4 +1,4 @@
-"""Write the golden games replayed by ``tests/test_golden.py``.
+"""Write the golden games replayed by ``tests/shipwreck_env/rules/test_golden.py``.
 
 Each golden game is a complete game with a fixed seed and a deterministic choice rule:
 at step ``n`` of game ``k`` the action is ``legal[(n * 7 + k) % len(legal)]``. The file

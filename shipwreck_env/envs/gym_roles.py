@@ -19,7 +19,7 @@ single env :class:`~shipwreck_env.envs.gym_env.ShipwreckGymEnv` of the same role
 learner's decisions are steps, the partner's are taken inside :meth:`step` (and inside
 :meth:`reset`, before the learner's first decision), and the same game with the same
 deterministic partner gives the same observations, masks, rewards and ends
-(``tests/test_gym_vector_roles.py`` checks it game for game). Chance comes from the
+(``tests/shipwreck_env/envs/test_gym_vector_roles.py`` checks it game for game). Chance comes from the
 batched engine's per-game streams, so a seed deals other games than the single env's.
 
 ### Partners

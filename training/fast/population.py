@@ -15,7 +15,7 @@ object (``agents/evaluation/crossplay.py``).
 Every decision of a partner's seat, play or group, is the partner's, taken for all the
 games at once on the batched engine by the partner's *batched twin*, which returns
 exactly the action the partner's per-game policy returns there (``decide`` on the
-reference state; tested in ``tests/test_fast_population.py``):
+reference state; tested in ``tests/training/test_fast_population.py``):
 
 | spec | per-game policy | batched twin |
 |---|---|---|

@@ -7,7 +7,7 @@ wraps the gathered arrays with ``torch.from_numpy`` instead: the same rows, the 
 order (the permutation still comes from ``np.random.permutation``), the same dtypes,
 one copy fewer of every minibatch (160 per update at the default config).
 :func:`shipwreck_training.sb3.distribution.use_fast_update` puts it in place of the
-model's buffer; the saved model does not name it. ``tests/test_sb3_buffer.py`` checks it
+model's buffer; the saved model does not name it. ``tests/training/test_sb3_buffer.py`` checks it
 against sb3-contrib's buffer row for row.
 """
 

@@ -21,7 +21,7 @@ computes the same quantities once per minibatch, as plain tensor operations:
 
 The model's saved file does not name this class (the policy keeps sb3-contrib's class;
 :func:`use_fast_update` swaps the distribution object of a built or loaded model),
-so saved models load anywhere without this module. ``tests/test_sb3_distribution.py``
+so saved models load anywhere without this module. ``tests/training/test_sb3_distribution.py``
 compares it with sb3-contrib's distribution on random logits and masks.
 """
 
