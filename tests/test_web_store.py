@@ -212,7 +212,9 @@ def test_the_serve_flags_default_to_the_store_limits() -> None:
     )
 
 
-def test_serve_says_at_start_which_teams_it_does_not_offer(monkeypatch, capsys) -> None:
+def test_serve_says_at_start_which_teams_it_does_not_offer(
+    monkeypatch, capsys, tmp_path: Path
+) -> None:
     """Issue 41, finding 3: serve checks the extras of every team it would offer; a
     team that cannot be created here (a trained model without torch, simulated) is left
     out of the lobby, and serve says so when it starts."""
@@ -229,6 +231,7 @@ def test_serve_says_at_start_which_teams_it_does_not_offer(monkeypatch, capsys) 
         return real(spec)
 
     started = []
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))  # its default games folder
     web_teams._can_create.cache_clear()
     monkeypatch.setattr(web_teams, "make_team", without_torch)
     monkeypatch.setattr(uvicorn.Server, "run", lambda server: started.append(server.config))
@@ -240,3 +243,4 @@ def test_serve_says_at_start_which_teams_it_does_not_offer(monkeypatch, capsys) 
     assert "team ppo:results/models/selfplay.pth is not offered here" in err
     (config,) = started
     assert config.port == 8765 and config.http.__name__ == "TimedH11Protocol"
+    assert (tmp_path / "shipwreck-arcana" / "games" / "progress").is_dir()

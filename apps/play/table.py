@@ -453,6 +453,27 @@ class Table:
         table._replay(record["actions"])
         return table
 
+    @classmethod
+    def replayed(
+        cls,
+        config: GameConfig,
+        humans: Iterable[int],
+        teammates: str,
+        seed: int,
+        actions: Sequence[int],
+    ) -> Table:
+        """The table of ``config``, ``humans``, ``teammates`` and ``seed`` after
+        ``actions`` (the teammates are asked again at their decisions, so their memory of
+        the game is rebuilt).
+
+        Raises:
+            PlayError: an action is not legal where it is replayed.
+            ValueError: the seats or teammates are not allowed.
+        """
+        table = cls(config, humans, teammates, seed)
+        table._replay(actions)
+        return table
+
     def _replay(self, actions: Sequence[int]) -> None:
         for action in actions:
             if not self.state.over and self.state.decider not in self.humans:
