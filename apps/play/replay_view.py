@@ -22,6 +22,7 @@ from shipwreck_apps.play.seat_view import (
     view_data,
 )
 from shipwreck_apps.play.table import SAVE_FORMAT, log_entry, slot_ids
+from shipwreck_apps.play.wrap import WrappedOutput, terminal_width
 from shipwreck_env.state import PHASES
 from shipwreck_env.view import make_view
 
@@ -72,6 +73,7 @@ class Replay:
                     i + 1,
                     by,
                     slot_ids(before),
+                    bool(before.predictions),
                 )
             )
             self.notes.append(play_note(make_view(after, 0), action))
@@ -126,11 +128,18 @@ def parse_viewer(text: str | None, num_players: int) -> int | None:
 
 
 def replay_terminal(
-    source: str | Path, viewer_text: str | None, inp: TextIO, out: TextIO, wait: bool = True
+    source: str | Path,
+    viewer_text: str | None,
+    inp: TextIO,
+    out: TextIO,
+    wait: bool = True,
+    width: int | None = None,
 ) -> int:
     """Show a replay step by step: Enter steps on, a number jumps to that step, ``b``
-    steps back, ``q`` quits. ``wait=False`` prints every step at once."""
+    steps back, ``q`` quits. ``wait=False`` prints every step at once. Lines are wrapped
+    to ``width`` columns (default: the terminal's width)."""
     replay = Replay(source)
+    out = WrappedOutput(out, width or terminal_width())
     viewer = parse_viewer(viewer_text, replay.num_players)
     who = "everybody (omniscient)" if viewer is None else f"player {viewer}"
     players = replay.record.get("players", {})
@@ -149,6 +158,8 @@ def replay_terminal(
             out.write(f"player {entry['player']}: {entry['action']}{events}\n")
             if note:
                 out.write(f"  ({note})\n")
+            if entry.get("turn_end"):
+                out.write(f"  end of turn {entry['turn']}: {'; '.join(entry['turn_end'])}\n")
         out.write(screen_text(data) + "\n")
         if not wait:
             if step == replay.steps:

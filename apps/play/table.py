@@ -83,8 +83,9 @@ class StaleVersion(PlayError):
 
 class TeammateError(RuntimeError):
     """The AI teammates failed to decide (an exception inside a policy). Its message is
-    fixed -- who failed and the exception's type, never the exception's text, which may
-    quote the policy's own hand; the exception itself is its ``__cause__``."""
+    fixed -- who failed, never the exception's type nor its text (the text may quote
+    the policy's own hand; both belong in the server's log): the exception itself is
+    its ``__cause__``."""
 
 
 class Table:
@@ -165,7 +166,7 @@ class Table:
                 step_inplace(s, decide(team, s, self.layouts, rng).action, rng)
         except Exception as exc:  # any failure of theirs: refuse them, name the spec
             # the scratch game is a copy of the real deal: the exception's text stays out
-            raise ValueError(
+            raise ValueError(  # to whoever creates the game, before any seat exists
                 f"teammates {self.teammates!r} cannot play this game: they failed "
                 f"({type(exc).__name__}) when tried on a scratch copy of it"
             ) from exc
@@ -240,7 +241,7 @@ class Table:
             except Exception as exc:
                 raise TeammateError(
                     f"the AI teammates ({teammates_label(self.teammates)}) failed to decide "
-                    f"for player {self.state.decider} ({type(exc).__name__})"
+                    f"for player {self.state.decider}"
                 ) from exc
             entries.append(self._apply(action, by="ai"))
         return entries
@@ -304,8 +305,8 @@ class Table:
             fresh._replay(self.actions)
             if fresh.state != self.state:
                 raise PlayError("the replayed game differs from the restored one")
-        except Exception as exc:  # its text may quote a teammate's hand: type only
-            self.ended = f"the game could not be restored after a failure ({type(exc).__name__})"
+        except Exception as exc:  # its text may quote a teammate's hand: the log has it
+            self.ended = "the game could not be restored after a failure"
             self.stopped_by = exc
             return
         self.team, self._advisors, self._readings = fresh.team, fresh._advisors, fresh._readings
@@ -339,9 +340,12 @@ class Table:
         s = self.state
         player, turn, seen, phase = s.decider, s.turn, len(s.events), PHASES[s.phase]
         slots = slot_ids(s)  # before the action
+        predicted = bool(s.predictions)
         step_inplace(s, action, self.rng, check=False)
         self.actions.append(action)
-        entry = log_entry(player, turn, seen, phase, s, action, len(self.actions), by, slots)
+        entry = log_entry(
+            player, turn, seen, phase, s, action, len(self.actions), by, slots, predicted
+        )
         self.log.append(entry)
         if s.turn != turn:  # a new turn began (a game ends inside its last turn)
             self._turn_doom = s.doom
@@ -508,28 +512,39 @@ def log_entry(
     index: int,
     by: str,
     slots: Sequence[str | None] | None = None,
+    predicted: bool = False,
 ) -> dict:
     """The public log entry of action number ``index`` (from 1): ``player`` took
     ``action`` in phase ``phase`` of turn ``turn`` when that turn had ``seen`` events,
-    giving ``after``. With ``slots`` (the card in each slot before the action), plays
-    name their cards, and a play gets a note of what it tells (public facts only:
-    :func:`~shipwreck_apps.play.explain.play_note`)."""
+    giving ``after`` (``predicted``: the group had predicted this turn before it). With
+    ``slots`` (the card in each slot before the action), plays name their cards, and a
+    play gets a note of what it tells (public facts only:
+    :func:`~shipwreck_apps.play.explain.play_note`). What the end of the turn did (fades,
+    refills, the next turn's draws) is under ``turn_end``, apart from the action's own
+    ``events``: a pass does not fade a card, the end of the turn does."""
     if after.turn != turn and not after.over:  # the turn ended: its events, then the new one's
         events = after.last_events[seen:] + after.events
     else:
         events = after.events[seen:]
+    own = [e for e in events if e[0] not in TURN_END_EVENTS]
+    ending = [e for e in events if e[0] in TURN_END_EVENTS]
     entry = {
         "index": index,
         "turn": turn,
         "player": player,
         "by": by,
-        "action": action_text(action, phase, after.config.group_decision, slots),
-        "events": [event_text(e, slots if e[0] == "play" else None) for e in events],
+        "action": action_text(action, phase, after.config.group_decision, slots, predicted),
+        "events": [event_text(e, slots if e[0] == "play" else None) for e in own],
+        "turn_end": [event_text(e) for e in ending],
     }
     note = play_note(make_view(after, player), action)
     if note:
         entry["note"] = note
     return entry
+
+
+TURN_END_EVENTS = frozenset({"fade", "refill", "table_to_bag", "exiled_to_bag", "draw"})
+"""Events of the end of a turn and the start of the next, never of the action itself."""
 
 
 def reading_due(view) -> bool:
