@@ -10,7 +10,7 @@ import re
 
 import httpx
 import pytest
-from test_web import browser  # noqa: F401 -- the module's Chromium
+from test_web import browser as _browser  # noqa: F401 -- the Chromium fixture
 from web_helpers import running_server
 
 from shipwreck_apps.web.app import STATIC, create_app
