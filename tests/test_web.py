@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from test_play_table import reference_readings
-from web_helpers import LOCAL, launch_chromium, running_server, twins
+from web_helpers import LOCAL, chromium_session, running_server, twins
 
 from shipwreck_apps.play.replay_view import Replay
 from shipwreck_apps.play.seat_view import faded_cards, view_data
@@ -232,12 +232,7 @@ def test_concurrent_games_do_not_interfere() -> None:
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch_chromium(p)
-        yield b
-        b.close()
+    yield from chromium_session()
 
 
 def capture_json(page, bodies: list) -> None:

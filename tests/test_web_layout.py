@@ -10,8 +10,7 @@ import re
 
 import httpx
 import pytest
-from test_web import browser as _browser  # noqa: F401 -- the Chromium fixture
-from web_helpers import running_server
+from web_helpers import chromium_session, running_server
 
 from shipwreck_apps.web.app import STATIC, create_app
 
@@ -87,6 +86,11 @@ TARGETS = """
 
 
 @pytest.fixture(scope="module")
+def browser():
+    yield from chromium_session()
+
+
+@pytest.fixture(scope="module")
 def server():
     with running_server(create_app()) as base:
         yield base
@@ -123,7 +127,7 @@ def open_page(browser, url: str, **context):
     page = browser.new_context(**context).new_page()
     page.goto(url)
     if "/play/" in url and "/replay" not in url:
-        page.wait_for_selector("button.action")
+        page.wait_for_selector(".actions h3")
     elif "/replay" in url:
         page.wait_for_selector(".board")
     else:
@@ -197,4 +201,105 @@ def test_the_contrast_check_catches_a_faint_text(browser, server) -> None:
     page = open_page(browser, server + "/", **PHONE)
     page.add_style_tag(content=".muted { color: #8a8376 !important; }")
     assert any(hit["cls"].startswith("muted") for hit in page.evaluate(CONTRAST))
+    page.context.close()
+
+
+# --- the words of the page (items 3, 4, 5, 7, 8, 9) -------------------------------------
+
+
+def test_the_page_says_what_each_play_tells_before_the_click(browser, server) -> None:
+    """Item 4: the options carried no preview of what each play would tell."""
+    page = open_page(browser, seat_link(server), **PHONE)
+    buttons = page.locator("button.action")
+    plays = [b for b in buttons.all() if b.locator(".action-text").inner_text().startswith("play")]
+    assert plays
+    for button in plays:
+        assert re.match(
+            r"tells the group your hidden fate is (any value from 1 to 7|[1-7](, [1-7])*( or [1-7])?)",
+            button.locator(".preview").inner_text(),
+        )
+    assert "Under each play" in page.inner_text(".actions .explain")
+    page.context.close()
+
+
+def test_a_finished_game_has_no_decision_heading_and_says_its_words_once(browser, server) -> None:
+    """Item 7: "Your decision" stayed after the game; "Unseen copies: 1×3"; "☾"."""
+    replay = finished_replay_link(server)
+    page = open_page(browser, replay.replace("/replay#", "#"))
+    page.wait_for_function("document.body.dataset.over === '1'")
+    assert page.inner_text(".actions h3") == "The end"
+    text = page.inner_text("#table")
+    assert "Your decision" not in text and "\u00d7" not in text and "\u263e" not in text
+    assert re.search(r"Unseen copies \(value: how many\):\s+1: \d", text)
+    page.context.close()
+
+
+def test_the_replay_page_points_to_no_missing_panel_and_names_the_deck(browser, server) -> None:
+    """Item 8: "How to play above" on a page without that panel; the deck by id."""
+    page = open_page(browser, finished_replay_link(server))
+    text = page.inner_text("#table")
+    assert "How to play" not in text
+    order = page.inner_text(".card.deck").split("order: ")[1]
+    assert "The " in order and not re.search(r"\b(blind_man|huntress|mirror)\b", order)
+    page.context.close()
+
+
+def test_the_lobby_explains_the_game_the_teammates_and_the_group(browser, server) -> None:
+    """Item 9: nothing explained the game, the teammate choices or "Group decides by";
+    the replays panel told a browser user to run a server flag; the secret link wrapped
+    inside its key."""
+    page = open_page(browser, server + "/", **PHONE)
+    assert "predict" in page.inner_text("#intro") and "7" in page.inner_text("#intro")
+    help_ = dict(
+        zip(
+            page.locator("#teammate-help dt").all_inner_texts(),
+            page.locator("#teammate-help dd").all_inner_texts(),
+            strict=True,
+        )
+    )
+    for spec in ("types", "natural", "bayes", "literal", "convention", "heuristic+bayes"):
+        assert help_.get(spec), spec
+    assert "leader" in page.inner_text("#group-help") and "vote" in page.inner_text("#group-help")
+    replays = page.inner_text("#replays")
+    assert "--replays" not in replays and "watch it again" in replays
+    page.click("#create")
+    field = page.locator(".link-field").first
+    field.wait_for()
+    assert "#key=" in field.input_value()
+    assert field.bounding_box()["height"] < 60  # one line: the key is never broken
+    page.context.close()
+
+
+def test_a_card_fading_this_turn_is_marked_with_its_doom(browser, server) -> None:
+    """Item 5: The Huntress at "hours 3, fades at 1" while the group decided, and
+    nothing said that a pass or a wrong guess costs 2 doom."""
+    from shipwreck_apps.play.table import Table
+    from shipwreck_env.config import GameConfig
+
+    for seed in range(60):  # a game where the person decides for the group, a card fading
+        table = Table(GameConfig(num_players=3), [0], "bayes", seed)
+        table.advance()
+        moves = 0
+        while not table.closed:
+            data = table.seat_data(0)
+            if data["phase"] == "group" and data["fading"]:
+                break
+            table.play(0, data["legal"][0]["action"])
+            moves += 1
+        if not table.closed:
+            break
+    else:
+        raise AssertionError("no group decision with a fading card")
+    page = open_page(browser, seat_link(server, {**GAME, "seed": seed}), **PHONE)
+    for _ in range(moves):
+        version = page.evaluate("document.body.dataset.version")
+        page.locator("button.action").first.click()
+        page.wait_for_function("v => document.body.dataset.version !== v", arg=version)
+    warning = data["fading"][0]
+    badge = page.locator(f'.card[data-slot="{warning["slot"]}"] .fade-warning')
+    assert f"+{warning['doom']} doom" in badge.inner_text() or warning["doom"] == 0
+    note = page.inner_text(".actions .fade-note")
+    assert warning["card"] in note and "unless the group predicts right" in note
+    top = page.locator(".actions .fade-note").bounding_box()
+    assert top["y"] + top["height"] <= 844  # on a phone's first screen, with the decision
     page.context.close()

@@ -30,28 +30,33 @@ class WrappedOutput:
     def __init__(self, out: TextIO, width: int | None) -> None:
         self.out = out
         self.width = None if width is None else max(20, width)
+        self._column = 0  # what is already on the current line (a prompt)
 
     def write(self, text: str) -> int:
         """Write ``text`` wrapped; returns its length, as a stream does."""
         *lines, rest = text.split("\n")
         for line in lines:
             self.out.write(self._wrap(line) + "\n")
+            self._column = 0
         if rest:
             self.out.write(rest)
+            self._column += len(rest)
         return len(text)
 
     def _wrap(self, line: str) -> str:
-        if self.width is None or len(line) <= self.width:
+        if self.width is None or self._column + len(line) <= self.width:
             return line
         indent = line[: len(line) - len(line.lstrip())]
-        return textwrap.fill(
+        lead = " " * self._column  # the prompt's place on the first line
+        wrapped = textwrap.fill(
             line.strip(),
             self.width,
-            initial_indent=indent,
+            initial_indent=lead + indent,
             subsequent_indent=indent + "  ",
             break_long_words=False,
             break_on_hyphens=False,
         )
+        return wrapped[len(lead) :]
 
     def flush(self) -> None:
         """Flush the stream below."""
