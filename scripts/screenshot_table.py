@@ -12,8 +12,8 @@ Writes ``results/screenshots/page-mid-game.png`` and ``page-game-over.png``; wit
 Then, on a phone (390x844 at device scale factor 3, touch) and a desktop (1280x800), the
 first screen of: the lobby, a first decision, a reveal decision, a group decision with a
 card fading this turn, and the end of the game -- ``phone-*.png`` and ``desktop-*.png``
-in the same folder; ``--docs`` copies the phone's group decision and first decision to
-``docs/images/`` (docs/play.md shows them). A game with all those moments is found
+in the same folder; ``--docs`` writes the phone's group decision, at one pixel per CSS
+pixel, to ``docs/images/phone-group-fading.png`` (docs/play.md shows it). A game with all those moments is found
 first by playing candidate seeds in memory with the same clicks.
 Run: ``.venv/bin/python scripts/screenshot_table.py``.
 """
@@ -46,7 +46,7 @@ SIZES = {
     "desktop": {"viewport": {"width": 1280, "height": 800}},
 }
 MOMENTS = ("first-decision", "reveal", "group-fading", "end")
-DOCS_PICTURES = ("phone-group-fading", "phone-first-decision")
+DOCS_PICTURE = ROOT / "docs" / "images" / "phone-group-fading.png"
 
 
 def moment(data: dict, first: bool) -> str | None:
@@ -172,9 +172,13 @@ def main(argv: list[str] | None = None) -> int:
         browser.close()
     if args.readme:
         shutil.copyfile(mid, README_PICTURE)
-    if args.docs:
-        for name in DOCS_PICTURES:
-            shutil.copyfile(OUT / f"{name}.png", README_PICTURE.parent / f"{name}.png")
+    if args.docs:  # small: the phone's picture scaled to its CSS size, fewer colours
+        from PIL import Image
+
+        with Image.open(OUT / "phone-group-fading.png") as picture:
+            small = picture.resize((390, 844), Image.LANCZOS).quantize(colors=64)
+            small.save(DOCS_PICTURE, optimize=True)
+        print(f"wrote {DOCS_PICTURE.relative_to(ROOT)} ({DOCS_PICTURE.stat().st_size // 1024} KiB)")
     print(f"game with every moment: {game}")
     for path in (mid, end, *written):
         print(f"wrote {path.relative_to(ROOT)} ({path.stat().st_size // 1024} KiB)")

@@ -73,6 +73,25 @@ def test_a_pass_after_a_prediction_declines_only_more_predictions() -> None:
     raise AssertionError("no group decision after a prediction was reached")
 
 
+def test_a_prediction_says_what_the_number_line_allowed() -> None:
+    """Item 4: "the leader guessed 6 for a kept 7" and nothing said why: the log now says
+    the values the number line still allowed when the group named its value."""
+    from shipwreck_apps.play.explain import values_text
+    from shipwreck_env.rules import mask_values
+
+    noted = 0
+    for table in finished_tables(3, GameConfig(num_players=3)):
+        replay = Replay(table.record())
+        for i, entry in enumerate(table.log):
+            if entry["action"].startswith("predict "):
+                before = replay.states[i]
+                allowed = values_text(mask_values(before.lines[before.active]))
+                assert entry["note"] == f"the number line then allowed {allowed}"
+                assert replay.notes[i] == entry["note"]
+                noted += 1
+    assert noted > 3
+
+
 def test_a_win_is_said_once() -> None:
     """Item 7: "Score reached 7: the table won. Last turn: the score reached 7." """
     for table in finished_tables(40, GameConfig(num_players=3, difficulty="easy")):

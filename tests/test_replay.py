@@ -187,9 +187,11 @@ def test_a_replay_says_what_each_play_told(records: Path) -> None:
     the terminal viewer."""
     replay = Replay(records / "normal-00000.json")
     data = replay.step_data(replay.steps, 1)
-    noted = [e for e in data["log"] if e.get("note")]
-    assert noted and all(e["action"].startswith("play fate") for e in noted)
-    assert all("this play says player " in e["note"] for e in noted)
+    noted = [e for e in data["log"] if e.get("note") and e["action"].startswith("play fate")]
+    assert noted and all("this play says player " in e["note"] for e in noted)
+    guesses = [e for e in data["log"] if e.get("note") and e["action"].startswith("predict")]
+    assert all(e["note"].startswith("the number line then allowed ") for e in guesses)
+    assert len(noted) + len(guesses) == sum(1 for e in data["log"] if e.get("note"))
     done = run_cli("replay", str(records / "normal-00000.json"), "--all")
     assert done.returncode == 0, done.stderr
     assert "(this play says player " in done.stdout

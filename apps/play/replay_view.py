@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TextIO
 
 from shipwreck_agents.evaluation.records import ReplayError, load_record, replay_states
-from shipwreck_apps.play.explain import play_note
 from shipwreck_apps.play.seat_view import (
     end_reason,
     faded_cards,
@@ -49,8 +48,8 @@ class Replay:
     """Every step of a recorded game (step 0: before the first action).
 
     ``log`` holds the table's own log entries (:func:`log_entry`); ``notes`` holds, per
-    action, what a play told about the hidden fate (:func:`play_note`, public facts of
-    the step after it) or ``None``; :meth:`step_data` shows each entry with its note.
+    action, its entry's note -- what a play told about the hidden fate, or the values a
+    prediction's number line allowed (public facts only) -- or ``None``; :meth:`step_data` shows each entry with its note.
     """
 
     def __init__(self, source: str | Path | dict) -> None:
@@ -74,9 +73,10 @@ class Replay:
                     by,
                     slot_ids(before),
                     bool(before.predictions),
+                    before.lines[before.active],
                 )
             )
-            self.notes.append(play_note(make_view(after, 0), action))
+            self.notes.append(self.log[-1].get("note"))  # what a play tells, a guess's line
 
     @property
     def steps(self) -> int:

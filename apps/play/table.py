@@ -32,7 +32,7 @@ import numpy as np
 from shipwreck_agents.evaluation.records import game_rng, make_record, result_of
 from shipwreck_agents.registry import make_team
 from shipwreck_apps.play import DEFAULT_TEAMMATES
-from shipwreck_apps.play.explain import play_note
+from shipwreck_apps.play.explain import play_note, values_text
 from shipwreck_apps.play.seat_view import (
     action_text,
     end_reason,
@@ -41,11 +41,12 @@ from shipwreck_apps.play.seat_view import (
     view_data,
 )
 from shipwreck_env import saving
-from shipwreck_env.actions import NUM_ACTIONS, describe
+from shipwreck_env.actions import ACTIONS, NUM_ACTIONS, describe
 from shipwreck_env.cards import CARDS
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace
 from shipwreck_env.policy import Team, decide, observation_layouts
+from shipwreck_env.rules import mask_values
 from shipwreck_env.state import PHASES, State
 from shipwreck_env.view import make_view
 
@@ -340,11 +341,11 @@ class Table:
         s = self.state
         player, turn, seen, phase = s.decider, s.turn, len(s.events), PHASES[s.phase]
         slots = slot_ids(s)  # before the action
-        predicted = bool(s.predictions)
+        predicted, line = bool(s.predictions), s.lines[s.active]
         step_inplace(s, action, self.rng, check=False)
         self.actions.append(action)
         entry = log_entry(
-            player, turn, seen, phase, s, action, len(self.actions), by, slots, predicted
+            player, turn, seen, phase, s, action, len(self.actions), by, slots, predicted, line
         )
         self.log.append(entry)
         if s.turn != turn:  # a new turn began (a game ends inside its last turn)
@@ -513,6 +514,7 @@ def log_entry(
     by: str,
     slots: Sequence[str | None] | None = None,
     predicted: bool = False,
+    line_before: int | None = None,
 ) -> dict:
     """The public log entry of action number ``index`` (from 1): ``player`` took
     ``action`` in phase ``phase`` of turn ``turn`` when that turn had ``seen`` events,
@@ -521,7 +523,9 @@ def log_entry(
     play gets a note of what it tells (public facts only:
     :func:`~shipwreck_apps.play.explain.play_note`). What the end of the turn did (fades,
     refills, the next turn's draws) is under ``turn_end``, apart from the action's own
-    ``events``: a pass does not fade a card, the end of the turn does."""
+    ``events``: a pass does not fade a card, the end of the turn does. A prediction made
+    with ``line_before`` (the active seat's number line just before it) gets a note of
+    the values that line still allowed, so a wrong guess among them reads as a guess."""
     if after.turn != turn and not after.over:  # the turn ended: its events, then the new one's
         events = after.last_events[seen:] + after.events
     else:
@@ -540,6 +544,9 @@ def log_entry(
     note = play_note(make_view(after, player), action)
     if note:
         entry["note"] = note
+    elif line_before is not None and ACTIONS[action].kind == "predict" and phase != "vote":
+        values = values_text(mask_values(line_before))
+        entry["note"] = f"the number line then allowed {values}"
     return entry
 
 
