@@ -552,19 +552,25 @@ def test_static_pages_carry_no_game_data(app_client) -> None:
 
 
 def test_the_no_leak_check_catches_a_leaky_server(app_client, monkeypatch) -> None:
-    """A server whose views also carried the deck order or the other hands fails the
-    check used above."""
+    """A server whose views also carried the deck order or the other hands, or a play
+    preview or a fade warning that peeks at a hidden fate, fails the check used above."""
     import shipwreck_apps.play.table as table_module
 
     app, client = app_client
     honest = table_module.view_data
 
-    for leak in ("deck", "hands"):
+    for leak in ("deck", "hands", "preview", "fading"):
 
-        def leaky(view, log=(), posterior=None, leak=leak):
-            data = honest(view, log, posterior)
+        def leaky(view, log=(), posterior=None, faded=None, leak=leak):
+            data = honest(view, log, posterior, faded)
             s = next(iter(app.state.games._games.values())).table.state
-            data["extra"] = s.deck[1:] if leak == "deck" else s.hands
+            hidden = [h for seat, h in enumerate(s.hands) if seat != view.player]
+            if leak == "preview":  # issue 51: a preview that peeks at a hidden fate
+                data["legal"][0]["preview"] = f"the leader keeps {hidden}"
+            elif leak == "fading":
+                data["fading"] = [{"slot": 0, "text": f"fades unless {hidden}"}]
+            else:
+                data["extra"] = s.deck[1:] if leak == "deck" else s.hands
             return data
 
         monkeypatch.setattr(table_module, "view_data", leaky)

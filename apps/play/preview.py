@@ -38,8 +38,8 @@ DECISION_HELP = {
     "reveal": (
         "Reveal discards the fate you hold face up: everybody sees its value, it goes "
         "back to the bag and you start your next turn with two fresh fates. The value "
-        "you show is a copy the active player cannot be keeping, so reveal when the "
-        "group hesitates between that value and another; otherwise keep it hidden."
+        "you show is one copy fewer that the active player could be keeping: reveal when "
+        "that can tip the group between two values; otherwise keep it hidden."
     ),
     "group": (
         "The group may use one faded power, then predicts the active player's hidden "

@@ -87,9 +87,9 @@ RULES_HELP: tuple[tuple[str, str], ...] = (
         "Reveals",
         "Before the group decides, each other player who holds a fate may reveal it: it "
         "is discarded face up, so everybody sees its value and it goes back to the bag, "
-        "and that player starts their next turn with two fresh fates. The value shown is "
-        "a copy the active player cannot be keeping, so a reveal helps when the group "
-        "hesitates between that value and another; otherwise keep the fate hidden.",
+        "and that player starts their next turn with two fresh fates. A revealed value is "
+        "one copy fewer that the active player could be keeping, which can tip the group "
+        "between two values; when it would not, keep the fate hidden.",
     ),
     (
         "Number lines",
