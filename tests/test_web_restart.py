@@ -299,3 +299,29 @@ def test_an_expired_journal_is_not_resumed(tmp_path: Path) -> None:
     client = TestClient(app, base_url=LOCAL)
     assert client.get(f"/api/games/{gid}/seats/0", headers=headers).status_code == 410
     assert not path.exists()
+
+
+def test_a_games_folder_that_cannot_be_written_is_refused_in_one_line(tmp_path: Path) -> None:
+    from shipwreck_apps.cli import main
+
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(ValueError, match="games folder"):
+        create_app(games_folder=blocker / "games")
+    with pytest.raises(SystemExit) as refused:
+        main(["serve", "--games", str(blocker / "games"), "--port", "1"])
+    message = str(refused.value.code)
+    assert str(blocker / "games") in message and "\n" not in message
+
+
+def test_an_unreadable_journal_is_set_aside_and_the_others_resume(tmp_path: Path) -> None:
+    folder = tmp_path / "games"
+    app = create_app(games_folder=folder)
+    gid, headers = create_in(TestClient(app, base_url=LOCAL), BODIES[0])
+    app.state.games.journal.close()
+    bad = folder / "progress" / ("0" * 64 + ".jsonl")
+    bad.write_text('{"format": "something else"}\n')
+    app = create_app(games_folder=folder)
+    client = TestClient(app, base_url=LOCAL)
+    assert client.get(f"/api/games/{gid}/seats/0", headers=headers).status_code == 200
+    assert not bad.exists() and bad.with_suffix(".broken").exists()
