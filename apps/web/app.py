@@ -70,7 +70,7 @@ from shipwreck_agents.registry import shown
 from shipwreck_apps.play import DEFAULT_TEAMMATES
 from shipwreck_apps.play.replay_view import Replay, parse_viewer
 from shipwreck_apps.play.table import PlayError, Table, TeammateError
-from shipwreck_apps.web.archive import Archive, Finished, key_hash
+from shipwreck_apps.web.archive import Archive, Finished, check_folder, key_hash
 from shipwreck_apps.web.games import LOG_TAIL, Game, Games, Limits
 from shipwreck_apps.web.guard import (
     BODY_TIMEOUT,
@@ -232,6 +232,8 @@ def create_app(
             (:class:`~shipwreck_apps.web.journal.FolderBusy`).
     """
     limits = limits or Limits()
+    if record is not None:
+        check_folder(record)  # refused before the games folder is made or locked
     journal = Journal(games_folder) if games_folder is not None else None
     archive = Archive(record, limits.max_finished, games_folder)
     games = Games(limits, archive, clock, journal)
