@@ -157,3 +157,56 @@ def test_the_reveal_is_explained_where_it_is_decided() -> None:
             assert decision_help(make_view(s, (s.decider + 1) % 3)) is None  # not theirs
             return
     raise AssertionError("no reveal decision reached")
+
+
+# --- the teammates' model reading of each play (item 4) -------------------------------
+
+
+def model_states(teammates: str, games: int):
+    """(table, state) at each play decision of the person (seat 0) in whole games."""
+    from shipwreck_apps.play.table import Table
+
+    for seed in range(games):
+        table = Table(GameConfig(num_players=3), [0], teammates, seed)
+        table.advance()
+        while not table.closed:
+            data = table.seat_data(0)
+            if data["phase"] == "play" and data["legal"]:
+                yield table, table.state.copy()
+            table.play(0, data["legal"][-1]["action"], data["version"])
+
+
+def check_model_twins(teammates: str, games: int) -> int:
+    from shipwreck_apps.play.table import model_readings
+
+    rng = np.random.default_rng(9)
+    checked = 0
+    for table, s in model_states(teammates, games):
+        model = table.group_model(0)
+        shown = table.seat_data(0)["model_previews"]
+        assert shown == model_readings(model, s, 0)
+        assert shown and all(
+            v.startswith("the teammates' model would read it as") for v in shown.values()
+        )
+        for twin in twins(s, 0, rng, per_fate=1):
+            assert model_readings(model, twin, 0) == shown
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("teammates", ["bayes", "types", "convention"])
+def test_the_model_reading_of_each_play_is_the_same_in_twin_states(teammates: str) -> None:
+    assert check_model_twins(teammates, 4) > 10
+
+
+def test_a_model_reading_from_a_teammates_own_view_fails_the_twin_check(monkeypatch) -> None:
+    """The tempting way -- run the model on a teammate's real view of the game after the
+    play -- reads with that teammate's hidden hand: the twin check catches it."""
+    import shipwreck_apps.play.table as table_module
+
+    def teammates_view(after, player):
+        return make_view(after, (player + 1) % after.config.num_players)
+
+    monkeypatch.setattr(table_module, "reader_view", teammates_view)
+    with pytest.raises(AssertionError):
+        check_model_twins("bayes", 2)

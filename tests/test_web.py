@@ -29,7 +29,16 @@ with warnings.catch_warnings():  # starlette 1.x asks for httpx2; httpx works
     from starlette.testclient import TestClient
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "results" / "screenshots"
-SERVER_ONLY = {"log", "posterior", "version", "humans", "teammates", "ended", "end_reason"}
+SERVER_ONLY = {
+    "log",
+    "posterior",
+    "version",
+    "humans",
+    "teammates",
+    "ended",
+    "end_reason",
+    "model_previews",
+}
 
 
 def seen_by(s, player: int) -> dict:
@@ -268,7 +277,7 @@ def check_no_leak(app, bodies: list, rng: np.random.Generator) -> int:
     (another seat's fate or the deck order changed); the group's reading shown with it is
     the teammates' model run on that player's own views of every step, nothing else.
     Returns the views, replay steps and readings checked."""
-    checked = unread = checked_replays = read = 0
+    checked = unread = checked_replays = read = models = 0
     replays: dict[str, Replay] = {}
     readings: dict[tuple[str, int], list] = {}
     for url, body, kind in bodies:
@@ -306,6 +315,8 @@ def check_no_leak(app, bodies: list, rng: np.random.Generator) -> int:
         assert body["log"] == replay.log[: body["version"]][-LOG_TAIL:]
         for twin in twins(s, p, rng):
             assert seen_by(twin, p) == seen_by(s, p)
+        if body["model_previews"]:  # issue 51: the teammates' model reading of each play
+            models += check_model_previews(app, gid, body, s, rng)
         # the group's reading is the teammates' model run on this player's own view of
         # every step so far, and nothing else
         if (gid, p) not in readings:
@@ -317,7 +328,25 @@ def check_no_leak(app, bodies: list, rng: np.random.Generator) -> int:
             read += 1
         checked += 1
     assert unread <= 2
-    return checked + checked_replays + read
+    return checked + checked_replays + read + models
+
+
+def check_model_previews(app, gid: str, body: dict, s, rng: np.random.Generator) -> int:
+    """The teammates' model readings served with a play decision are those of the
+    same game replayed to that version (its advisor fed the same public steps), and
+    the same in every twin state of that moment. Returns 1."""
+    from shipwreck_apps.play.table import model_readings
+
+    table = table_of(app, gid)
+    p, version = body["player"], body["version"]
+    fresh = Table.replayed(
+        table.config, table.humans, table.teammates, table.seed, table.actions[:version]
+    )
+    assert fresh.seat_data(p)["model_previews"] == body["model_previews"]
+    advisor = fresh.group_model(p)
+    for twin in twins(s, p, rng, per_fate=1):
+        assert model_readings(advisor, twin, p) == body["model_previews"]
+    return 1
 
 
 def check_replay_step(replay: Replay, body: dict, rng: np.random.Generator) -> int:

@@ -216,8 +216,10 @@ def test_the_page_says_what_each_play_tells_before_the_click(browser, server) ->
     for button in plays:
         assert re.match(
             r"tells the group your hidden fate is (any value from 1 to 7|[1-7](, [1-7])*( or [1-7])?)",
-            button.locator(".preview").inner_text(),
+            button.locator(".preview:not(.model)").inner_text(),
         )
+        model = button.locator(".preview.model").inner_text()  # the teammates' (bayes)
+        assert re.match(r"the teammates' model would read it as [1-7] \(\d+%\)", model)
     assert "Under each play" in page.inner_text(".actions .explain")
     page.context.close()
 

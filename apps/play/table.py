@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import json
 import secrets
 from collections.abc import Iterable, Iterator, Sequence
@@ -42,13 +43,13 @@ from shipwreck_apps.play.seat_view import (
 )
 from shipwreck_env import saving
 from shipwreck_env.actions import ACTIONS, NUM_ACTIONS, describe
-from shipwreck_env.cards import CARDS
+from shipwreck_env.cards import CARD_INDEX, CARDS
 from shipwreck_env.config import GameConfig
 from shipwreck_env.engine import legal_actions, new_game, step_inplace
 from shipwreck_env.policy import Team, decide, observation_layouts
 from shipwreck_env.rules import mask_values
 from shipwreck_env.state import PHASES, State
-from shipwreck_env.view import make_view
+from shipwreck_env.view import AgentView, make_view
 
 __all__ = [
     "DEFAULT_TEAMMATES",
@@ -59,12 +60,15 @@ __all__ = [
     "TeammateError",
     "log_entry",
     "make_team",
+    "model_readings",
+    "reader_view",
     "reading_due",
     "slot_ids",
     "teammates_label",
 ]
 
 SAVE_FORMAT = "shipwreck-arcana-table"
+FEAST = CARD_INDEX["feast"]
 
 
 CHECK_DECISIONS = 60
@@ -139,6 +143,7 @@ class Table:
         self._turn_doom = self.state.doom  # doom when the current turn began
         self._advisors = {h: _advisor(self.team) for h in self.humans}
         self._readings: dict[int, list[float] | None] = {h: None for h in self.humans}
+        self._previews: dict[tuple[int, int], dict[str, str]] = {}
         self._check_team()
 
     def _check_team(self) -> None:
@@ -384,7 +389,27 @@ class Table:
         if self.ended is not None:
             data["legal"] = []  # a stopped game takes no more actions
         data["end_reason"] = end_reason(self.state, self._turn_doom) if self.over else None
+        data["model_previews"] = self._model_previews(player) if self.ended is None else {}
         return data
+
+    def group_model(self, player: int) -> object | None:
+        """A copy of the teammates' group model as fed from ``player``'s own view of
+        every step so far (``None`` when the group has no posterior)."""
+        advisor = self._advisors.get(player)
+        return None if advisor is None else copy.deepcopy(advisor)
+
+    def _model_previews(self, player: int) -> dict[str, str]:
+        """:func:`model_readings` for ``player`` now, computed once per version."""
+        key = (player, self.version)
+        cached = self._previews.get(key)
+        if cached is None:
+            advisor = self._advisors.get(player)
+            cached = {} if advisor is None else model_readings(advisor, self.state, player)
+            self._previews = {
+                key: cached,
+                **{k: v for k, v in self._previews.items() if k[0] != player},
+            }
+        return cached
 
     # --- saving --------------------------------------------------------------------------
 
@@ -563,6 +588,43 @@ def reading_due(view) -> bool:
         and view.holding[view.active_seat] == 1
         and bool(view.plays)
     )
+
+
+def reader_view(after: State, player: int) -> AgentView:
+    """``player``'s view of ``after`` as a reader who holds no fate sees it: their own
+    fates count as unseen and are not in hand. What the teammates' model is given to
+    read a play of ``player``'s from public facts only (their own hands are theirs)."""
+    view = make_view(after, player)
+    held = [v for hand in view.my_hands for v in hand]
+    unseen = tuple(n + held.count(v) for v, n in enumerate(view.unseen, 1))
+    return dataclasses.replace(view, my_hands=tuple(() for _ in view.my_hands), unseen=unseen)
+
+
+def model_readings(advisor: object, s: State, player: int) -> dict[str, str]:
+    """For ``player`` deciding a play in ``s``: per legal play (action number as text),
+    how the teammates' group model ``advisor`` (a copy is used; it is not changed)
+    would read the fate kept by that play -- the likeliest values, from public facts
+    only (:func:`reader_view`). Empty when ``player`` is not deciding a play. A play on
+    The Feast draws a fate from the bag, which only the game may do: it gets none."""
+    if s.over or s.decider != player or PHASES[s.phase] != "play":
+        return {}
+    out = {}
+    for action in legal_actions(s):
+        spec = ACTIONS[action]
+        if spec.kind != "play" or (spec.slot < 4 and s.slots[spec.slot] == FEAST):
+            continue
+        after = s.copy()
+        step_inplace(after, action, np.random.default_rng(0))
+        try:
+            posterior = np.asarray(copy.deepcopy(advisor).posterior(reader_view(after, player)))
+        except Exception:  # a model that cannot read this play just says nothing
+            continue
+        if posterior.sum() <= 0:
+            continue
+        order = [int(v) for v in np.argsort(-posterior, kind="stable") if posterior[v] >= 0.1]
+        likely = ", ".join(f"{v + 1} ({posterior[v]:.0%})" for v in order[:3])
+        out[str(action)] = f"the teammates' model would read it as {likely}"
+    return out
 
 
 def _advisor(team: Team) -> object | None:

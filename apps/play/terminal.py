@@ -93,6 +93,9 @@ def _show(table: Table, me: int, out: TextIO) -> None:
             out.write(f"  {i:3d}. {option['text']}\n")
             if option.get("preview"):
                 out.write(f"         {option['preview']}\n")
+            model = data.get("model_previews", {}).get(str(option["action"]))
+            if model:
+                out.write(f"         {model}\n")
 
 
 def play_terminal(

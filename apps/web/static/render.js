@@ -223,6 +223,8 @@ function renderTable(root, data, opts) {
     const b = el("button", "action");
     b.appendChild(el("span", "action-text", a.text));
     if (a.preview) b.appendChild(el("span", "preview", a.preview));
+    const model = data.model_previews && data.model_previews[a.action];
+    if (model) b.appendChild(el("span", "preview model", model));
     b.dataset.action = a.action;
     if (opts.onAction) b.addEventListener("click", () => opts.onAction(a.action));
     else b.disabled = true;
