@@ -87,6 +87,14 @@ def add_commands(sub: argparse._SubParsersAction, formatter: type) -> None:
         help="write every finished game to DIR (checked writable at start; without it "
         "finished games go to a private temporary folder)",
     )
+    serve.add_argument(
+        "--games",
+        default=None,
+        metavar="DIR",
+        help="the server's own folder where games in progress are journaled (a restart on "
+        "the same folder resumes them at the same links); default "
+        "~/.local/state/shipwreck-arcana/games",
+    )
     for flag, kind, default, metavar, words in (  # defaults as in web.games.Limits
         ("--idle-timeout", positive_float, 3600.0, "SECONDS", "a game in progress expires "
          "after this long without a request"),
@@ -196,5 +204,6 @@ def _serve(args: argparse.Namespace) -> int:
             max_finished=args.finished_games,
             idle_timeout=args.idle_timeout,
         ),
+        games_folder=args.games,
     )
     return 0

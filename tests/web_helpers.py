@@ -62,6 +62,17 @@ def running_server(app) -> Iterator[str]:
         thread.join(timeout=20)
 
 
+def chromium_session() -> Iterator:
+    """Playwright's Chromium (Debian's), open until the generator is closed: the body of
+    the tests' module-wide ``browser`` fixtures."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch_chromium(p)
+        yield b
+        b.close()
+
+
 def launch_chromium(playwright):
     """Debian's chromium, headless, through Playwright."""
     if not Path(CHROMIUM).exists():

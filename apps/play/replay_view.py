@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TextIO
 
 from shipwreck_agents.evaluation.records import ReplayError, load_record, replay_states
-from shipwreck_apps.play.explain import play_note
 from shipwreck_apps.play.seat_view import (
     end_reason,
     faded_cards,
@@ -22,6 +21,7 @@ from shipwreck_apps.play.seat_view import (
     view_data,
 )
 from shipwreck_apps.play.table import SAVE_FORMAT, log_entry, slot_ids
+from shipwreck_apps.play.wrap import WrappedOutput, terminal_width
 from shipwreck_env.rules.state import PHASES
 from shipwreck_env.rules.view import make_view
 
@@ -48,8 +48,8 @@ class Replay:
     """Every step of a recorded game (step 0: before the first action).
 
     ``log`` holds the table's own log entries (:func:`log_entry`); ``notes`` holds, per
-    action, what a play told about the hidden fate (:func:`play_note`, public facts of
-    the step after it) or ``None``; :meth:`step_data` shows each entry with its note.
+    action, its entry's note -- what a play told about the hidden fate, or the values a
+    prediction's number line allowed (public facts only) -- or ``None``; :meth:`step_data` shows each entry with its note.
     """
 
     def __init__(self, source: str | Path | dict) -> None:
@@ -72,9 +72,11 @@ class Replay:
                     i + 1,
                     by,
                     slot_ids(before),
+                    bool(before.predictions),
+                    before.lines[before.active],
                 )
             )
-            self.notes.append(play_note(make_view(after, 0), action))
+            self.notes.append(self.log[-1].get("note"))  # what a play tells, a guess's line
 
     @property
     def steps(self) -> int:
@@ -126,11 +128,18 @@ def parse_viewer(text: str | None, num_players: int) -> int | None:
 
 
 def replay_terminal(
-    source: str | Path, viewer_text: str | None, inp: TextIO, out: TextIO, wait: bool = True
+    source: str | Path,
+    viewer_text: str | None,
+    inp: TextIO,
+    out: TextIO,
+    wait: bool = True,
+    width: int | None = None,
 ) -> int:
     """Show a replay step by step: Enter steps on, a number jumps to that step, ``b``
-    steps back, ``q`` quits. ``wait=False`` prints every step at once."""
+    steps back, ``q`` quits. ``wait=False`` prints every step at once. Lines are wrapped
+    to ``width`` columns (default: the terminal's width)."""
     replay = Replay(source)
+    out = WrappedOutput(out, width or terminal_width())
     viewer = parse_viewer(viewer_text, replay.num_players)
     who = "everybody (omniscient)" if viewer is None else f"player {viewer}"
     players = replay.record.get("players", {})
@@ -149,6 +158,8 @@ def replay_terminal(
             out.write(f"player {entry['player']}: {entry['action']}{events}\n")
             if note:
                 out.write(f"  ({note})\n")
+            if entry.get("turn_end"):
+                out.write(f"  end of turn {entry['turn']}: {'; '.join(entry['turn_end'])}\n")
         out.write(screen_text(data) + "\n")
         if not wait:
             if step == replay.steps:

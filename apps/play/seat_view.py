@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shipwreck_apps.play.explain import card_name, play_words, slots_at_events, turn_reading
+from shipwreck_apps.play.preview import decision_help, fade_warnings, play_preview
 from shipwreck_env.envs.render import describe_event
-from shipwreck_env.rules.actions import ACTIONS, HOURS_TARGET, PASS, describe
+from shipwreck_env.rules.actions import ACTIONS, HOURS_TARGET, PASS, REVEAL, describe
 from shipwreck_env.rules.cards import CARD_INDEX, CARDS, POWER_INDEX, POWERS, fate_hours
 from shipwreck_env.rules.conditions import mask_values
 from shipwreck_env.rules.config import DIFFICULTIES
@@ -30,10 +31,12 @@ __all__ = [
     "end_words",
     "event_text",
     "goal_text",
+    "hours_words",
     "omniscient_data",
     "power_data",
     "screen_text",
     "track_text",
+    "unseen_text",
     "view_data",
 ]
 
@@ -81,6 +84,14 @@ RULES_HELP: tuple[tuple[str, str], ...] = (
         "back to the bag; after a pass its player keeps it for their next turn.",
     ),
     (
+        "Reveals",
+        "Before the group decides, each other player who holds a fate may reveal it: it "
+        "is discarded face up, so everybody sees its value and it goes back to the bag, "
+        "and that player starts their next turn with two fresh fates. A revealed value is "
+        "one copy fewer that the active player could be keeping, which can tip the group "
+        "between two values; when it would not, keep the fate hidden.",
+    ),
+    (
         "Number lines",
         "Each seat's number line shows the values its hidden fate can still have, from "
         "public facts only: the cards it was played beside, power answers, wrong "
@@ -89,8 +100,9 @@ RULES_HELP: tuple[tuple[str, str], ...] = (
     (
         "Fading and powers",
         "Fates add hours to their card (1-3 count 1, 4-6 count 2, 7 counts 3). When a "
-        "card's hours reach its moons it fades: +2 doom unless the turn's prediction was "
-        "right (The Blind Man costs nothing). A faded card leaves a power, used once: "
+        "card's hours reach the number it fades at (printed on it as moons) it fades at "
+        "the end of the turn: +2 doom unless the turn's prediction was right (The Blind "
+        "Man costs nothing). A faded card leaves a power, used once: "
         "most ask a yes/no question about the hidden fate or give an extra prediction; "
         "a few are the active player's, before or after the play.",
     ),
@@ -124,22 +136,36 @@ _PASS_WORDS = {
     "play": "pass",
     "steal": "take nothing",
     "after_play": "pass: use no power after the play",
-    "reveal": "keep my held fate hidden",
+    "reveal": "keep the held fate hidden",
     "group": "pass: no power and no prediction",
     "vote": "vote pass",
     "cost": "pay no cost (do not use the power)",
     "sails": "pass: exile nothing with Sails",
 }
+_PASS_AFTER_PREDICTION = "pass: no more predictions"
+"""The group's pass once it has predicted this turn (a wrong one left it an extra)."""
+_REVEAL_WORDS = "reveal: discard the held fate face up"
 
 
 def action_text(
-    action: int, phase: str, group_decision: str, slots: Sequence[str | None] | None = None
+    action: int,
+    phase: str,
+    group_decision: str,
+    slots: Sequence[str | None] | None = None,
+    predicted: bool = False,
 ) -> str:
-    """An action in words for the phase it is taken in: each kind of pass says what is
-    declined, and a prediction says "vote" only in vote mode. With ``slots`` (the card
-    id in each slot now), a play names its card: "play fate 5 on The Blind Man (slot 1)"."""
+    """An action in words for the phase it is taken in, in words that read the same
+    whoever took it (no "my"): each kind of pass says what is declined, and a
+    prediction says "vote" only in vote mode. With ``slots`` (the card id in each slot
+    now), a play names its card: "play fate 5 on The Blind Man (slot 1)". ``predicted``:
+    the group has already predicted this turn, so its pass declines only more
+    predictions."""
     if action == PASS:
+        if phase == "group" and predicted:
+            return _PASS_AFTER_PREDICTION
         return _PASS_WORDS.get(phase, describe(action))
+    if action == REVEAL:
+        return _REVEAL_WORDS
     spec = ACTIONS[action]
     if spec.kind == "predict":
         return f"vote {spec.value}" if phase == "vote" else f"predict {spec.value}"
@@ -205,7 +231,7 @@ def end_reason(s: State, turn_doom: int) -> str:
     """Why the game ended, from the events of its last turn and the doom it began with:
     e.g. "doom reached 7: a wrong prediction (+1) and The Chalice faded (+2)"."""
     if s.won:
-        return f"the score reached {s.score}"
+        return "the group predicted the hidden fate right"
     if s.truncated:
         return f"the turn limit ({s.config.max_turns}) was reached"
     wrong = any(e[0] == "predict" and not e[2] for e in s.events) and not any(
@@ -321,16 +347,25 @@ def view_data(
         "votes": list(view.votes),
         "predictions": list(view.predictions),
         "predictions_left": view.predictions_left,
-        "legal": [
-            {
-                "action": a,
-                "text": action_text(a, view.phase, view.config.group_decision, view.slots),
-            }
-            for a in view.legal
-        ],
+        "legal": [_option(view, a) for a in view.legal],
+        "fading": fade_warnings(view),
+        "decision_help": decision_help(view),
         "log": list(log),
         "posterior": None if posterior is None else [round(float(p), 4) for p in posterior],
     }
+
+
+def _option(view: AgentView, action: int) -> dict:
+    """A legal action of the viewer: its number, its words and, for a play, what it would
+    tell the group (:func:`~shipwreck_apps.play.preview.play_preview`)."""
+    text = action_text(
+        action, view.phase, view.config.group_decision, view.slots, bool(view.predictions)
+    )
+    option = {"action": action, "text": text}
+    preview = play_preview(view, action)
+    if preview is not None:
+        option["preview"] = preview["text"]
+    return option
 
 
 def omniscient_data(s: State, log: Sequence[dict] = ()) -> dict:
@@ -342,13 +377,17 @@ def omniscient_data(s: State, log: Sequence[dict] = ()) -> dict:
     data["reading"] = turn_reading(view, None)
     phase = PHASES[s.phase]
     data["legal"] = [
-        {"action": a, "text": action_text(a, phase, s.config.group_decision, view.slots)}
+        {
+            "action": a,
+            "text": action_text(a, phase, s.config.group_decision, view.slots, bool(s.predictions)),
+        }
         for a in _legal(s)
     ]
+    data["decision_help"] = None
     for seat in data["seats"]:
         seat["fates"] = list(s.hands[seat["seat"]])
         seat["mine"] = False
-    data["deck_order"] = [CARDS[c].id for c in s.deck]
+    data["deck_order"] = [CARDS[c].name for c in s.deck]
     data["unseen"] = list(s.bag)
     return data
 
@@ -395,7 +434,7 @@ def screen_text(data: dict) -> str:
         if card is None:
             out.append(f"  slot {slot['slot']}: (empty)")
             continue
-        moons = "by its text" if slot["moons"] is None else f"at {slot['moons']} hours"
+        moons = "by its text" if slot["moons"] is None else f"at {hours_words(slot['moons'])}"
         fates = (
             " ".join(f"{v}({h}h)" for v, h in zip(slot["fates"], slot["fate_hours"], strict=True))
             or "-"
@@ -405,6 +444,9 @@ def screen_text(data: dict) -> str:
             f"  slot {slot['slot']}: {card['name']} - {card['condition']}\n"
             f"          fates: {fates}   hours {slot['hours']}, fades {moons}{extra}"
         )
+        for warning in data.get("fading", ()):
+            if warning["slot"] == slot["slot"]:
+                out.append(f"          WARNING: {warning['text']}")
     faded = (
         "; ".join(
             f"{p['card'] + ': ' if p['card'] else ''}{p['id']} - {p['title']} ({p['summary']})"
@@ -419,7 +461,7 @@ def screen_text(data: dict) -> str:
             + " ".join(str(v + 1) for v, n in enumerate(data["exiled"]) for _ in range(n))
         )
     label = "In the bag" if me is None else "Unseen copies"
-    out.append(f"{label} (values 1-7): " + " ".join(map(str, data["unseen"])))
+    out.append(f"{label} (value: how many): {unseen_text(data['unseen'])}")
     out.append("Seats (number line: possible values of each held fate):")
     for seat in data["seats"]:
         you = " (you)" if seat["mine"] else ""
@@ -444,6 +486,16 @@ def screen_text(data: dict) -> str:
             + "  ".join(f"{v + 1}:{p[v]:.0%}" for v in range(7) if p[v] > 0)
         )
     return "\n".join(out)
+
+
+def hours_words(hours: int) -> str:
+    """ "1 hour", "3 hours"."""
+    return f"{hours} hour{'' if hours == 1 else 's'}"
+
+
+def unseen_text(counts: Sequence[int]) -> str:
+    """Copies of each value not seen, as "1: 3, 2: 2, ..." (value, then how many)."""
+    return ", ".join(f"{v}: {n}" for v, n in enumerate(counts, 1))
 
 
 def track_text(name: str, value: int, end: int) -> str:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import json
 import secrets
 from collections.abc import Iterable, Iterator, Sequence
@@ -32,7 +33,7 @@ import numpy as np
 from shipwreck_agents.evaluation.records import game_rng, make_record, result_of
 from shipwreck_agents.registry import make_team
 from shipwreck_apps.play import DEFAULT_TEAMMATES
-from shipwreck_apps.play.explain import play_note
+from shipwreck_apps.play.explain import play_note, values_text
 from shipwreck_apps.play.seat_view import (
     action_text,
     end_reason,
@@ -42,12 +43,13 @@ from shipwreck_apps.play.seat_view import (
 )
 from shipwreck_env.envs.policy import Team, decide, observation_layouts
 from shipwreck_env.rules import saving
-from shipwreck_env.rules.actions import NUM_ACTIONS, describe
-from shipwreck_env.rules.cards import CARDS
+from shipwreck_env.rules.actions import ACTIONS, NUM_ACTIONS, describe
+from shipwreck_env.rules.cards import CARD_INDEX, CARDS
+from shipwreck_env.rules.conditions import mask_values
 from shipwreck_env.rules.config import GameConfig
 from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
 from shipwreck_env.rules.state import PHASES, State
-from shipwreck_env.rules.view import make_view
+from shipwreck_env.rules.view import AgentView, make_view
 
 __all__ = [
     "DEFAULT_TEAMMATES",
@@ -58,12 +60,15 @@ __all__ = [
     "TeammateError",
     "log_entry",
     "make_team",
+    "model_readings",
+    "reader_view",
     "reading_due",
     "slot_ids",
     "teammates_label",
 ]
 
 SAVE_FORMAT = "shipwreck-arcana-table"
+FEAST = CARD_INDEX["feast"]
 
 
 CHECK_DECISIONS = 60
@@ -83,8 +88,9 @@ class StaleVersion(PlayError):
 
 class TeammateError(RuntimeError):
     """The AI teammates failed to decide (an exception inside a policy). Its message is
-    fixed -- who failed and the exception's type, never the exception's text, which may
-    quote the policy's own hand; the exception itself is its ``__cause__``."""
+    fixed -- who failed, never the exception's type nor its text (the text may quote
+    the policy's own hand; both belong in the server's log): the exception itself is
+    its ``__cause__``."""
 
 
 class Table:
@@ -137,6 +143,7 @@ class Table:
         self._turn_doom = self.state.doom  # doom when the current turn began
         self._advisors = {h: _advisor(self.team) for h in self.humans}
         self._readings: dict[int, list[float] | None] = {h: None for h in self.humans}
+        self._previews: dict[tuple[int, int], dict[str, str]] = {}
         self._check_team()
 
     def _check_team(self) -> None:
@@ -165,7 +172,7 @@ class Table:
                 step_inplace(s, decide(team, s, self.layouts, rng).action, rng)
         except Exception as exc:  # any failure of theirs: refuse them, name the spec
             # the scratch game is a copy of the real deal: the exception's text stays out
-            raise ValueError(
+            raise ValueError(  # to whoever creates the game, before any seat exists
                 f"teammates {self.teammates!r} cannot play this game: they failed "
                 f"({type(exc).__name__}) when tried on a scratch copy of it"
             ) from exc
@@ -240,7 +247,7 @@ class Table:
             except Exception as exc:
                 raise TeammateError(
                     f"the AI teammates ({teammates_label(self.teammates)}) failed to decide "
-                    f"for player {self.state.decider} ({type(exc).__name__})"
+                    f"for player {self.state.decider}"
                 ) from exc
             entries.append(self._apply(action, by="ai"))
         return entries
@@ -304,8 +311,8 @@ class Table:
             fresh._replay(self.actions)
             if fresh.state != self.state:
                 raise PlayError("the replayed game differs from the restored one")
-        except Exception as exc:  # its text may quote a teammate's hand: type only
-            self.ended = f"the game could not be restored after a failure ({type(exc).__name__})"
+        except Exception as exc:  # its text may quote a teammate's hand: the log has it
+            self.ended = "the game could not be restored after a failure"
             self.stopped_by = exc
             return
         self.team, self._advisors, self._readings = fresh.team, fresh._advisors, fresh._readings
@@ -339,9 +346,12 @@ class Table:
         s = self.state
         player, turn, seen, phase = s.decider, s.turn, len(s.events), PHASES[s.phase]
         slots = slot_ids(s)  # before the action
+        predicted, line = bool(s.predictions), s.lines[s.active]
         step_inplace(s, action, self.rng, check=False)
         self.actions.append(action)
-        entry = log_entry(player, turn, seen, phase, s, action, len(self.actions), by, slots)
+        entry = log_entry(
+            player, turn, seen, phase, s, action, len(self.actions), by, slots, predicted, line
+        )
         self.log.append(entry)
         if s.turn != turn:  # a new turn began (a game ends inside its last turn)
             self._turn_doom = s.doom
@@ -379,7 +389,27 @@ class Table:
         if self.ended is not None:
             data["legal"] = []  # a stopped game takes no more actions
         data["end_reason"] = end_reason(self.state, self._turn_doom) if self.over else None
+        data["model_previews"] = self._model_previews(player) if self.ended is None else {}
         return data
+
+    def group_model(self, player: int) -> object | None:
+        """A copy of the teammates' group model as fed from ``player``'s own view of
+        every step so far (``None`` when the group has no posterior)."""
+        advisor = self._advisors.get(player)
+        return None if advisor is None else copy.deepcopy(advisor)
+
+    def _model_previews(self, player: int) -> dict[str, str]:
+        """:func:`model_readings` for ``player`` now, computed once per version."""
+        key = (player, self.version)
+        cached = self._previews.get(key)
+        if cached is None:
+            advisor = self._advisors.get(player)
+            cached = {} if advisor is None else model_readings(advisor, self.state, player)
+            self._previews = {
+                key: cached,
+                **{k: v for k, v in self._previews.items() if k[0] != player},
+            }
+        return cached
 
     # --- saving --------------------------------------------------------------------------
 
@@ -453,6 +483,27 @@ class Table:
         table._replay(record["actions"])
         return table
 
+    @classmethod
+    def replayed(
+        cls,
+        config: GameConfig,
+        humans: Iterable[int],
+        teammates: str,
+        seed: int,
+        actions: Sequence[int],
+    ) -> Table:
+        """The table of ``config``, ``humans``, ``teammates`` and ``seed`` after
+        ``actions`` (the teammates are asked again at their decisions, so their memory of
+        the game is rebuilt).
+
+        Raises:
+            PlayError: an action is not legal where it is replayed.
+            ValueError: the seats or teammates are not allowed.
+        """
+        table = cls(config, humans, teammates, seed)
+        table._replay(actions)
+        return table
+
     def _replay(self, actions: Sequence[int]) -> None:
         for action in actions:
             if not self.state.over and self.state.decider not in self.humans:
@@ -487,28 +538,45 @@ def log_entry(
     index: int,
     by: str,
     slots: Sequence[str | None] | None = None,
+    predicted: bool = False,
+    line_before: int | None = None,
 ) -> dict:
     """The public log entry of action number ``index`` (from 1): ``player`` took
     ``action`` in phase ``phase`` of turn ``turn`` when that turn had ``seen`` events,
-    giving ``after``. With ``slots`` (the card in each slot before the action), plays
-    name their cards, and a play gets a note of what it tells (public facts only:
-    :func:`~shipwreck_apps.play.explain.play_note`)."""
+    giving ``after`` (``predicted``: the group had predicted this turn before it). With
+    ``slots`` (the card in each slot before the action), plays name their cards, and a
+    play gets a note of what it tells (public facts only:
+    :func:`~shipwreck_apps.play.explain.play_note`). What the end of the turn did (fades,
+    refills, the next turn's draws) is under ``turn_end``, apart from the action's own
+    ``events``: a pass does not fade a card, the end of the turn does. A prediction made
+    with ``line_before`` (the active seat's number line just before it) gets a note of
+    the values that line still allowed, so a wrong guess among them reads as a guess."""
     if after.turn != turn and not after.over:  # the turn ended: its events, then the new one's
         events = after.last_events[seen:] + after.events
     else:
         events = after.events[seen:]
+    own = [e for e in events if e[0] not in TURN_END_EVENTS]
+    ending = [e for e in events if e[0] in TURN_END_EVENTS]
     entry = {
         "index": index,
         "turn": turn,
         "player": player,
         "by": by,
-        "action": action_text(action, phase, after.config.group_decision, slots),
-        "events": [event_text(e, slots if e[0] == "play" else None) for e in events],
+        "action": action_text(action, phase, after.config.group_decision, slots, predicted),
+        "events": [event_text(e, slots if e[0] == "play" else None) for e in own],
+        "turn_end": [event_text(e) for e in ending],
     }
     note = play_note(make_view(after, player), action)
     if note:
         entry["note"] = note
+    elif line_before is not None and ACTIONS[action].kind == "predict" and phase != "vote":
+        values = values_text(mask_values(line_before))
+        entry["note"] = f"the number line then allowed {values}"
     return entry
+
+
+TURN_END_EVENTS = frozenset({"fade", "refill", "table_to_bag", "exiled_to_bag", "draw"})
+"""Events of the end of a turn and the start of the next, never of the action itself."""
 
 
 def reading_due(view) -> bool:
@@ -520,6 +588,43 @@ def reading_due(view) -> bool:
         and view.holding[view.active_seat] == 1
         and bool(view.plays)
     )
+
+
+def reader_view(after: State, player: int) -> AgentView:
+    """``player``'s view of ``after`` as a reader who holds no fate sees it: their own
+    fates count as unseen and are not in hand. What the teammates' model is given to
+    read a play of ``player``'s from public facts only (their own hands are theirs)."""
+    view = make_view(after, player)
+    held = [v for hand in view.my_hands for v in hand]
+    unseen = tuple(n + held.count(v) for v, n in enumerate(view.unseen, 1))
+    return dataclasses.replace(view, my_hands=tuple(() for _ in view.my_hands), unseen=unseen)
+
+
+def model_readings(advisor: object, s: State, player: int) -> dict[str, str]:
+    """For ``player`` deciding a play in ``s``: per legal play (action number as text),
+    how the teammates' group model ``advisor`` (a copy is used; it is not changed)
+    would read the fate kept by that play -- the likeliest values, from public facts
+    only (:func:`reader_view`). Empty when ``player`` is not deciding a play. A play on
+    The Feast draws a fate from the bag, which only the game may do: it gets none."""
+    if s.over or s.decider != player or PHASES[s.phase] != "play":
+        return {}
+    out = {}
+    for action in legal_actions(s):
+        spec = ACTIONS[action]
+        if spec.kind != "play" or (spec.slot < 4 and s.slots[spec.slot] == FEAST):
+            continue
+        after = s.copy()
+        step_inplace(after, action, np.random.default_rng(0))
+        try:
+            posterior = np.asarray(copy.deepcopy(advisor).posterior(reader_view(after, player)))
+        except Exception:  # a model that cannot read this play just says nothing
+            continue
+        if posterior.sum() <= 0:
+            continue
+        order = [int(v) for v in np.argsort(-posterior, kind="stable") if posterior[v] >= 0.1]
+        likely = ", ".join(f"{v + 1} ({posterior[v]:.0%})" for v in order[:3])
+        out[str(action)] = f"the teammates' model would read it as {likely}"
+    return out
 
 
 def _advisor(team: Team) -> object | None:

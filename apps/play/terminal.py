@@ -14,6 +14,9 @@ hidden fate (:func:`shipwreck_apps.play.explain.play_note`: the log entry's ``no
 else the replay of the game's public record), and the table shows what this turn's plays
 tell (:func:`shipwreck_apps.play.explain.turn_reading`).
 
+Every line is wrapped to the terminal's width (words are never cut), with the indent of
+its first line kept.
+
 Commands are whole words (``savexyz`` is not a save). A save that fails keeps the
 previous save path. Bad input gets a message and changes nothing. End of input (Ctrl-D) and Ctrl-C quit like
 ``q``. Input and output are streams, so a scripted session is a test.
@@ -28,6 +31,7 @@ from typing import TextIO
 from shipwreck_apps.play.replay_view import Replay
 from shipwreck_apps.play.seat_view import RULES_HELP, goal_text, screen_text
 from shipwreck_apps.play.table import PlayError, Table, TeammateError, teammates_label
+from shipwreck_apps.play.wrap import WrappedOutput, terminal_width
 
 __all__ = ["HELP", "RULES", "play_terminal"]
 
@@ -47,7 +51,9 @@ def _entry_text(entry: dict, me: int) -> str:
         who += " (AI)"
     events = f" -> {'; '.join(entry['events'])}" if entry["events"] else ""
     note = f"\n        ({entry['note']})" if entry.get("note") else ""
-    return f"  [{entry['index']}] {who}: {entry['action']}{events}{note}"
+    ending = entry.get("turn_end")
+    end = f"\n        end of turn {entry['turn']}: {'; '.join(ending)}" if ending else ""
+    return f"  [{entry['index']}] {who}: {entry['action']}{events}{note}{end}"
 
 
 def _noted(table: Table, entries: list[dict]) -> list[dict]:
@@ -81,8 +87,15 @@ def _show(table: Table, me: int, out: TextIO) -> None:
     out.write("\n" + screen_text(data) + "\n")
     if data["legal"]:
         out.write("Your decision:\n")
+        if data.get("decision_help"):
+            out.write(f"  {data['decision_help']}\n")
         for i, option in enumerate(data["legal"], 1):
             out.write(f"  {i:3d}. {option['text']}\n")
+            if option.get("preview"):
+                out.write(f"         {option['preview']}\n")
+            model = data.get("model_previews", {}).get(str(option["action"]))
+            if model:
+                out.write(f"         {model}\n")
 
 
 def play_terminal(
@@ -91,13 +104,16 @@ def play_terminal(
     inp: TextIO = sys.stdin,
     out: TextIO = sys.stdout,
     save_path: str | None = None,
+    width: int | None = None,
 ) -> int:
     """Run the game at ``table`` for the person in ``player`` until it ends or they quit
-    (Ctrl-C included: it saves like ``q``).
+    (Ctrl-C included: it saves like ``q``). Output lines are wrapped to ``width``
+    columns (default: the terminal's width).
 
     Returns 0 when the game ended or the person quit (saved or not), 1 when the AI
     teammates failed and the game was stopped.
     """
+    out = WrappedOutput(out, width or terminal_width())
     try:
         return _session(table, player, inp, out, save_path)
     except KeyboardInterrupt:

@@ -36,7 +36,9 @@ fixed message; a game's replay opens only to its own seats' keys once it is over
 replay folder shows only finished games; requests pass
 :class:`~shipwreck_apps.web.guard.Guard` (host, origin, JSON only, body size and time,
 JSON limits); finished games move to disk, games in progress expire when idle and each
-address has limits (:mod:`shipwreck_apps.web.games`).
+address has limits (:mod:`shipwreck_apps.web.games`); with a games folder every game in
+progress is journaled before its answer is sent and comes back when the server starts
+again on that folder (:mod:`shipwreck_apps.web.journal`).
 
 Errors are ``{"error": message}`` and change nothing: 400 malformed request, 403 wrong
 key or another site, 404 unknown game / seat / replay, 408 a body that did not arrive in
@@ -68,7 +70,7 @@ from shipwreck_agents.registry import shown
 from shipwreck_apps.play import DEFAULT_TEAMMATES
 from shipwreck_apps.play.replay_view import Replay, parse_viewer
 from shipwreck_apps.play.table import PlayError, Table, TeammateError
-from shipwreck_apps.web.archive import Archive, Finished, key_hash
+from shipwreck_apps.web.archive import Archive, Finished, check_folder, key_hash
 from shipwreck_apps.web.games import LOG_TAIL, Game, Games, Limits
 from shipwreck_apps.web.guard import (
     BODY_TIMEOUT,
@@ -78,6 +80,7 @@ from shipwreck_apps.web.guard import (
     described,
     read_json,
 )
+from shipwreck_apps.web.journal import Journal
 from shipwreck_apps.web.shelf import ReplayShelf
 from shipwreck_apps.web.teams import check_teammates, offered_teams
 from shipwreck_env.rules.config import GameConfig
@@ -206,6 +209,7 @@ def create_app(
     clock: Callable[[], float] = time.monotonic,
     teams: Sequence[str] | None = None,
     body_timeout: float = BODY_TIMEOUT,
+    games_folder: str | Path | None = None,
 ) -> Starlette:
     """The web app.
 
@@ -218,13 +222,24 @@ def create_app(
         clock: seconds, for idle expiry and the per-minute limit (tests pass their own).
         teams: the teams the lobby offers (default: :func:`offered_teams`).
         body_timeout: seconds a request body may take to arrive.
+        games_folder: a folder of the server's own where games in progress are journaled
+            and finished ones indexed; an app created on it again resumes them (``None``:
+            a private temporary folder, so nothing outlives the app).
 
     Raises:
-        ValueError: the ``record`` folder cannot be written to.
+        ValueError: the ``record`` folder or the games folder cannot be written to, or
+            another server uses the games folder
+            (:class:`~shipwreck_apps.web.journal.FolderBusy`).
     """
     limits = limits or Limits()
-    archive = Archive(record, limits.max_finished)
-    games = Games(limits, archive, clock)
+    if record is not None:
+        check_folder(record)  # refused before the games folder is made or locked
+    journal = Journal(games_folder) if games_folder is not None else None
+    archive = Archive(record, limits.max_finished, games_folder)
+    games = Games(limits, archive, clock, journal)
+    back = games.resume()
+    if back:
+        _log.info("resumed %d game(s) in progress from %s", back, games_folder)
     shelf = ReplayShelf(Path(replays)) if replays else None
     offered = list(offered_teams() if teams is None else teams)
 
@@ -275,6 +290,7 @@ def create_app(
             try:
                 with table.transaction():  # the action, the AI after it and the answer
                     table.play(seat, action, version)
+                    games.record(gid, game)  # on disk before the answer leaves
                     answer = JSONResponse(table.seat_data(seat, LOG_TAIL))
             except PlayError as exc:
                 raise HTTPError(409, str(exc)) from None

@@ -9,7 +9,10 @@ key is still refused.
 
 The archive holds at most ``limit`` finished games: past that the oldest leaves it (its
 index entry, and its record if the records folder is the private one; a record in
-``--record DIR`` is never deleted). The private folder is removed when the archive is.
+``--record DIR`` is never deleted). The private folder is removed when the archive is,
+unless it is the server's games folder (``serve --games DIR``): then the index and the
+records stay, and a server started again on that folder serves the same finished games
+at the same links.
 """
 
 from __future__ import annotations
@@ -87,18 +90,35 @@ class Archive:
     REPLAYS = 16
     """Replays kept in memory (built from their records when first asked for)."""
 
-    def __init__(self, records: str | Path | None, limit: int) -> None:
-        self._work = tempfile.TemporaryDirectory(prefix="shipwreck-web-")
-        private = Path(self._work.name)
+    def __init__(
+        self, records: str | Path | None, limit: int, folder: str | Path | None = None
+    ) -> None:
+        if folder is None:
+            self._work = tempfile.TemporaryDirectory(prefix="shipwreck-web-")
+            private = Path(self._work.name)
+        else:
+            private = Path(folder)
         self._index = private / "games"
-        self._index.mkdir()
+        self._index.mkdir(parents=True, exist_ok=True)
         self.records = check_folder(records) if records is not None else private / "records"
         self.records.mkdir(exist_ok=True)
         self.private_records = records is None
         self.limit = limit
-        self._order: deque[str] = deque()
+        self._order: deque[str] = deque(self._kept())
         self._replays: OrderedDict[str, Replay] = OrderedDict()
         self._lock = threading.Lock()
+        while len(self._order) > self.limit:
+            self._drop(self._order.popleft())
+
+    def _kept(self) -> list[str]:
+        """The ids of the finished games already in the index, oldest first."""
+        found = []
+        for path in self._index.glob("*.json"):
+            try:
+                found.append((path.stat().st_mtime, json.loads(path.read_text())["game"]))
+            except (OSError, ValueError, KeyError, TypeError):
+                continue  # an entry from before ids were kept, or unreadable: not served
+        return [gid for _, gid in sorted(found)]
 
     def put(
         self,
@@ -117,7 +137,7 @@ class Archive:
         """
         name = f"web-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(4)}.json"
         path = write_record(self.records, name, record)
-        entry = {"record": name, "keys": keys, "views": views, "ended": ended}
+        entry = {"game": gid, "record": name, "keys": keys, "views": views, "ended": ended}
         try:
             (self._index / _entry_name(gid)).write_text(json.dumps(entry))
         except OSError:

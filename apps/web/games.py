@@ -10,6 +10,11 @@ in progress expires after :attr:`Limits.idle_timeout` seconds without a request.
 game that expired or left the archive answers 410 (the page says so) rather than 404
 for as long as its id is remembered.
 
+With a :class:`~shipwreck_apps.web.journal.Journal` (``serve --games DIR``), every game
+in progress is also journaled as it is played (:meth:`Games.record`, called before an
+action's answer is sent) and :meth:`Games.resume` brings the unexpired ones back after a
+restart, at the same ids and seat keys.
+
 Seat keys are kept only as hashes (:func:`~shipwreck_apps.web.archive.key_hash`); the
 keys themselves go once into the links of the answer that created the game.
 """
@@ -26,9 +31,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from shipwreck_apps.play.replay_view import Replay
-from shipwreck_apps.play.table import Table
+from shipwreck_apps.play.table import Table, TeammateError
 from shipwreck_apps.web.archive import Archive, Finished, key_hash
 from shipwreck_apps.web.guard import HTTPError
+from shipwreck_apps.web.journal import Journal
 
 __all__ = ["LOG_TAIL", "Game", "Games", "Limits"]
 
@@ -89,10 +95,15 @@ class Games:
     ``archive``."""
 
     def __init__(
-        self, limits: Limits, archive: Archive, clock: Callable[[], float] = time.monotonic
+        self,
+        limits: Limits,
+        archive: Archive,
+        clock: Callable[[], float] = time.monotonic,
+        journal: Journal | None = None,
     ) -> None:
         self.limits = limits
         self.archive = archive
+        self.journal = journal
         self._clock = clock
         self._games: dict[str, Game] = {}
         self._expired: OrderedDict[str, None] = OrderedDict()
@@ -157,6 +168,18 @@ class Games:
             self._check_room(client)
             gid = secrets.token_urlsafe(18)
             self._games[gid] = game
+        if self.journal is not None:
+            try:
+                self.journal.start(gid, table, game.keys, client)
+            except OSError:
+                _log.exception("game %s could not be journaled; it was not created", gid)
+                with self._lock:
+                    self._games.pop(gid, None)
+                raise HTTPError(
+                    500,
+                    "the server could not write the new game to its games folder; no "
+                    "game was created",
+                ) from None
         if table.closed:  # a game the teammates ended before a person's first decision
             self.finish(gid, game)
         return gid, keys
@@ -177,6 +200,8 @@ class Games:
                 game = None
             if game is not None:
                 game.last_used = now
+                if self.journal is not None:
+                    self.journal.touch(gid)
                 return game
             expired = gid in self._expired
         finished = None if expired else self.archive.get(gid)
@@ -201,10 +226,57 @@ class Games:
         except Exception:  # the game has ended all the same: never answer otherwise
             _log.exception("game %s ended but could not be archived; it stays in memory", gid)
             return
+        if self.journal is not None:
+            self.journal.remove(gid)
         with self._lock:
             self._games.pop(gid, None)
             if dropped:
                 self._remember(dropped)
+
+    def record(self, gid: str, game: Game) -> None:
+        """Journal the actions ``game`` took since the last call, synced to disk (call it
+        holding ``game.lock``, before the answer is sent). Without a journal, nothing.
+
+        Raises:
+            OSError: they could not be written.
+        """
+        if self.journal is not None:
+            self.journal.append(gid, game.table)
+
+    def resume(self) -> int:
+        """Bring back every game in progress of the journal that has not expired (an
+        expired one is forgotten), each at the moment of its last whole action; the AI
+        teammates finish a run of theirs that a stop interrupted. Returns how many came
+        back; a journal that cannot be read is logged and set aside."""
+        if self.journal is None:
+            return 0
+        resumed, problems = self.journal.resume()
+        for line in problems:
+            _log.error("%s", line)
+        now = self._clock()
+        back = 0
+        for r in resumed:
+            if r.age >= self.limits.idle_timeout:
+                self.journal.remove(r.gid)
+                with self._lock:
+                    self._remember(r.gid)
+                continue
+            game = Game(r.table, r.keys, r.client, now - r.age)
+            try:
+                with r.table.transaction():
+                    r.table.advance()
+            except TeammateError as exc:
+                _log.error("game %s: %s", r.gid, exc, exc_info=exc.__cause__)
+            try:
+                self.journal.append(r.gid, r.table)
+            except OSError:
+                _log.exception("game %s: its resumed actions could not be journaled", r.gid)
+            with self._lock:
+                self._games[r.gid] = game
+            if r.table.closed:
+                self.finish(r.gid, game)
+            back += 1
+        return back
 
     def _sweep(self, now: float) -> None:
         for gid in [
@@ -215,6 +287,8 @@ class Games:
     def _expire(self, gid: str) -> None:
         del self._games[gid]
         self._remember(gid)
+        if self.journal is not None:
+            self.journal.remove(gid)
 
     def _remember(self, gid: str) -> None:
         self._expired[gid] = None

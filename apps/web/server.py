@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 from collections.abc import Iterable
+from pathlib import Path
 
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -24,11 +26,18 @@ from shipwreck_apps.web.games import Limits
 from shipwreck_apps.web.guard import BODY_TIMEOUT, LOOPBACK
 from shipwreck_apps.web.teams import TEAMS, offered_teams
 
-__all__ = ["HEADER_TIMEOUT", "serve", "server_config", "timed_protocol"]
+__all__ = ["HEADER_TIMEOUT", "default_games_folder", "serve", "server_config", "timed_protocol"]
 
 HEADER_TIMEOUT = 10.0
 """Seconds a connection may take to send a request's headers (the first request's from
 when it opens, the next one's from the end of the answer before)."""
+
+
+def default_games_folder() -> Path:
+    """Where ``serve`` journals its games unless told otherwise:
+    ``$XDG_STATE_HOME/shipwreck-arcana/games`` (``~/.local/state/...`` by default)."""
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "shipwreck-arcana" / "games"
 
 
 def timed_protocol(header_timeout: float) -> type[H11Protocol]:
@@ -84,12 +93,16 @@ def serve(
     limits: Limits | None = None,
     header_timeout: float = HEADER_TIMEOUT,
     body_timeout: float = BODY_TIMEOUT,
+    games_folder: str | Path | None = None,
 ) -> None:
     """Run the app with uvicorn until interrupted; it answers to the loopback names when
-    ``host`` is a loopback address, else to ``host`` and ``allowed_hosts``.
+    ``host`` is a loopback address, else to ``host`` and ``allowed_hosts``. Games are
+    journaled in ``games_folder`` (default :func:`default_games_folder`), and the games
+    in progress found there are resumed first.
 
     Raises:
-        SystemExit: the record folder cannot be written to (one line naming it).
+        SystemExit: the record or games folder cannot be written to, or another server
+            uses the games folder (one line naming it).
     """
     logging.basicConfig(  # the app's log (failures, with their details) on stderr
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -107,6 +120,7 @@ def serve(
             limits=limits,
             teams=teams,
             body_timeout=body_timeout,
+            games_folder=games_folder if games_folder is not None else default_games_folder(),
         )
     except ValueError as exc:
         raise SystemExit(f"shipwreck-arcana serve: {exc}") from None

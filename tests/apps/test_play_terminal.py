@@ -234,9 +234,10 @@ def test_a_teammate_failure_stops_the_game_and_says_so(tmp_path: Path) -> None:
     out = io.StringIO()
     assert play_terminal(table, 0, io.StringIO("1\n"), out, str(save)) == 1
     assert "The game is stopped, as it was before your last action" in out.getvalue()
-    # the teammates' failure is named by its type; its text (which may quote a policy's
-    # own hand) stays out of what people see (issue 41, finding 4)
-    assert "(RuntimeError)" in out.getvalue() and "the model broke" not in out.getvalue()
+    # who failed is said; the exception's text (which may quote a policy's own hand,
+    # issue 41, finding 4) and its type (issue 51, item 12) are for the log only
+    assert "failed to decide for player" in out.getvalue()
+    assert "RuntimeError" not in out.getvalue() and "the model broke" not in out.getvalue()
     assert table.state == before and json.loads(save.read_text())["record"]
 
 

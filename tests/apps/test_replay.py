@@ -89,7 +89,7 @@ def test_terminal_replay_steps_through_a_game_to_its_end(records: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert f"--- step {steps}/{steps} ---" in done.stdout
     assert "== Game over after" in done.stdout
-    assert "In the bag (values 1-7)" in done.stdout  # the omniscient view
+    assert "In the bag (value: how many): 1: " in done.stdout  # the omniscient view
     stepped = run_cli("replay", str(path), "--viewer", "1", text_in="\n\n5\nb\nx\nq\n")
     assert stepped.returncode == 0, stepped.stderr
     out = stepped.stdout
@@ -166,7 +166,9 @@ def test_replay_api_serves_a_viewer_only_their_view(records: Path) -> None:
         everybody = client.get("/api/replays/hard-00001.json?step=1&viewer=all").json()
         assert everybody["player"] is None and "deck_order" in everybody
         last = client.get(f"/api/replays/hard-00001.json?step={replay.steps}").json()
-        assert last["over"] and last["end_reason"].startswith(("doom reached", "the score"))
+        assert last["over"] and last["end_reason"].startswith(
+            ("doom reached", "the group predicted")
+        )
         for path, status in [
             ("/api/replays/..%2Fsecret.json", 404),
             ("/api/replays/nope.json", 404),
@@ -185,9 +187,11 @@ def test_a_replay_says_what_each_play_told(records: Path) -> None:
     the terminal viewer."""
     replay = Replay(records / "normal-00000.json")
     data = replay.step_data(replay.steps, 1)
-    noted = [e for e in data["log"] if e.get("note")]
-    assert noted and all(e["action"].startswith("play fate") for e in noted)
-    assert all("this play says player " in e["note"] for e in noted)
+    noted = [e for e in data["log"] if e.get("note") and e["action"].startswith("play fate")]
+    assert noted and all("this play says player " in e["note"] for e in noted)
+    guesses = [e for e in data["log"] if e.get("note") and e["action"].startswith("predict")]
+    assert all(e["note"].startswith("the number line then allowed ") for e in guesses)
+    assert len(noted) + len(guesses) == sum(1 for e in data["log"] if e.get("note"))
     done = run_cli("replay", str(records / "normal-00000.json"), "--all")
     assert done.returncode == 0, done.stderr
     assert "(this play says player " in done.stdout

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from test_play_table import reference_readings
-from web_helpers import LOCAL, launch_chromium, running_server, twins
+from web_helpers import LOCAL, chromium_session, running_server, twins
 
 from shipwreck_apps.play.replay_view import Replay
 from shipwreck_apps.play.seat_view import faded_cards, view_data
@@ -29,7 +29,16 @@ with warnings.catch_warnings():  # starlette 1.x asks for httpx2; httpx works
     from starlette.testclient import TestClient
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "results" / "screenshots"
-SERVER_ONLY = {"log", "posterior", "version", "humans", "teammates", "ended", "end_reason"}
+SERVER_ONLY = {
+    "log",
+    "posterior",
+    "version",
+    "humans",
+    "teammates",
+    "ended",
+    "end_reason",
+    "model_previews",
+}
 
 
 def seen_by(s, player: int) -> dict:
@@ -232,12 +241,7 @@ def test_concurrent_games_do_not_interfere() -> None:
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch_chromium(p)
-        yield b
-        b.close()
+    yield from chromium_session()
 
 
 def capture_json(page, bodies: list) -> None:
@@ -273,7 +277,7 @@ def check_no_leak(app, bodies: list, rng: np.random.Generator) -> int:
     (another seat's fate or the deck order changed); the group's reading shown with it is
     the teammates' model run on that player's own views of every step, nothing else.
     Returns the views, replay steps and readings checked."""
-    checked = unread = checked_replays = read = 0
+    checked = unread = checked_replays = read = models = 0
     replays: dict[str, Replay] = {}
     readings: dict[tuple[str, int], list] = {}
     for url, body, kind in bodies:
@@ -311,6 +315,8 @@ def check_no_leak(app, bodies: list, rng: np.random.Generator) -> int:
         assert body["log"] == replay.log[: body["version"]][-LOG_TAIL:]
         for twin in twins(s, p, rng):
             assert seen_by(twin, p) == seen_by(s, p)
+        if body["model_previews"]:  # issue 51: the teammates' model reading of each play
+            models += check_model_previews(app, gid, body, s, rng)
         # the group's reading is the teammates' model run on this player's own view of
         # every step so far, and nothing else
         if (gid, p) not in readings:
@@ -322,7 +328,25 @@ def check_no_leak(app, bodies: list, rng: np.random.Generator) -> int:
             read += 1
         checked += 1
     assert unread <= 2
-    return checked + checked_replays + read
+    return checked + checked_replays + read + models
+
+
+def check_model_previews(app, gid: str, body: dict, s, rng: np.random.Generator) -> int:
+    """The teammates' model readings served with a play decision are those of the
+    same game replayed to that version (its advisor fed the same public steps), and
+    the same in every twin state of that moment. Returns 1."""
+    from shipwreck_apps.play.table import model_readings
+
+    table = table_of(app, gid)
+    p, version = body["player"], body["version"]
+    fresh = Table.replayed(
+        table.config, table.humans, table.teammates, table.seed, table.actions[:version]
+    )
+    assert fresh.seat_data(p)["model_previews"] == body["model_previews"]
+    advisor = fresh.group_model(p)
+    for twin in twins(s, p, rng, per_fate=1):
+        assert model_readings(advisor, twin, p) == body["model_previews"]
+    return 1
 
 
 def check_replay_step(replay: Replay, body: dict, rng: np.random.Generator) -> int:
@@ -557,19 +581,25 @@ def test_static_pages_carry_no_game_data(app_client) -> None:
 
 
 def test_the_no_leak_check_catches_a_leaky_server(app_client, monkeypatch) -> None:
-    """A server whose views also carried the deck order or the other hands fails the
-    check used above."""
+    """A server whose views also carried the deck order or the other hands, or a play
+    preview or a fade warning that peeks at a hidden fate, fails the check used above."""
     import shipwreck_apps.play.table as table_module
 
     app, client = app_client
     honest = table_module.view_data
 
-    for leak in ("deck", "hands"):
+    for leak in ("deck", "hands", "preview", "fading"):
 
-        def leaky(view, log=(), posterior=None, leak=leak):
-            data = honest(view, log, posterior)
+        def leaky(view, log=(), posterior=None, faded=None, leak=leak):
+            data = honest(view, log, posterior, faded)
             s = next(iter(app.state.games._games.values())).table.state
-            data["extra"] = s.deck[1:] if leak == "deck" else s.hands
+            hidden = [h for seat, h in enumerate(s.hands) if seat != view.player]
+            if leak == "preview":  # issue 51: a preview that peeks at a hidden fate
+                data["legal"][0]["preview"] = f"the leader keeps {hidden}"
+            elif leak == "fading":
+                data["fading"] = [{"slot": 0, "text": f"fades unless {hidden}"}]
+            else:
+                data["extra"] = s.deck[1:] if leak == "deck" else s.hands
             return data
 
         monkeypatch.setattr(table_module, "view_data", leaky)

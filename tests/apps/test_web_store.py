@@ -161,11 +161,14 @@ def test_an_address_creates_a_bounded_number_of_games_a_minute() -> None:
 # --- finding 3: the record folder ---------------------------------------------------------
 
 
-def test_serve_refuses_to_start_with_a_record_folder_it_cannot_write(tmp_path: Path) -> None:
+def test_serve_refuses_to_start_with_a_record_folder_it_cannot_write(
+    tmp_path: Path, monkeypatch
+) -> None:
     """Issue 41, finding 3: an unwritable --record folder started a server on which no
     game could end. Now serve refuses to start, in one line naming the folder."""
     from shipwreck_apps.cli import main
 
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # its games folder
     blocker = tmp_path / "file"
     blocker.write_text("")
     folder = blocker / "records"  # under a file: nobody can create it
@@ -175,6 +178,7 @@ def test_serve_refuses_to_start_with_a_record_folder_it_cannot_write(tmp_path: P
         main(["serve", "--record", str(folder), "--port", "1"])
     message = str(refused.value.code)
     assert str(folder) in message and "\n" not in message
+    assert not (tmp_path / "state").exists()  # refused before its games folder is made
     assert create_app(record=tmp_path / "new" / "records").state.archive.records.is_dir()
 
 
@@ -212,7 +216,9 @@ def test_the_serve_flags_default_to_the_store_limits() -> None:
     )
 
 
-def test_serve_says_at_start_which_teams_it_does_not_offer(monkeypatch, capsys) -> None:
+def test_serve_says_at_start_which_teams_it_does_not_offer(
+    monkeypatch, capsys, tmp_path: Path
+) -> None:
     """Issue 41, finding 3: serve checks the extras of every team it would offer; a
     team that cannot be created here (a trained model without torch, simulated) is left
     out of the lobby, and serve says so when it starts."""
@@ -229,6 +235,7 @@ def test_serve_says_at_start_which_teams_it_does_not_offer(monkeypatch, capsys) 
         return real(spec)
 
     started = []
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))  # its default games folder
     web_teams._can_create.cache_clear()
     monkeypatch.setattr(web_teams, "make_team", without_torch)
     monkeypatch.setattr(uvicorn.Server, "run", lambda server: started.append(server.config))
@@ -240,3 +247,4 @@ def test_serve_says_at_start_which_teams_it_does_not_offer(monkeypatch, capsys) 
     assert "team ppo:results/models/selfplay.pth is not offered here" in err
     (config,) = started
     assert config.port == 8765 and config.http.__name__ == "TimedH11Protocol"
+    assert (tmp_path / "shipwreck-arcana" / "games" / "progress").is_dir()

@@ -53,7 +53,16 @@ async function create(event) {
     a.dataset.seat = seat;
     a.target = "_blank";
     li.appendChild(a);
-    li.appendChild(document.createTextNode("  " + location.origin + link));
+    // The whole link in a one-line field: it never wraps inside its key, and it can be
+    // selected at once and copied.
+    const field = document.createElement("input");
+    field.type = "text";
+    field.readOnly = true;
+    field.className = "link-field";
+    field.value = location.origin + link;
+    field.setAttribute("aria-label", "secret link of player " + seat);
+    field.addEventListener("focus", () => field.select());
+    li.appendChild(field);
     ul.appendChild(li);
   }
   links.appendChild(ul);

@@ -20,7 +20,21 @@ function fateToken(value, extra) {
   return el("span", "fate" + (extra ? " " + extra : ""), value === null ? "?" : value);
 }
 
-function cardBox(slot) {
+function withRanges(box, text) {
+  // A range of values ("1-3", "5-7") never breaks across lines.
+  const parts = String(text).split(/(\d+-\d+)/);
+  parts.forEach((part, i) => {
+    if (i % 2) box.appendChild(el("span", "range", part));
+    else if (part) box.appendChild(document.createTextNode(part));
+  });
+  return box;
+}
+
+function fadesText(moons) {
+  return moons === null ? "fades by its text" : "fades at " + moons + (moons === 1 ? " hour" : " hours");
+}
+
+function cardBox(slot, warning) {
   const box = el("div", "card");
   box.dataset.slot = slot.slot;
   if (!slot.card) {
@@ -31,13 +45,19 @@ function cardBox(slot) {
   const c = slot.card;
   box.appendChild(el("div", "slot-no", "slot " + slot.slot));
   box.appendChild(el("div", "card-name", c.name));
-  box.appendChild(el("div", "card-cond", c.condition));
+  box.appendChild(withRanges(el("div", "card-cond"), c.condition));
   const time = el("div", "card-time");
   const moons = slot.moons === null ? 0 : slot.moons;
   time.appendChild(el("span", "label", "hours " + slot.hours));
   time.appendChild(pips(slot.hours, Math.max(moons, slot.hours), "hours"));
-  time.appendChild(el("span", "moons", slot.moons === null ? "fades by its text" : "fades at " + slot.moons));
+  time.appendChild(el("span", "moons", fadesText(slot.moons)));
   box.appendChild(time);
+  if (warning) {
+    box.classList.add("fading");
+    box.appendChild(el("div", "fade-warning", warning.doom
+      ? "Fades this turn: +" + warning.doom + " doom unless the group predicts right"
+      : "Fades this turn (no doom)"));
+  }
   const fates = el("div", "card-fates");
   slot.fates.forEach((v, i) => {
     const f = fateToken(v);
@@ -117,7 +137,10 @@ function renderTable(root, data, opts) {
   score.appendChild(pips(data.doom, 7, "doom"));
   score.appendChild(el("span", "muted", data.difficulty + ", " + data.num_players + " players, " + data.card_sets.join("+") + ", " + data.group_decision));
   top.appendChild(score);
-  if (!data.over) top.appendChild(el("div", "goal", "Goal: " + data.goal + ". The rules in short: \u201cHow to play\u201d above."));
+  if (!data.over) {
+    const hint = document.getElementById("how-to-play") ? " The rules in short: \u201cHow to play\u201d above." : "";
+    top.appendChild(el("div", "goal", "Goal: " + data.goal + "." + hint));
+  }
   root.appendChild(top);
 
   const board = el("section", "board");
@@ -125,8 +148,8 @@ function renderTable(root, data, opts) {
   deck.appendChild(el("div", "slot-no", "deck: " + data.deck.size + " cards"));
   if (data.deck.top) {
     deck.appendChild(el("div", "card-name", data.deck.top.name));
-    deck.appendChild(el("div", "card-cond", data.deck.top.condition));
-    deck.appendChild(el("div", "moons", data.deck.top.moons === null ? "no moons" : "\u263E " + data.deck.top.moons));
+    deck.appendChild(withRanges(el("div", "card-cond"), data.deck.top.condition));
+    deck.appendChild(el("div", "moons", fadesText(data.deck.top.moons)));
   } else deck.appendChild(el("div", "card-name", "empty"));
   if (data.deck_order) deck.appendChild(el("div", "moons", "order: " + data.deck_order.join(", ")));
   board.appendChild(deck);
@@ -135,9 +158,10 @@ function renderTable(root, data, opts) {
   hours.appendChild(el("div", "card-name", "The Hours"));
   hours.appendChild(el("div", "card-cond", "only when no fate fits any card: the fate slides to the leftmost card"));
   board.appendChild(hours);
-  for (const slot of data.slots) board.appendChild(cardBox(slot));
+  const fading = data.fading || [];
+  for (const slot of data.slots) board.appendChild(cardBox(slot, fading.find((w) => w.slot === slot.slot)));
   root.appendChild(board);
-  root.appendChild(el("p", "muted hours-text", "A card fades when the hours of the fates in front of it reach its moons; " + data.hours_text + "."));
+  root.appendChild(el("p", "muted hours-text", "A card fades at the end of a turn once the hours of the fates in front of it reach the number it fades at; " + data.hours_text + "."));
 
   const mid = el("section", "mid");
   const seats = el("div", "panel seats");
@@ -154,13 +178,13 @@ function renderTable(root, data, opts) {
     seats.appendChild(row);
   }
   const unseen = el("div", "unseen");
-  unseen.appendChild(el("span", "label", data.player === null ? "In the bag:" : "Unseen copies:"));
-  data.unseen.forEach((n, i) => unseen.appendChild(el("span", "count", (i + 1) + "\u00D7" + n)));
+  unseen.appendChild(el("span", "label", (data.player === null ? "In the bag" : "Unseen copies") + " (value: how many):"));
+  data.unseen.forEach((n, i) => unseen.appendChild(el("span", "count", (i + 1) + ": " + n)));
   seats.appendChild(unseen);
   if (data.exiled.some((n) => n > 0)) {
     const ex = el("div", "unseen");
     ex.appendChild(el("span", "label", "Exiled:"));
-    data.exiled.forEach((n, i) => { if (n) ex.appendChild(el("span", "count", (i + 1) + "\u00D7" + n)); });
+    data.exiled.forEach((n, i) => { if (n) ex.appendChild(el("span", "count", (i + 1) + ": " + n)); });
     seats.appendChild(ex);
   }
   mid.appendChild(seats);
@@ -181,15 +205,26 @@ function renderTable(root, data, opts) {
 
   const lower = el("section", "lower");
   const actions = el("div", "panel actions");
-  actions.appendChild(el("h3", null, opts.onAction ? "Your decision" : "Legal actions"));
+  const heading = data.over || data.ended ? "The end" : !opts.onAction ? "Legal actions" :
+    data.legal.length ? "Your decision" : "Waiting";
+  actions.appendChild(el("h3", null, heading));
   if (opts.error) actions.appendChild(el("p", "error action-error", opts.error));
   if (data.turn_events.length) actions.appendChild(el("p", "events", "This turn: " + data.turn_events.join("; ")));
+  if (data.decision_help && data.legal.length) actions.appendChild(el("p", "explain", data.decision_help));
+  if (!data.over) {
+    for (const w of fading) actions.appendChild(el("p", "fade-note", "\u26A0 " + w.text + "."));
+  }
   if (!data.legal.length) {
     actions.appendChild(el("p", "muted", data.over ? "The game is over." : data.ended ? "The game was stopped." : "Waiting for player " + data.decider + "..."));
   }
   const list = el("div", "action-list");
+  if (data.legal.some((a) => a.preview)) list.classList.add("with-previews");
   for (const a of data.legal) {
-    const b = el("button", "action", a.text);
+    const b = el("button", "action");
+    b.appendChild(el("span", "action-text", a.text));
+    if (a.preview) b.appendChild(el("span", "preview", a.preview));
+    const model = data.model_previews && data.model_previews[a.action];
+    if (model) b.appendChild(el("span", "preview model", model));
     b.dataset.action = a.action;
     if (opts.onAction) b.addEventListener("click", () => opts.onAction(a.action));
     else b.disabled = true;
@@ -204,6 +239,7 @@ function renderTable(root, data, opts) {
     const who = e.player === data.player ? "you" : "player " + e.player + (e.by === "ai" ? " (AI)" : "");
     const li = el("li", null, who + ": " + e.action + (e.events.length ? " \u2192 " + e.events.join("; ") : ""));
     if (e.note) li.appendChild(el("div", "note", e.note));
+    if (e.turn_end && e.turn_end.length) li.appendChild(el("div", "turn-end", "end of turn " + e.turn + ": " + e.turn_end.join("; ")));
     li.value = e.index;
     ol.appendChild(li);
   }
