@@ -37,6 +37,7 @@ VECTOR_INFRASTRUCTURE = {
     "single",
     "tables",
     "to_states",
+    "warm",
 }
 """Modules with no reference twin: the arrays, random streams, compilation, the tables
 built from the reference's own, conversions, observations and the envs."""
