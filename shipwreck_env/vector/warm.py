@@ -5,7 +5,8 @@ process holds the cache's lock), :func:`background_finished` says when it is don
 
 Run as ``python -m shipwreck_env.vector.warm``: compiles into numba's cache, holding
 the lock file ``shipwreck-warm.lock`` in the cache folder while it does, at low
-priority, and exits (0 also when another process already holds the lock).
+priority, and exits (0 also when another process already holds the lock; with
+``--wait`` it waits for that process instead, then loads what it left).
 
 Must not: compile anything in the calling process, or start more than one background
 process per process.
@@ -131,19 +132,22 @@ def play_single(steps: int = 300) -> None:
     assert compiled_ready()
 
 
-def main() -> int:
-    """Compile into the cache while holding the lock (exit at once if it is held)."""
+def main(argv: list[str] | None = None) -> int:
+    """Compile into the cache while holding the lock; exit at once if another process
+    holds it, or with ``--wait`` wait for that process and then load (or compile)."""
+    wait = "--wait" in (sys.argv[1:] if argv is None else argv)
     if fcntl is None:
         play_single()
         return 0
     os.makedirs(os.path.dirname(lock_path()), exist_ok=True)
     with open(lock_path(), "a") as fh:
         try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fh, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except BlockingIOError:
             return 0
-        with contextlib.suppress(OSError):
-            os.nice(10)  # the foreground games first
+        if not wait:
+            with contextlib.suppress(OSError):
+                os.nice(10)  # the foreground games first
         start = time.perf_counter()
         play_single()
         print(f"compiled in {time.perf_counter() - start:.1f} s")
