@@ -20,7 +20,7 @@ from shipwreck_apps.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parent.parent
 
-COMMANDS = ["main", "random", "evaluate", "play", "replay", "serve"]
+COMMANDS = ["main", "random", "evaluate", "play", "replay", "serve", "warm"]
 
 
 def help_text(capsys: pytest.CaptureFixture, *argv: str) -> str:
@@ -107,7 +107,7 @@ def test_the_apps_import_one_way() -> None:
     apps = ROOT / "apps"
     rank = {
         **{"arguments": 0, "play": 0, "web": 1, "commands": 2, "adhoc": 2, "bench": 2},
-        **{"learning_curve": 2, "belief_export": 2},
+        **{"learning_curve": 2, "belief_export": 2, "warm": 2},
         **{"cli": 3, "__main__": 4},
     }
     offenders = []

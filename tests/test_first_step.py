@@ -19,7 +19,10 @@ fresh install. Authority: issue 50, part 1.
 from __future__ import annotations
 
 import logging
+import os
 import pickle
+import subprocess
+import sys
 
 import numba
 import numpy as np
@@ -156,3 +159,28 @@ def test_a_compile_is_announced_once_per_process(
         assert numba.njit(first)(1) == 2
         assert numba.njit(second)(2) == 4
     assert caplog.messages == [jit.COMPILE_NOTICE]
+
+
+def test_the_warm_command_runs_and_leaves_the_one_game_entry_points_ready() -> None:
+    """With this suite's cache (warm), ``shipwreck-arcana warm --only engine`` loads and
+    plays every entry point in seconds."""
+    from shipwreck_apps.cli import main
+
+    assert main(["warm", "--only", "engine"]) == 0
+    assert single.compiled_ready()
+
+
+@pytest.mark.slow
+def test_warm_on_an_empty_cache_leaves_what_a_first_env_needs(tmp_path) -> None:
+    """After ``shipwreck-arcana warm --only engine`` on an empty cache, a new process's
+    first ``env()`` plays on the compiled rules at once and prints nothing."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "SHIPWRECK_ARCANA_COMPILE": "background"}
+    python = [sys.executable, "-c"]
+    warmed = subprocess.run(
+        [*python, "from shipwreck_apps.cli import main; main(['warm', '--only', 'engine'])"],
+        env=env, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert "engine ready" in warmed.stdout
+    first = "import shipwreck_env; e = shipwreck_env.env(); e.reset(seed=1); print(e.unwrapped._game.compiled)"
+    done = subprocess.run([*python, first], env=env, capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True"] and done.stderr == ""
