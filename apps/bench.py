@@ -4,10 +4,12 @@ Measures, on one core, with uniformly random legal actions:
 
 * ``engine``: engine decisions per second (``legal_actions`` + ``step_inplace``);
 * ``batched engine``: agent-steps per second of :class:`~shipwreck_env.vector.VectorGame`
-  at several batch sizes N, for the base set and for every set (every game's decider
-  observed, one random legal action per game and step), with the peak memory per game
-  (``tracemalloc``), and its compile time: the first ``VectorGame`` call in a fresh
-  process with an empty numba cache (cold) and with the cache it left (warm);
+  at several batch sizes N (1 to 16,384), for the base set and for every set (every
+  game's decider observed, one random legal action per game and step), with the peak
+  memory per game (``tracemalloc``);
+* first calls: a fresh process's first AEC game and first ``VectorGame`` step with an
+  empty numba cache (cold) and with the cache it left (warm), and how many lines the
+  cold run printed;
 * ``aec``: agent-steps per second of the wrapped PettingZoo env (``env()``), with the
   acting agent's observation built at every step by ``last()``;
 * ``Play-v0``: learner steps per second of ``ShipwreckArcana-Play-v0`` with the Bayesian
@@ -21,7 +23,8 @@ Measures, on one core, with uniformly random legal actions:
 
 Each figure is the median of ``--repeats`` runs of ``--seconds`` each, taken round-robin
 over the benchmarks (the machine is shared: single runs are noisy, and the load
-drifts). Prints a table with ratios to OpenSpiel's Hanabi and writes JSON with every run.
+drifts). Prints a table with ratios to OpenSpiel's Hanabi and writes JSON with every run,
+the processor's model and its vector extensions beside every figure (:func:`cpu_info`).
 
 It lives with the applications, not in the core package: it measures the game beside
 other libraries' games and the agents' batched partner, which the core must not import.
@@ -44,7 +47,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-__all__ = ["BENCHMARKS", "main", "run_benchmarks"]
+__all__ = ["BENCHMARKS", "cpu_info", "main", "run_benchmarks"]
 
 
 def _engine(config_kwargs: dict) -> Callable[[float], float]:
@@ -179,34 +182,69 @@ start = time.perf_counter()
 import numpy as np
 from shipwreck_apps.bench import sample_legal
 from shipwreck_env.vector import VectorGame
-vg = VectorGame(64, seed=0, num_players=3)
+vg = VectorGame(4096, seed=0, num_players=3)
 vg.observe()
 vg.step(sample_legal(vg.legal_mask(), np.random.default_rng(0)))
 print(time.perf_counter() - start, time.process_time())
 """
+_FIRST_GAME = """
+import time
+start = time.perf_counter()
+import numpy as np
+import shipwreck_env
+env = shipwreck_env.env()
+env.reset(seed=0)
+rng = np.random.default_rng(0)
+for agent in env.agent_iter():
+    obs, reward, terminated, truncated, info = env.last()
+    legal = np.flatnonzero(obs["action_mask"])
+    env.step(None if terminated or truncated else int(rng.choice(legal)))
+print(time.perf_counter() - start, time.process_time(), env.unwrapped._game.compiled)
+"""
+FIRST_CALLS = {
+    "aec": (_FIRST_GAME, {}),
+    "aec_foreground": (_FIRST_GAME, {"SHIPWRECK_ARCANA_COMPILE": "foreground"}),
+    "batched": (_FIRST_CALL, {}),
+}
+"""What a fresh process runs first: ``aec``, ``import shipwreck_env``, ``env()``,
+``reset()`` and one whole random game (a missing cache compiled in the background);
+``aec_foreground`` the same with the compile in the process (as before issue 50).
+Each prints its wall and processor seconds (and the AEC game whether it ran compiled);
+``batched``, one ``VectorGame`` observe, mask and step at N=4,096."""
 
 
-def compile_seconds(repeats: int = 3) -> dict[str, list[float]]:
-    """Seconds from a fresh process's first import to the end of its first batched
-    step (64 games, 3 players): ``cold`` with an empty numba cache (everything
-    compiled), then ``warm`` with the cache that run left (``repeats`` runs each);
-    ``cold_cpu`` and ``warm_cpu``: the processor time of those runs (what a busy
-    machine does not inflate)."""
-    runs: dict[str, list[float]] = {"cold": [], "warm": [], "cold_cpu": [], "warm_cpu": []}
+def _timed(program: str, env: dict) -> tuple[float, float, str]:
+    """Run ``program`` in a fresh process: its wall and processor seconds, its stderr."""
+    out = subprocess.run(
+        [sys.executable, "-c", program], env=env, check=True, capture_output=True, text=True
+    )
+    wall, cpu = out.stdout.split()[:2]
+    return float(wall), float(cpu), out.stderr
+
+
+def compile_seconds(repeats: int = 3) -> dict[str, dict[str, list]]:
+    """Seconds from a fresh process's first import to the end of its first call (see
+    :data:`FIRST_CALLS`): ``cold`` with an empty numba cache, then ``warm`` with the
+    cache it left (after the background compile, if one started, has finished),
+    ``repeats`` runs each; ``*_cpu`` the processor time of those runs (what a busy
+    machine does not inflate) and ``cold_lines`` the lines the cold run printed on
+    stderr."""
+    runs: dict[str, dict[str, list]] = {}
     for _ in range(repeats):
-        with tempfile.TemporaryDirectory() as cache:
-            env = {**os.environ, "NUMBA_CACHE_DIR": cache}
-            for kind in ("cold", "warm"):
-                out = subprocess.run(
-                    [sys.executable, "-c", _FIRST_CALL],
-                    env=env,
-                    check=True,
-                    capture_output=True,
-                    text=True,
-                )
-                wall, cpu = out.stdout.split()[-2:]
-                runs[kind].append(float(wall))
-                runs[f"{kind}_cpu"].append(float(cpu))
+        for name, (program, extra) in FIRST_CALLS.items():
+            kinds = runs.setdefault(name, {})
+            with tempfile.TemporaryDirectory() as cache:
+                env = {**os.environ, "NUMBA_CACHE_DIR": cache, **extra}
+                env.setdefault("SHIPWRECK_ARCANA_COMPILE", "background")
+                for kind in ("cold", "warm"):
+                    wall, cpu, err = _timed(program, env)
+                    kinds.setdefault(kind, []).append(wall)
+                    kinds.setdefault(f"{kind}_cpu", []).append(cpu)
+                    if kind == "cold":
+                        kinds.setdefault("cold_lines", []).append(len(err.splitlines()))
+                        # wait for a background compile to finish: warm means all cached
+                        wait = [sys.executable, "-m", "shipwreck_env.vector.warm", "--wait"]
+                        subprocess.run(wait, env=env, check=True, capture_output=True)
     return runs
 
 
@@ -297,7 +335,7 @@ PLAY_GAMES = 256
 """Batch size of the ``Play-v0`` rows (both modes)."""
 PLAY_VECTOR = f"shipwreck Play-v0 + bayes, make_vec vector_entry_point, N={PLAY_GAMES}"
 PLAY_SYNC = f"shipwreck Play-v0 + bayes, make_vec sync, N={PLAY_GAMES}"
-BATCH_SIZES = (1, 64, 1024, 4096)
+BATCH_SIZES = (1, 64, 1024, 4096, 16384)
 """Batch sizes of the batched-engine rows."""
 
 BENCHMARKS: dict[str, Callable[[], Callable[[float], float] | str | None]] = {
@@ -398,15 +436,73 @@ def format_play_ratio(results: dict) -> str | None:
     )
 
 
-def format_compile(runs: dict[str, list[float]]) -> str:
-    """One line: the batched engine's first-call time, cold and warm (medians)."""
-    m = {kind: statistics.median(values) for kind, values in runs.items()}
-    return (
-        f"Batched engine, first call in a fresh process (import, 64 games, one observe, "
-        f"mask and step; median of {len(runs['cold'])}): **{m['cold']:.1f} s** "
-        f"({m['cold_cpu']:.1f} s of processor time) with an empty numba cache (everything "
-        f"compiled), **{m['warm']:.1f} s** ({m['warm_cpu']:.1f} s) with the cache it left."
-    )
+def format_compile(runs: dict[str, dict[str, list]]) -> str:
+    """A table of the first calls' seconds, cold and warm (medians)."""
+    what = {
+        "aec": "AEC env: import, `env()`, `reset()`, one whole random game",
+        "aec_foreground": "the same, compiled in the process (`SHIPWRECK_ARCANA_COMPILE=foreground`)",
+        "batched": "batched engine: import, `VectorGame(4096)`, one observe, mask and step",
+    }
+    rows = [
+        "| first call in a fresh process | cold: wall (processor) | lines printed cold "
+        "| warm: wall (processor) | runs |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for name, kinds in runs.items():
+        m = {kind: statistics.median(values) for kind, values in kinds.items()}
+        rows.append(
+            f"| {what.get(name, name)} | {m['cold']:.1f} s ({m['cold_cpu']:.1f} s) "
+            f"| {max(kinds['cold_lines'])} | {m['warm']:.1f} s ({m['warm_cpu']:.1f} s) "
+            f"| {len(kinds['cold'])} |"
+        )
+    return "\n".join(rows)
+
+
+VECTOR_FLAGS = (
+    "sse4_2",
+    "avx",
+    "avx2",
+    "fma",
+    "avx_vnni",
+    "avx512f",
+    "avx512bw",
+    "avx512_vnni",
+    "avx512_bf16",
+    "amx_tile",
+    "amx_bf16",
+    "amx_int8",
+)
+"""The ``/proc/cpuinfo`` flags of the vector extensions the benchmark records."""
+
+
+def cpu_info() -> dict:
+    """The processor's model name and its vector extensions (from ``/proc/cpuinfo``;
+    ``platform.processor()`` elsewhere) and the cores this process may use."""
+    model, flags = platform.processor() or platform.machine(), set()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name" and value.strip():
+                    model = value.strip()
+                elif key.strip() == "flags":
+                    flags = set(value.split())
+                if model and flags:
+                    break
+    except OSError:
+        pass
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return {
+        "model": model,
+        "vector_extensions": [flag for flag in VECTOR_FLAGS if flag in flags],
+        "cores": cores,
+    }
+
+
+def format_cpu(cpu: dict) -> str:
+    """One line naming the processor, its vector extensions and cores."""
+    extensions = ", ".join(cpu["vector_extensions"]) or "none recorded"
+    return f"CPU: {cpu['model']} ({extensions}), {cpu['cores']} cores"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -439,14 +535,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=int,
         default=3,
         metavar="K",
-        help="time the batched engine's first call K times cold and warm (0: skip)",
+        help="time the first calls (AEC game, batched step) K times cold and warm (0: skip)",
     )
     args = parser.parse_args(argv)
     if args.split:
         split = batched_split(args.split, args.seconds)
         total = sum(split.values())
         print(
-            f"N={args.split}: "
+            f"{format_cpu(cpu_info())}; N={args.split}: "
             + ", ".join(f"{k} {v:.2f} ms ({v / total:.0%})" for k, v in split.items())
             + f"; total {total:.2f} ms = {args.split / total * 1e3:,.0f} agent steps/s"
         )
@@ -460,8 +556,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 0
     load_average = list(os.getloadavg())  # how busy the shared machine was at the start
+    cpu = cpu_info()
     results = run_benchmarks(args.seconds, args.repeats, args.only)
-    table = format_table(results)
+    for result in results.values():
+        result["cpu"] = cpu["model"]  # beside every figure: a JSON row may travel alone
+    table = format_cpu(cpu) + "\n\n" + format_table(results)
     play_ratio = format_play_ratio(results)
     if play_ratio:
         table += "\n\n" + play_ratio
@@ -479,6 +578,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "repeats": args.repeats,
         "python": platform.python_version(),
         "machine": platform.machine(),
+        "cpu": cpu,
         "results": results,
         "compile_seconds": compile_runs,
         "load_average_end": list(os.getloadavg()),

@@ -194,6 +194,17 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,  # --help goes to the benchmark's own parser
     )
     bench.add_argument("bench_args", nargs=argparse.REMAINDER)
+    from shipwreck_apps.warm import add_arguments as warm_arguments
+
+    warm = sub.add_parser(
+        "warm",
+        help="compile the batched engine and partners for this machine, ahead of use",
+        description="Compile the batched kernels into numba's cache once (a few minutes "
+        "on a fresh machine, seconds after), so that no later game, env or command "
+        "compiles them.",
+        formatter_class=_HelpFormatter,
+    )
+    warm_arguments(warm)
     from shipwreck_apps.commands import add_commands
 
     add_commands(sub, _HelpFormatter)  # play, replay, serve
@@ -250,6 +261,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from shipwreck_apps.commands import run
 
         return run(args)
+    elif args.command == "warm":
+        from shipwreck_apps.warm import run as warm_run
+
+        return warm_run(args)
     elif args.command == "bench":
         from shipwreck_apps.bench import main as bench_main
 

@@ -14,6 +14,11 @@ from types import ModuleType
 import pytest
 
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
+# The AEC env compiles its engine in this process when the cache lacks it, instead of
+# playing on the reference engine meanwhile (shipwreck_env.vector.single): a differential
+# test must compare the compiled rules, never the reference engine with itself. Tests of
+# the background compile set it back for their own processes.
+os.environ["SHIPWRECK_ARCANA_COMPILE"] = "foreground"
 ROOT = Path(__file__).resolve().parent.parent
 LAB = ROOT / "lab"
 """The lab: programs run by path (not a package), in rooms by kind (``lab/README.md``)."""

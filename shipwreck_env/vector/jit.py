@@ -30,6 +30,7 @@ reference-counting runtime). The Python objects that own the arrays keep them al
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from collections import namedtuple
 from typing import NamedTuple
@@ -42,7 +43,7 @@ from shipwreck_env.vector.arrays import Arrays
 
 try:
     import numba
-    from numba.core import caching, cgutils, imputils, types
+    from numba.core import caching, cgutils, event, imputils, types
     from numba.core.typing.templates import AttributeTemplate
     from numba.experimental import structref
     from numba.extending import (
@@ -62,9 +63,11 @@ except ImportError as error:  # pragma: no cover - numba is a dependency
     ) from error
 
 __all__ = [
+    "COMPILE_NOTICE",
     "GameArrays",
     "Ref",
     "Rules",
+    "load_cached",
     "njit",
     "pack",
     "rule",
@@ -152,6 +155,67 @@ def stamp_cache(owner: str, depends: tuple[str, ...] = ()) -> None:
         with open(path, "rb") as fh:
             digest.update(path.encode() + b"\0" + fh.read())
     _install_locators(digest.hexdigest(), lambda path: path == owner)
+
+
+_LOG = logging.getLogger("shipwreck_env")
+COMPILE_NOTICE = (
+    "shipwreck_env: compiling the batched engine for this CPU (once per machine: about a "
+    "minute on 2 cores, a few minutes with the batched partners; later processes load it "
+    "from numba's cache; `shipwreck-arcana warm` compiles it ahead)"
+)
+"""The one line a process logs (logger ``shipwreck_env``, level WARNING, so it shows on
+stderr without any logging set up) when it starts compiling one of the batched kernels."""
+_noticed = False
+_probing = 0
+
+
+class _CompileNotice(event.Listener):
+    """Logs :data:`COMPILE_NOTICE` at the first compile of a batched kernel in this
+    process (never on a cache hit, never while :func:`load_cached` only looks)."""
+
+    def on_start(self, ev: event.Event) -> None:
+        global _noticed
+        if _noticed or _probing:
+            return
+        module = getattr(ev.data["dispatcher"].py_func, "__module__", "") or ""
+        if module.startswith(("shipwreck_env", "shipwreck_agents")):
+            _noticed = True
+            _LOG.warning(COMPILE_NOTICE)
+
+    def on_end(self, ev: event.Event) -> None:
+        pass
+
+
+event.register("numba:compile", _CompileNotice())
+
+
+class _NotCached(Exception):
+    """Raised instead of compiling while :func:`load_cached` looks in the cache."""
+
+
+def _refuse(*args: object, **kwargs: object) -> None:
+    raise _NotCached
+
+
+def load_cached(dispatcher: object, argtypes: tuple) -> bool:
+    """Whether ``dispatcher`` (a cached entry point) has machine code for the argument
+    types ``argtypes`` in this process or in its disk cache, which it then loads; never
+    compiles (a miss costs reading the cache's index)."""
+    global _probing
+    argtypes = tuple(argtypes)
+    if argtypes in dispatcher.overloads:
+        return True
+    compiler = dispatcher._compiler
+    compiler.compile = _refuse  # numba's own path loads a hit; a miss reaches this
+    _probing += 1
+    try:
+        dispatcher.compile(argtypes)
+        return True
+    except _NotCached:
+        return False
+    finally:
+        _probing -= 1
+        del compiler.compile
 
 
 def njit(function):

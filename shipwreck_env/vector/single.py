@@ -15,12 +15,27 @@ per argument and call, more than the rules of a whole step. The entry points her
 the two structures' addresses as plain integers (read back into typed pointers by
 :func:`_game_at` / :func:`_rules_at`), so a call costs about a microsecond.
 
+A new process on a machine whose numba cache does not hold these entry points yet would
+compile them for about a minute before the first step. Instead, ``SingleGame(...)``
+then gives a :class:`WarmingGame`: the same games on the reference engine, seeded as
+here (``engine.new_game(config, StreamGenerator(game_key(seed)))``, the replay the
+differential test checks step by step), while a background process compiles the entry
+points into the cache (:mod:`shipwreck_env.vector.warm`); at the first ``reset()`` after
+that, it loads them and plays on (as a :class:`SingleGame`). It logs one line when it
+starts. ``SHIPWRECK_ARCANA_COMPILE=foreground`` compiles in the process instead (the
+test suite does, so that its differential tests always run the compiled rules).
+
 Must not: keep a reference ``State`` in step with the arrays (that is rebuilt on demand,
 :meth:`SingleGame.state`), or check legality (the caller does, from :attr:`SingleGame.mask`).
 """
 
 from __future__ import annotations
 
+import logging
+import os
+from typing import Any
+
+import numba
 import numpy as np
 from numba.core import types
 from numba.extending import intrinsic
@@ -28,16 +43,44 @@ from numba.extending import intrinsic
 from shipwreck_env.rules.actions import NUM_ACTIONS
 from shipwreck_env.rules.cards import CARDS
 from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import new_game
 from shipwreck_env.rules.observation import ObservationLayout
+from shipwreck_env.rules.reference_game import ReferenceGame
 from shipwreck_env.rules.state import State
 from shipwreck_env.vector import chance, convert, to_states
 from shipwreck_env.vector.arrays import Arrays
 from shipwreck_env.vector.engine import deal, legal_masks, step_rewarded
-from shipwreck_env.vector.jit import GAME_TYPE, RULES_TYPE, _RefType, njit, pack, rules_for
+from shipwreck_env.vector.jit import (
+    GAME_TYPE,
+    RULES_TYPE,
+    GameArrays,
+    _game_struct,
+    _RefType,
+    _rules_struct,
+    load_cached,
+    njit,
+    pack,
+    rules_for,
+    rules_tuple,
+)
 from shipwreck_env.vector.observe import _encode, layout_offsets
 from shipwreck_env.vector.tables import COVERED_SETS
 
-__all__ = ["SingleGame", "observe_one", "reset_one", "step_one"]
+__all__ = [
+    "COMPILE_MODE",
+    "SingleGame",
+    "WarmingGame",
+    "compiled_ready",
+    "observe_one",
+    "reset_one",
+    "step_one",
+]
+
+COMPILE_MODE = "SHIPWRECK_ARCANA_COMPILE"
+"""Environment variable: ``background`` (default: a missing cache is compiled by a
+background process while games run on the reference engine) or ``foreground`` (compiled
+in this process at the first game)."""
+_LOG = logging.getLogger("shipwreck_env")
 
 _GAME_REF = _RefType(GAME_TYPE)
 _RULES_REF = _RefType(RULES_TYPE)
@@ -107,6 +150,39 @@ def observe_one(game_at, rules_at, offsets, observer, out) -> None:
     _encode(s, r, offsets, 0, observer, out, r.work_unseen)
 
 
+def _signatures() -> list[tuple[Any, tuple]]:
+    """Every compiled entry point a :class:`SingleGame` calls, with its argument types
+    (the same for every configuration)."""
+    config = GameConfig()
+    arrays = Arrays(1, config, len(CARDS))
+    cards = np.arange(len(CARDS), dtype=np.int8)
+    typeof = numba.typeof
+    i64, mask = types.int64, typeof(np.zeros((1, NUM_ACTIONS), bool))
+    status = typeof(np.zeros(6, np.int64))
+    offsets = typeof(layout_offsets(ObservationLayout.for_config(config, False)))
+    out = typeof(np.zeros(1, np.float32))
+    return [
+        (_game_struct, (typeof(GameArrays(*(getattr(arrays, n) for n in GameArrays._fields))),)),
+        (_rules_struct, (typeof(rules_tuple(config, cards)),)),
+        (_status, (_GAME_REF, _RULES_REF, mask, status)),
+        (reset_one, (i64, i64, mask, status)),
+        (step_one, (i64, i64, i64, types.boolean, mask, status)),
+        (observe_one, (i64, i64, offsets, i64, out)),
+    ]
+
+
+_ready = False
+
+
+def compiled_ready() -> bool:
+    """Whether every entry point of :class:`SingleGame` is compiled in this process or
+    in numba's disk cache (then loaded now); never compiles."""
+    global _ready
+    if not _ready:
+        _ready = all(load_cached(f, argtypes) for f, argtypes in _signatures())
+    return _ready
+
+
 class SingleGame:
     """One game of ``config`` on the compiled rules.
 
@@ -118,7 +194,18 @@ class SingleGame:
     After :meth:`reset` and :meth:`step`, :attr:`status` holds ``[decider, over,
     truncated, won, score, doom]`` and :attr:`mask` (int8[259]) the decider's legal
     actions (all zero once the game is over); both are overwritten in place.
+
+    Constructing one gives a :class:`WarmingGame` instead while the entry points are
+    neither compiled nor cached (and ``SHIPWRECK_ARCANA_COMPILE`` is not ``foreground``).
     """
+
+    compiled = True
+    """Whether this game runs on the compiled rules (else on the reference engine)."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> SingleGame:
+        if cls is SingleGame and not _compile_here() and not compiled_ready():
+            cls = WarmingGame
+        return super().__new__(cls)
 
     def __init__(self, config: GameConfig, layout: ObservationLayout, score_doom: bool) -> None:
         missing = [s for s in config.card_sets if s not in COVERED_SETS]
@@ -132,6 +219,10 @@ class SingleGame:
         cards = np.array([i for i, c in enumerate(CARDS) if c.set in config.card_sets], np.int64)
         self.arrays = Arrays(1, config, len(cards))
         self._cards = cards
+        self._start()
+
+    def _start(self) -> None:
+        """Get ready to play (here: on the compiled rules)."""
         self._bind()
 
     def _bind(self) -> None:
@@ -156,14 +247,22 @@ class SingleGame:
         }
 
     def __setstate__(self, state: dict) -> None:
+        self._take(state)
+        self._bind()
+        _status(self._packed, self._rules, self._mask2d, self.status)
+
+    def _take(self, state: dict) -> None:
+        """Take the pickled fields of ``state``."""
         self.config, self.layout = state["config"], state["layout"]
         self.score_doom, self.arrays, self._cards = (
             state["score_doom"],
             state["arrays"],
             state["cards"],
         )
-        self._bind()
-        _status(self._packed, self._rules, self._mask2d, self.status)
+
+    def __reduce__(self) -> tuple:
+        # unpickled as a SingleGame whichever class pickled it: __new__ picks again
+        return (_unpickle, (self.__getstate__(),))
 
     def reset(self, seed: int) -> None:
         """Deal the game of ``seed`` (the batched engine's game 0 under that seed)."""
@@ -186,16 +285,19 @@ class SingleGame:
     def load(self, state: State) -> None:
         """Hold ``state`` instead (same configuration); its later chance outcomes go on
         from this game's stream where it is now."""
-        if state.config != self.config:
-            raise ValueError(
-                f"state of config {state.config!r} is not allowed; allowed: {self.config!r}"
-            )
+        self._check_config(state)
         arrays = convert.from_states([state])
         arrays.key[:] = self.arrays.key
         arrays.draws[:] = self.arrays.draws
         self.arrays = arrays
         self._bind()
         _status(self._packed, self._rules, self._mask2d, self.status)
+
+    def _check_config(self, state: State) -> None:
+        if state.config != self.config:
+            raise ValueError(
+                f"state of config {state.config!r} is not allowed; allowed: {self.config!r}"
+            )
 
     def state(self) -> State:
         """The game as a reference ``State`` (hidden fates included), built now."""
@@ -204,3 +306,96 @@ class SingleGame:
     def stream(self) -> chance.StreamGenerator:
         """A generator replaying this game's random stream from where it is now."""
         return chance.StreamGenerator(int(self.arrays.key[0]), int(self.arrays.draws[0]))
+
+
+def _compile_here() -> bool:
+    return os.environ.get(COMPILE_MODE, "background") == "foreground"
+
+
+def _unpickle(state: dict) -> SingleGame:
+    """A game of the pickled ``state`` (compiled or warming, as this process can)."""
+    cls = SingleGame if _compile_here() or compiled_ready() else WarmingGame
+    game = object.__new__(cls)
+    if cls is SingleGame and "reference" in state:  # a warming game's, onto the arrays
+        reference, key, counter = state.pop("reference")
+        if reference is not None:
+            state["arrays"] = convert.from_states([reference])
+        state["arrays"].key[0], state["arrays"].draws[0] = key, counter
+    game.__setstate__(state)
+    return game
+
+
+class WarmingGame(SingleGame):
+    """A :class:`SingleGame` that plays on the reference engine while a background
+    process compiles the compiled rules into numba's cache (see the module docstring).
+
+    Its games, observations, masks, rewards and streams are the compiled game's for the
+    same seed and actions (both replay ``StreamGenerator(game_key(seed))``). At the first
+    :meth:`reset` after the compiled rules are ready, it becomes a :class:`SingleGame`.
+    """
+
+    compiled = False
+
+    def _start(self) -> None:
+        from shipwreck_env.vector import warm
+
+        self._ref = ReferenceGame(self.config, self.layout, self.score_doom)
+        self._ref.rng = chance.StreamGenerator(int(self.arrays.key[0]), int(self.arrays.draws[0]))
+        self.mask, self.status = self._ref.mask, self._ref.status
+        warm.start_background()
+
+    def _switch_when_ready(self) -> None:
+        """Become a :class:`SingleGame` if the compiled rules are ready now."""
+        from shipwreck_env.vector import warm
+
+        if warm.background_finished() and compiled_ready():
+            self.__class__ = SingleGame
+            self._bind()
+
+    def __getstate__(self) -> dict:
+        reference = (self._ref.game, self._ref.rng.key[0], self._ref.rng.counter)
+        return {**SingleGame.__getstate__(self), "reference": reference}
+
+    def __setstate__(self, state: dict) -> None:
+        self._take(state)
+        self._start()
+        if "reference" in state:
+            reference, key, counter = state["reference"]
+            self._ref.rng = chance.StreamGenerator(int(key), int(counter))
+        elif self.arrays.draws[0]:  # a compiled game's, dealt (a deal draws numbers)
+            reference = to_states.to_states(self.arrays, [0])[0]
+        else:
+            reference = None
+        if reference is not None:
+            self._ref.load(reference)
+
+    def reset(self, seed: int) -> None:
+        """Deal the game of ``seed`` (on the compiled rules once they are ready)."""
+        self._switch_when_ready()
+        if self.compiled:
+            SingleGame.reset(self, seed)
+            return
+        self._ref.rng = chance.StreamGenerator(chance.game_key(seed))
+        self._ref.load(new_game(self.config, self._ref.rng))
+
+    def step(self, action: int) -> float:
+        """Apply ``action``, which must be legal (see :attr:`mask`); the team reward."""
+        return self._ref.step(action)
+
+    def observe(self, player: int) -> np.ndarray:
+        """A new float32 observation vector of ``player``."""
+        return self._ref.observe(player)
+
+    def load(self, state: State) -> None:
+        """Hold a copy of ``state`` (same configuration); its later chance outcomes go
+        on from this game's stream where it is now."""
+        self._check_config(state)
+        self._ref.load(state.copy())
+
+    def state(self) -> State:
+        """The game as a reference ``State`` (a copy)."""
+        return self._ref.state().copy()
+
+    def stream(self) -> chance.StreamGenerator:
+        """A generator replaying this game's random stream from where it is now."""
+        return chance.StreamGenerator(int(self._ref.rng.key[0]), self._ref.rng.counter)

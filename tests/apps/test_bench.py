@@ -21,13 +21,15 @@ def test_bench_writes_medians_runs_command_and_load(tmp_path, capsys):
     assert data["command"] == "python -m shipwreck_apps.bench " + " ".join(args)
     assert len(data["load_average"]) == 3
     names = [name for name in data["results"] if name.startswith("shipwreck")]
-    assert len(names) == 14 and set(data["results"]) == set(names)
+    assert len(names) == 16 and set(data["results"]) == set(names)
     for name in names:  # the batched engine covers every card set
         entry = data["results"][name]
         assert len(entry["runs"]) == 2 and entry["median"] > 0
         assert name in data["table"]
         assert ("bytes_per_game" in entry) == ("batched" in name)
-    assert sum("batched engine, N=" in name for name in names) == 8
+        assert entry["cpu"] == data["cpu"]["model"]  # beside every figure
+    assert sum("batched engine, N=" in name for name in names) == 10
+    assert data["table"].startswith(f"CPU: {data['cpu']['model']} (")
     assert data["compile_seconds"] is None
     assert data["table"] in capsys.readouterr().out
     assert "the vector entry point runs **" in data["table"]  # the Play-v0 rows' ratio
@@ -81,19 +83,31 @@ def test_bench_split_option_reports_each_part_of_a_batched_step(capsys):
         assert part in out
 
 
-def test_compile_line_gives_the_cold_and_warm_medians():
-    runs = {"cold": [30.0, 20.0, 25.0], "warm": [2.0, 1.0, 3.0]}
+def test_compile_table_gives_the_cold_and_warm_medians_and_the_lines_printed():
+    runs = {"cold": [30.0, 20.0, 25.0], "warm": [2.0, 1.0, 3.0], "cold_lines": [1, 0, 1]}
     runs |= {"cold_cpu": [9.0, 8.0, 7.0], "warm_cpu": [1.5, 1.0, 0.5]}
-    line = format_compile(runs)
-    assert "**25.0 s** (8.0 s of processor time) with an empty numba cache" in line
-    assert "**2.0 s** (1.0 s) with the cache" in line
+    table = format_compile({"aec": runs})
+    assert "| 25.0 s (8.0 s) | 1 | 2.0 s (1.0 s) | 3 |" in table
+    assert "one whole random game" in table
+
+
+def test_cpu_info_names_the_model_and_only_known_vector_extensions():
+    cpu = bench.cpu_info()
+    assert cpu["model"] and cpu["cores"] >= 1
+    assert set(cpu["vector_extensions"]) <= set(bench.VECTOR_FLAGS)
+    with open("/proc/cpuinfo") as fh:
+        flags = next(line for line in fh if line.startswith("flags")).split()
+    assert ("avx2" in cpu["vector_extensions"]) == ("avx2" in flags)
+    assert bench.format_cpu(cpu).startswith(f"CPU: {cpu['model']} (")
 
 
 @pytest.mark.slow
-def test_compile_seconds_times_a_cold_then_a_warm_first_call():
-    runs = compile_seconds(1)
-    assert all(len(values) == 1 for values in runs.values()) and len(runs) == 4
-    assert runs["cold_cpu"][0] > runs["warm_cpu"][0] > 0
+def test_compile_seconds_times_a_cold_then_a_warm_first_call(monkeypatch):
+    monkeypatch.setattr(bench, "FIRST_CALLS", {"aec": bench.FIRST_CALLS["aec"]})
+    runs = compile_seconds(1)["aec"]
+    assert all(len(values) == 1 for values in runs.values()) and len(runs) == 5
+    assert runs["cold_lines"] == [1]  # the background compile's one line
+    assert runs["cold_cpu"][0] > 0 and runs["warm_cpu"][0] > 0
 
 
 def test_bench_repeats_go_round_robin_over_the_benchmarks(monkeypatch):

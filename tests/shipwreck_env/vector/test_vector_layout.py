@@ -36,6 +36,7 @@ VECTOR_INFRASTRUCTURE = {
     "single",
     "tables",
     "to_states",
+    "warm",
 }
 """Modules with no twin among the reference turn's: the arrays, random streams,
 compilation, the tables built from the reference's own, conversions, observations, one
