@@ -468,6 +468,7 @@ def update_trainers_json(key: str, trainer: str | None, entry: dict) -> dict:
     if old.get("source") == entry["source"]:
         entry["evaluations"] = {**old.get("evaluations", {}), **entry["evaluations"]}
     parent[slot] = entry
+    path.parent.mkdir(parents=True, exist_ok=True)  # the study's folder, in a fresh tree too
     path.write_text(json.dumps(data, indent=1) + "\n")
     return entry
 

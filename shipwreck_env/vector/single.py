@@ -47,7 +47,7 @@ from shipwreck_env.rules.engine import new_game
 from shipwreck_env.rules.observation import ObservationLayout
 from shipwreck_env.rules.reference_game import ReferenceGame
 from shipwreck_env.rules.state import State
-from shipwreck_env.vector import chance, convert, to_states
+from shipwreck_env.vector import background, chance, convert, to_states
 from shipwreck_env.vector.arrays import Arrays
 from shipwreck_env.vector.engine import deal, legal_masks, step_rewarded
 from shipwreck_env.vector.jit import (
@@ -337,18 +337,14 @@ class WarmingGame(SingleGame):
     compiled = False
 
     def _start(self) -> None:
-        from shipwreck_env.vector import warm
-
         self._ref = ReferenceGame(self.config, self.layout, self.score_doom)
         self._ref.rng = chance.StreamGenerator(int(self.arrays.key[0]), int(self.arrays.draws[0]))
         self.mask, self.status = self._ref.mask, self._ref.status
-        warm.start_background()
+        background.start_background(step_one._cache._cache_path)
 
     def _switch_when_ready(self) -> None:
         """Become a :class:`SingleGame` if the compiled rules are ready now."""
-        from shipwreck_env.vector import warm
-
-        if warm.background_finished() and compiled_ready():
+        if background.background_finished(step_one._cache._cache_path) and compiled_ready():
             self.__class__ = SingleGame
             self._bind()
 

@@ -15,100 +15,28 @@ process per process.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
-import subprocess
 import sys
 import time
 
 import numpy as np
+
+from shipwreck_env.vector import background
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not on Windows: no lock, one process per process
     fcntl = None  # type: ignore[assignment]
 
-__all__ = [
-    "BACKGROUND_NOTICE",
-    "background_finished",
-    "lock_path",
-    "play_single",
-    "start_background",
-]
-
-BACKGROUND_NOTICE = (
-    "shipwreck_env: compiling the engine for this CPU in a background process (once per "
-    "machine, about a minute on 2 cores; `shipwreck-arcana warm` does it ahead); until it "
-    "is ready, games run on the reference engine: the same games, slower"
-)
-"""The one line a process logs (logger ``shipwreck_env``, WARNING) when its first game
-starts on the reference engine."""
-_LOG = logging.getLogger("shipwreck_env")
-_child: subprocess.Popen | None = None
-_started = False
-_last_look = 0.0
-LOOK_EVERY = 1.0
-"""Seconds between two looks at whether another process's compile has finished."""
+__all__ = ["lock_path", "main", "play_single"]
 
 
 def lock_path() -> str:
     """The lock file of the background compile, in the folder numba caches the
-    one-game entry points in."""
+    one-game entry points in (:func:`shipwreck_env.vector.background.lock_path`)."""
     from shipwreck_env.vector.single import step_one
 
-    return os.path.join(step_one._cache._cache_path, "shipwreck-warm.lock")
-
-
-def _lock_free() -> bool:
-    """Whether no process holds the compile's lock now."""
-    if fcntl is None:
-        return True
-    try:
-        with open(lock_path(), "a") as fh:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            fcntl.flock(fh, fcntl.LOCK_UN)
-        return True
-    except BlockingIOError:
-        return False
-    except OSError:  # no writable cache folder: nobody can hold the lock
-        return True
-
-
-def start_background() -> None:
-    """Start the background compile (unless this process already did, or another
-    process is compiling) and log :data:`BACKGROUND_NOTICE`; once per process."""
-    global _child, _started
-    if _started:
-        return
-    _started = True
-    if _lock_free():
-        log = os.path.join(os.path.dirname(lock_path()), "shipwreck-warm.log")
-        with contextlib.ExitStack() as stack:
-            try:
-                out = stack.enter_context(open(log, "w"))
-            except OSError:
-                out = subprocess.DEVNULL
-            _child = subprocess.Popen(
-                [sys.executable, "-m", "shipwreck_env.vector.warm"],
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # it finishes (and warms the cache) after we exit
-            )
-    _LOG.warning(BACKGROUND_NOTICE)
-
-
-def background_finished() -> bool:
-    """Whether the background compile this process relies on is over (ours has exited,
-    or no process holds the lock); looks at most every :data:`LOOK_EVERY` seconds."""
-    global _last_look
-    if _child is not None:
-        return _child.poll() is not None
-    now = time.monotonic()
-    if now - _last_look < LOOK_EVERY:
-        return False
-    _last_look = now
-    return _lock_free()
+    return background.lock_path(step_one._cache._cache_path)
 
 
 def play_single(steps: int = 300) -> None:

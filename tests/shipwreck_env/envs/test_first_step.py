@@ -30,7 +30,7 @@ import pytest
 
 from shipwreck_env.rules.config import GameConfig
 from shipwreck_env.rules.observation import ObservationLayout
-from shipwreck_env.vector import jit, single, warm
+from shipwreck_env.vector import background, jit, single
 from shipwreck_env.vector.single import SingleGame, WarmingGame
 
 SWITCHES = [
@@ -73,8 +73,8 @@ def _play_both(a: SingleGame, b: SingleGame, steps: int) -> None:
 @pytest.fixture
 def never_ready(monkeypatch: pytest.MonkeyPatch) -> None:
     """The background compile never finishes (and none is started)."""
-    monkeypatch.setattr(warm, "start_background", lambda: None)
-    monkeypatch.setattr(warm, "background_finished", lambda: False)
+    monkeypatch.setattr(background, "start_background", lambda cache_dir: None)
+    monkeypatch.setattr(background, "background_finished", lambda cache_dir: False)
 
 
 @pytest.mark.parametrize("kwargs", SWITCHES)
@@ -103,9 +103,9 @@ def test_a_warming_game_plays_the_compiled_game_of_each_seed(
 def test_a_warming_game_becomes_compiled_at_the_next_reset_once_ready(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(warm, "start_background", lambda: None)
+    monkeypatch.setattr(background, "start_background", lambda cache_dir: None)
     finished = [False]
-    monkeypatch.setattr(warm, "background_finished", lambda: finished[0])
+    monkeypatch.setattr(background, "background_finished", lambda cache_dir: finished[0])
     compiled, warming = _pair(SWITCHES[0], False, False)
     compiled.reset(5)
     warming.reset(5)

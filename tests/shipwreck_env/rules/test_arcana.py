@@ -43,14 +43,14 @@ def test_a_card_effect_lives_in_one_module_of_the_turn(card: str) -> None:
     naming = [
         module
         for module in TURN_MODULES
-        if f'"{card}"' in (ROOT / "shipwreck_env" / f"{module}.py").read_text()
+        if f'"{card}"' in (ROOT / "shipwreck_env" / "rules" / f"{module}.py").read_text()
     ]
     assert naming == [HOME[card]]
 
 
 def test_the_public_record_looks_up_no_card_and_asks_the_engine_modules() -> None:
     """It may read announcements (event kinds), never find a card or power by name."""
-    text = (ROOT / "shipwreck_env" / "public_record.py").read_text()
+    text = (ROOT / "shipwreck_env" / "rules" / "public_record.py").read_text()
     lookups = [name for name in ("CARD_INDEX", "POWER_INDEX", "CARDS", ".power ==") if name in text]
     assert lookups == []
 

@@ -27,6 +27,7 @@ VECTOR_TURN = [*REFERENCE_TURN, "ops"]
 VECTOR_INFRASTRUCTURE = {
     "__init__",
     "arrays",
+    "background",
     "chance",
     "convert",
     "game",
