@@ -241,7 +241,7 @@ def test_batched_runner_learns_and_resumes(tmp_path):
     1.55 against the random team's 0.62, and the same run at the previous commit did the
     same, so the cause lies outside this code (the packages installed or the machine);
     the margin was too thin. At 30 it won 28, scoring 2.98.)"""
-    code = f"import json, sys; sys.path.insert(0, {str(ROOT / 'tests')!r}); " + (
+    code = f"import json, sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); " + (
         "import test_rllib_runner as t; print(json.dumps(t._learn(sys.argv[1])))"
     )
     done = subprocess.run(
