@@ -70,6 +70,7 @@ __all__ = [
     "COMPILE_MODE",
     "SingleGame",
     "WarmingGame",
+    "cache_dir",
     "compiled_ready",
     "observe_one",
     "reset_one",
@@ -308,6 +309,12 @@ class SingleGame:
         return chance.StreamGenerator(int(self.arrays.key[0]), int(self.arrays.draws[0]))
 
 
+def cache_dir() -> str:
+    """The folder numba caches the one-game entry points in (where the background
+    compile writes, and holds its lock)."""
+    return step_one._cache._cache_path
+
+
 def _compile_here() -> bool:
     return os.environ.get(COMPILE_MODE, "background") == "foreground"
 
@@ -340,11 +347,11 @@ class WarmingGame(SingleGame):
         self._ref = ReferenceGame(self.config, self.layout, self.score_doom)
         self._ref.rng = chance.StreamGenerator(int(self.arrays.key[0]), int(self.arrays.draws[0]))
         self.mask, self.status = self._ref.mask, self._ref.status
-        background.start_background(step_one._cache._cache_path)
+        background.start_background(cache_dir())
 
     def _switch_when_ready(self) -> None:
         """Become a :class:`SingleGame` if the compiled rules are ready now."""
-        if background.background_finished(step_one._cache._cache_path) and compiled_ready():
+        if background.background_finished(cache_dir()) and compiled_ready():
             self.__class__ = SingleGame
             self._bind()
 

@@ -34,9 +34,9 @@ __all__ = ["lock_path", "main", "play_single"]
 def lock_path() -> str:
     """The lock file of the background compile, in the folder numba caches the
     one-game entry points in (:func:`shipwreck_env.vector.background.lock_path`)."""
-    from shipwreck_env.vector.single import step_one
+    from shipwreck_env.vector.single import cache_dir
 
-    return background.lock_path(step_one._cache._cache_path)
+    return background.lock_path(cache_dir())
 
 
 def play_single(steps: int = 300) -> None:

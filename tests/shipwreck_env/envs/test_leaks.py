@@ -47,7 +47,6 @@ from shipwreck_env.rules.observation import ObservationLayout
 from shipwreck_env.rules.scenario import arrange
 from shipwreck_env.rules.state import PHASES, Phase, State
 
-FALL = CARD_INDEX["fall"]
 NON_TERMINAL_PHASES = set(PHASES) - {"game_over"}
 
 
