@@ -9,6 +9,7 @@
 | ``convention`` / ``convention:A`` | the convention team: one public code per turn (agents/convention/team.py) | both |
 | ``oracle`` | CHEATS: the group sees the hidden fate | group |
 | ``types`` / ``types:T,...[,nosignal][,m=M]`` | reads and signals under a posterior over partner types T (``agents/search/type_inference.py``) | both |
+| ``ally`` / ``ally:[pool][,nolisten][,doubt=D][,lib=T/...]`` | the convention with partners who play it, type inference with the rest (``agents/search/ally.py``) | both |
 | ``natural`` | plays and reads as the rulebook suggests a newcomer would (``agents/scripted/natural.py``) | both |
 | ``noisy:E:SPEC`` | ``SPEC`` (a policy, or a team with ``+``), its plays random with probability E (``agents/scripted/noisy.py``) | as ``SPEC`` |
 | ``ppo:PATH`` | a trained Stable-Baselines3 model | as trained |
@@ -49,6 +50,10 @@ SPECS: tuple[tuple[str, str], ...] = (
     (
         "types[:T,...]",
         "infers its partners' types (uniform, heuristic, convention) from their plays",
+    ),
+    (
+        "ally[:pool,nolisten,doubt=D]",
+        "the convention with partners who play it, type inference with the rest",
     ),
     ("natural", "plays and reads as the rulebook suggests a newcomer would (both roles)"),
     ("noisy:E:SPEC", "SPEC (a policy or PLAY+GROUP team) whose plays are random with chance E"),
@@ -199,6 +204,10 @@ def make_policy(spec: str) -> Policy:
         from shipwreck_agents.search.type_inference import TypeGroup
 
         return TypeGroup(**_types_options(spec, arg))
+    if name == "ally":
+        from shipwreck_agents.search.ally import AllyTeam
+
+        return AllyTeam(**_ally_options(spec, arg))
     if name == "natural" and not arg:
         from shipwreck_agents.scripted.natural import natural_team
 
@@ -238,7 +247,7 @@ def make_policy(spec: str) -> Policy:
     )
 
 
-_BLUEPRINTS = (*PLAY_SPECS, *GROUP_SPECS, "natural", "types", "noisy")
+_BLUEPRINTS = (*PLAY_SPECS, *GROUP_SPECS, "natural", "types", "ally", "noisy")
 """Names a ``search:`` argument may start with to be a scripted blueprint, not a network."""
 
 
@@ -280,6 +289,28 @@ def _types_options(spec: str, arg: str) -> dict:
             names.append(part)
     if names:
         options["types"] = names
+    return options
+
+
+def _ally_options(spec: str, arg: str) -> dict:
+    """``ally:pool,nolisten,doubt=D,lib=T/T...``: plays by type inference once any
+    watched partner is refuted (``pool``), no reading of how readers read its plays (``nolisten``), and
+    type inference's library (``lib=``, names joined by ``/``)."""
+    options: dict = {}
+    for part in filter(None, arg.split(",")):
+        if part == "pool":
+            options["pooled"] = True
+        elif part == "nolisten":
+            options["listen"] = False
+        elif part.startswith("doubt="):
+            options["doubt"] = spec_number(spec, part[6:], 0.0, 1.0)
+        elif part.startswith("lib="):
+            options["types"] = part[4:].split("/")
+        else:
+            raise ValueError(
+                f"policy {shown(spec)}: option {part!r} is not known; allowed: pool, "
+                "nolisten, doubt=D, lib=T/T/... (type inference's library)"
+            )
     return options
 
 

@@ -365,6 +365,21 @@ class ConventionPolicy(BayesGroup):
         """P(active seat's kept fate = v + 1) under the convention, from this player's
         view (its own pool), restricted to the number line."""
         seat = view.active_seat
+        if view.holding[seat] != 1:
+            return np.zeros(7)
+        posterior = self.reading(view)
+        if posterior.sum() <= 0:
+            posterior = literal_posterior(view.lines[seat], view.unseen)
+        return posterior / posterior.sum()
+
+    def reading(self, view: AgentView) -> np.ndarray:
+        """The unnormalised mass, by kept value, of the hands whose line under this
+        turn's code shows what the active seat did, weighted by this player's own pool
+        and restricted to the number line: all zeros when the seat does not hold one
+        fate, when the code does not cover the turn, or when no hand the code and the
+        line allow shows it (a play the convention never makes). Also remembers what
+        the line says of the kept fate, as :meth:`posterior` does."""
+        seat = view.active_seat
         line = mask_to_array(view.lines[seat])
         if view.holding[seat] != 1:
             return np.zeros(7)
@@ -387,10 +402,7 @@ class ConventionPolicy(BayesGroup):
             ):
                 if shown == observed:
                     m[kept - 1] += private.get(hand, 0.0)
-        posterior = m * line
-        if posterior.sum() <= 0:
-            posterior = literal_posterior(view.lines[seat], view.unseen)
-        return posterior / posterior.sum()
+        return m * line
 
 
 def _lines(convention: Convention) -> zip:

@@ -1,0 +1,249 @@
+"""The ally (agents/search/ally.py): the convention with partners who play it, type
+inference with the rest."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from twins import swapped
+
+from shipwreck_agents.convention.team import ConventionPolicy
+from shipwreck_agents.evaluation.crossplay import MixedTable
+from shipwreck_agents.registry import make_policy, make_team
+from shipwreck_agents.search.ally import AllyTeam
+from shipwreck_env.envs.policy import Team
+from shipwreck_env.rules.actions import NUM_ACTIONS
+from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
+from shipwreck_env.rules.state import State
+from shipwreck_env.rules.view import make_view
+
+
+def _mask(s: State) -> np.ndarray:
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask[legal_actions(s)] = 1
+    return mask
+
+
+def _act(policy, s: State, state: State | None = None) -> int:
+    view = make_view(s, s.decider)
+    return policy.act(None, _mask(s), view, np.random.default_rng(0), state=state)
+
+
+def _games(config: GameConfig, table: Team, games: int, seed: int) -> Iterator[State]:
+    """Every decision state of ``games`` games of ``table`` (reset before each game)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        table.reset()
+        s = new_game(config, rng)
+        while not s.over:
+            yield s
+            step_inplace(s, _act(table.policy_for(make_view(s, s.decider)), s), rng)
+
+
+@pytest.mark.parametrize("difficulty", ["normal", "hard", "doomed"])
+def test_a_table_of_allies_decides_exactly_as_the_convention(difficulty):
+    """Self-play: every decision of a table of allies is the convention's at the same
+    state, and no ally refutes another (the exact tests never fire on the convention)."""
+    config = GameConfig(num_players=3, difficulty=difficulty)
+    ally = AllyTeam()
+    shadow = ConventionPolicy()
+    table = Team(ally, ally)
+    decisions = 0
+    for s in _games(config, table, games=6, seed=11):
+        if s.turn == 0 and not s.turn_actions and s.decider == s.active_player:
+            shadow.reset()
+        view = make_view(s, s.decider)
+        expected = shadow.act(None, _mask(s), view, np.random.default_rng(0))
+        assert _act(ally, s) == expected, (s.turn, view.phase)
+        decisions += 1
+    assert decisions > 100
+    assert all(not ally.refuted(p) for p in range(3))
+
+
+def test_a_natural_partner_is_refuted_and_then_read_by_type_inference():
+    """With a natural player at the table, the allies who watch it find it out within the
+    game (over a few games), and decide for its turns as type inference would."""
+    config = GameConfig(num_players=3, difficulty="normal")
+    ally = AllyTeam()
+    natural = make_team("natural")
+    refuted_in = 0
+    for game in range(6):
+        table = MixedTable([natural if p == game % 3 else Team(ally, ally) for p in range(3)])
+        table.reset()
+        rng = np.random.default_rng(100 + game)
+        s = new_game(config, rng)
+        while not s.over:
+            policy = table.policy_for(make_view(s, s.decider))
+            step_inplace(s, _act(policy, s), rng)
+        stranger = game % 3
+        refuted_in += any(stranger in ally.refuted(p) for p in range(3) if p != stranger)
+    assert refuted_in >= 3
+
+
+def test_a_play_no_hand_of_the_code_shows_is_refuted_on_the_spot():
+    """The proof from a play: a partner that plays what the convention's code gives no
+    hand its line allows is refuted at the group decision that sees it, and the decision
+    then is type inference's."""
+    config = GameConfig(num_players=3, difficulty="normal")
+    ally = AllyTeam(doubt=0.0)
+    rng = np.random.default_rng(5)
+    found = 0
+    for _ in range(30):
+        ally.reset()
+        s = new_game(config, rng)
+        while not s.over and found < 3:
+            view = make_view(s, s.decider)
+            if (
+                s.decider != s.active_player
+                and view.phase == "group"
+                and view.active_player not in ally.refuted(view.player)
+            ):
+                probe = copy.deepcopy(ally)
+                reading = probe.convention.reading(view)
+                covered = probe.convention._covered(view)
+                action = _act(probe, s)
+                refuted = view.active_player in probe.refuted(view.player)
+                assert refuted == (covered and reading.sum() <= 0)
+                if refuted:
+                    types = copy.deepcopy(ally.types)
+                    assert action == _act(types, s)
+                    found += 1
+            # the active player plays at random: often a line the code does not give
+            legal = legal_actions(s)
+            action = _act(ally, s) if s.decider != s.active_player else int(rng.choice(legal))
+            step_inplace(s, action, rng)
+    assert found == 3
+
+
+def test_a_reader_who_misses_a_sure_line_is_refuted():
+    """The proof from a reading: after a line whose code leaves one kept value, a reader
+    that predicted and missed (the fate gone, the score unchanged) is refuted; one that
+    scored is not."""
+    config = GameConfig(num_players=3, difficulty="normal")
+    for scored, refuted in ((False, True), (True, False)):
+        ally = AllyTeam()
+        rng = np.random.default_rng(3)
+        s = new_game(config, rng)
+        view = make_view(s, s.decider)
+        _act(ally, s)  # the active player's first play (the convention's)
+        for _ in range(50):  # a first turn whose line the code reads for sure
+            if ally._played.get(view.player) is not None:
+                break
+            ally.reset()
+            s = new_game(config, rng)
+            view = make_view(s, s.decider)
+            _act(ally, s)
+        assert ally._played.get(view.player) is not None
+        holding = list(view.holding)
+        holding[view.active_seat] = 0  # the reader predicted: the fate went back
+        later = dataclasses.replace(
+            view,
+            turn=view.turn + 1,
+            active_seat=(view.active_seat + 1) % 3,
+            holding=tuple(holding),
+            score=view.score + scored,
+        )
+        ally._settle(later)
+        assert (view.leader in ally.refuted(view.player)) == refuted
+
+
+def test_decisions_do_not_depend_on_hidden_fates_of_others():
+    """Twin states that differ only in a fate the decider cannot see, the ally's memory
+    copied: the same decision (the full state is handed over too, which a fair policy
+    ignores, so a peek would show)."""
+    config = GameConfig(num_players=3, difficulty="normal")
+    ally = AllyTeam()
+    natural = make_team("natural")
+
+    checked = 0
+    for game in range(4):
+        table = MixedTable([natural if p == game % 3 else Team(ally, ally) for p in range(3)])
+        for s in _games(config, table, games=1, seed=40 + game):
+            if table.teams[s.decider] is natural:
+                continue
+            before = _act(copy.deepcopy(ally), s, state=s)
+            hidden = [
+                (seat, index) for seat in range(len(s.hands)) if s.owner(seat) != s.decider
+                for index in range(len(s.hands[seat]))
+            ]  # fmt: skip
+            twins = [swapped(s, seat, index, w) for seat, index in hidden for w in range(1, 8)]
+            for t in filter(None, twins):
+                probe = copy.deepcopy(ally)
+                assert _act(probe, t, state=t) == before, (s.turn, s.phase)
+                checked += 1
+    assert checked > 100
+
+
+def test_reset_forgets_the_partners_it_refuted():
+    ally = AllyTeam()
+    ally._refute(0, 2, "test")
+    assert ally.refuted(0) == {2}
+    ally.reset()
+    assert ally.refuted(0) == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("spec", "says"),
+    [("ally:loud", "'loud' is not known"), ("ally:doubt=2", "doubt=2"), ("ally:doubt=x", "x")],
+)
+def test_the_registry_refuses_unknown_options_by_name(spec, says):
+    with pytest.raises(ValueError, match=says):
+        make_policy(spec)
+
+
+def test_the_registry_builds_the_ally_with_its_options():
+    ally = make_team("ally:pool,nolisten,doubt=0.1,lib=heuristic/convention").play
+    assert isinstance(ally, AllyTeam)
+    assert ally.pooled and not ally.listen and ally.doubt == 0.1
+    assert ally.types.types == ("heuristic", "convention")
+    default = make_team("ally").play
+    assert not default.pooled and default.listen and default.doubt == 0.2
+
+
+@pytest.mark.parametrize(
+    ("reading", "values", "scored", "turns_later", "refuted"),
+    [
+        ((0, 0, 1, 0, 0, 0, 0), (3,), False, 1, True),  # every hand the code allows: missed
+        ((0, 0, 1, 2, 0, 0, 0), (3,), False, 1, False),  # a 4 was possible
+        ((0, 0, 1, 2, 0, 0, 0), (3, 4), False, 1, True),  # Sorrows: both missed
+        ((0, 0, 1, 0, 0, 0, 0), (3,), True, 1, False),  # it scored
+        ((0, 0, 1, 0, 0, 0, 0), (3,), False, 2, False),  # another turn came between
+    ],
+)
+def test_a_guess_that_missed_every_value_the_code_allowed_refutes_the_player(
+    reading, values, scored, turns_later, refuted
+):
+    """The proof from an outcome: the decider predicted every value the convention's
+    reading allowed and the score did not move by its next decision (the very next turn):
+    the partner's fate was none of them, which the convention never plays."""
+    config = GameConfig(num_players=3, difficulty="normal")
+    s = new_game(config, np.random.default_rng(0))
+    view = make_view(s, 1)
+    ally = AllyTeam()
+    ally._guess[1] = (view.turn, 0, np.array(reading, dtype=float), view.score, values)
+    later = dataclasses.replace(view, turn=view.turn + turns_later, score=view.score + scored)
+    ally._settle(later)
+    assert (0 in ally.refuted(1)) == refuted
+    assert 1 not in ally._guess  # settled either way
+
+
+@pytest.mark.parametrize(("doubt", "refuted"), [(0.0, False), (0.34, True)])
+def test_type_evidence_refutes_a_partner_below_the_doubt(doubt, refuted):
+    """The judgement from type evidence: at the first group decision the type posterior is
+    the prior (1/3 on the convention), so a doubt above it refutes the partner watched
+    and none at 0 does."""
+    config = GameConfig(num_players=3, difficulty="normal")
+    ally = AllyTeam(doubt=doubt)
+    for s in _games(config, Team(ally, ally), games=1, seed=2):
+        view = make_view(s, s.decider)
+        if s.decider != s.active_player and view.phase == "group":
+            _act(ally, s)
+            assert (view.active_player in ally.refuted(view.player)) == refuted
+            return
+        _act(ally, s)
+    raise AssertionError("no group decision")
