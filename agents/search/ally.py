@@ -11,19 +11,23 @@ does not play the convention? It starts believing every partner does (a table of
 or of convention players, then plays exactly as the convention: same deals, same
 decisions). A partner is *refuted* by evidence the convention can never produce:
 
-* **its play** (the group decider watching it): the convention's code for the turn shows
-  what the partner did for no hand its number line allows -- the convention's exact
-  reading (:meth:`ConventionPolicy.reading`) has no mass at all;
+* **its play** (the group decider watching it): the turn opened with a play (a power
+  first may be the convention's way out, which leaves its code) and the convention's
+  code for the turn shows what the partner did for no hand its number line allows -- the
+  convention's exact reading (:meth:`ConventionPolicy.reading`) has no mass at all;
 * **the outcome of the reading** (the same decider, on its next decision, when that is the
   very next turn): the prediction it made scored, so the kept fate was the value named,
   and the convention's reading of the play gave that value no mass;
-* **its type evidence** (``doubt``): type inference's posterior on the partner, from its
-  plays, puts less than ``doubt`` on the convention among its library's types (this one
-  is a judgement, not a proof: set ``doubt=0`` for proofs only);
-* **its reading of our play** (``listen``; the active player, on its next decision): the
-  code left exactly one kept value for the line we played, a convention reader then names
-  it if it predicts at all, and the fate is gone while the score has not moved since: the
-  reader predicted and was wrong.
+* **its type evidence** (``doubt``, off by default): type inference's posterior on the
+  partner, from its plays, puts less than ``doubt`` on the convention among its
+  library's types (a judgement, not a proof: it can refute a convention player);
+* **its reading of our play** (``listen``; the active player, on its next decision,
+  leader mode): the leader ended our turn in a way no convention leader could. The
+  player sees whether the leader passed (it still holds the fate), missed (the fate is
+  gone and no point was scored since) or scored (a point, and no other turn that could
+  have scored it ended between); it replays its own turn from the public start with its
+  own hand and a convention leader deciding, once for each fate the leader may hold, and
+  the leader is refuted if what it did is none of the replays' endings.
 
 Each is a fact about public actions and what the deciding player itself knows (its own
 hand, its own predictions), so nothing hidden enters; all but the type evidence are
@@ -44,6 +48,7 @@ cleared by :meth:`reset`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
@@ -52,10 +57,12 @@ from shipwreck_agents.base import Policy
 from shipwreck_agents.convention.team import ConventionPolicy
 from shipwreck_agents.search.type_inference import DEFAULT_TYPES, TypeGroup
 from shipwreck_env.envs.policy import BatchedPartner
-from shipwreck_env.rules.actions import ACTIONS
+from shipwreck_env.rules.actions import ACTIONS, PASS
 from shipwreck_env.rules.config import GameConfig
+from shipwreck_env.rules.engine import legal_actions, step_inplace
+from shipwreck_env.rules.scenario import ForcedDraws, hypothetical_turn_start
 from shipwreck_env.rules.state import State
-from shipwreck_env.rules.view import AgentView
+from shipwreck_env.rules.view import AgentView, make_view
 
 __all__ = ["AllyTeam"]
 
@@ -79,7 +86,7 @@ class AllyTeam(Policy):
         pooled: bool = False,
         listen: bool = True,
         margin: float = 0.1,
-        doubt: float = 0.2,
+        doubt: float = 0.0,
     ) -> None:
         self.convention = ConventionPolicy()
         self.types = TypeGroup(types=types, margin=margin)
@@ -89,7 +96,8 @@ class AllyTeam(Policy):
         self._refuted: dict[int, set[int]] = {}
         self._mode: dict[tuple[int, int], bool] = {}  # (player, turn) -> convention?
         self._guess: dict[int, tuple[int, int, np.ndarray, int, int]] = {}
-        self._played: dict[int, tuple[int, int, tuple[int, ...], int, int]] = {}
+        self._played: dict[int, _Played] = {}
+        self._leader_model = ConventionPolicy()  # a convention leader, for replays
 
     def reset(self) -> None:
         self.convention.reset()
@@ -126,15 +134,12 @@ class AllyTeam(Policy):
             if view.turn == turn + 1 and view.score == score and missed.sum() <= 0:
                 self._refute(me, partner, "outcome")
         played = self._played.get(me)
-        if played is not None and view.turn > played[0]:
-            _, seat, readers, score, _ = self._played.pop(me)
-            if view.active_seat == seat:  # its own next turn: did it carry the fate in?
-                gone = not view.carried_into_turn
-            else:
-                gone = view.holding[seat] == 0
-            if gone and view.score == score:
-                for reader in readers:
-                    self._refute(me, reader, "reader")
+        if played is not None and view.turn > played.start.turn:
+            del self._played[me]
+            seen = _outcome_seen(played, view)
+            expected = self._convention_outcomes(played) if seen is not None else None
+            if expected is not None and seen not in expected:
+                self._refute(me, played.start.leader % view.config.num_players, "reader")
 
     def _readers(self, view: AgentView) -> tuple[int, ...]:
         """The players who decide how this player's play is read."""
@@ -161,17 +166,25 @@ class AllyTeam(Policy):
         me = view.player
         self._settle(view)
         if view.decider == view.active_player:
-            if not self.plays_convention(view):
-                return self.types.act(observation, mask, view, rng)
-            first = view.phase == "play" and not view.plays and not view.power_used
-            action = self.convention.act(observation, mask, view, rng)
-            if first and self.listen:
-                self._note_play(view)
+            if self.plays_convention(view):
+                action = self.convention.act(observation, mask, view, rng)
+            else:
+                action = self.types.act(observation, mask, view, rng)
+            if (
+                self.listen
+                and view.config.group_decision == "leader"
+                and view.phase != "cost"  # Sails' or Scythes' price, after the group decided
+            ):
+                self._note_play(view, action)
             return action
         partner = view.active_player
         if view.phase in ("group", "vote"):
             reading = self.convention.reading(view)
-            covered = self.convention._covered(view) and view.holding[view.active_seat] == 1
+            covered = (
+                self.convention._covered(view)
+                and view.holding[view.active_seat] == 1
+                and ACTIONS[view.turn_actions[0]].kind == "play"  # a way out may leave the code
+            )
             if covered and reading.sum() <= 0:
                 self._refute(me, partner, "play")
             if partner not in self._refuted.get(me, ()):
@@ -194,16 +207,121 @@ class AllyTeam(Policy):
             return self.types.act(observation, mask, view, rng)
         return self.convention.act(observation, mask, view, rng)
 
-    def _note_play(self, view: AgentView) -> None:
-        """After the convention chose this turn's line: if the code leaves exactly one kept
-        value for it, remember to check how the readers read it."""
-        like = self.convention._carry.get((view.player, view.active_seat, view.turn))
-        if like is None or sum(1 for x in like if x > 0) != 1:
-            return
-        self._played[view.player] = (
-            view.turn,
-            view.active_seat,
-            self._readers(view),
-            view.score,
-            int(np.argmax(like)) + 1,
-        )
+    def _note_play(self, view: AgentView, action: int) -> None:
+        """Keep this turn's first view, hand and every action this player takes in it,
+        for :meth:`_convention_outcomes`."""
+        me = view.player
+        played = self._played.get(me)
+        if played is None or played.start.turn != view.turn:
+            if view.carried_into_turn and not self.plays_convention(view):
+                return  # its memory of the carried fate is not the one a reader keeps
+            key = ConventionPolicy.hand_key(view)
+            played = _Played(view, key, view.carried_into_turn, [], view.score)
+            self._played[me] = played
+        played.actions[:] = [*view.turn_actions, action]  # every action so far is its own
+        played.score = view.score
+
+    def _convention_outcomes(self, played: _Played) -> set[str] | None:
+        """How a convention leader could end the turn ``played`` records: a set of
+        ``"pass"``, ``"right"`` and ``"wrong"``, one for each fate the leader may hold
+        (its own pool changes its reading), found by replaying the turn from its public
+        start with this player's own hand, the leader deciding as the convention does
+        (its memory of a carried fate is the one this player keeps: the same public
+        likelihood); ``None`` if the turn cannot be replayed (it drew a fate this player
+        did not record)."""
+        start = played.start
+        reader = start.leader % start.config.num_players
+        outcomes = set()
+        if start.holding[reader] == 1:
+            line, unseen = start.lines[reader], start.unseen
+            held = [v for v in range(1, 8) if line >> (v - 1) & 1 and unseen[v - 1] > 0]
+        else:
+            held = [0]
+        for value in held:
+            outcome = self._replay_leader(played, reader, value)
+            if outcome is None:
+                return None
+            outcomes.add(outcome)
+        return outcomes
+
+    def _replay_leader(self, played: _Played, reader: int, held: int) -> str | None:
+        """One replay of :meth:`_convention_outcomes`, the leader holding ``held`` (0:
+        nothing)."""
+        start = played.start
+        leader = self._leader_model
+        leader.reset()
+        before = start.turn - len(start.holding)
+        memory = self.convention._carry.get((start.player, start.active_seat, before))
+        if memory is not None:
+            leader._carry[(reader, start.active_seat, before)] = memory
+        try:
+            state = hypothetical_turn_start(start, list(played.hand), carried=played.carried)
+            if held:
+                if state.bag[held - 1] <= 0:
+                    return None
+                state.bag[held - 1] -= 1
+                state.hands[reader] = [held]
+            draws = ForcedDraws(state, [])
+            for action in played.actions:
+                step_inplace(state, action, draws, check=False)
+        except (ForcedDraws.Impossible, ValueError, IndexError, KeyError):
+            return None  # a draw or a card this player did not record (The Feast, Sparrows)
+        guessed = False
+        rng = np.random.default_rng(0)
+        try:
+            while not state.over and state.turn == start.turn:
+                if state.decider != reader:
+                    if PASS not in legal_actions(state):
+                        return None
+                    step_inplace(state, PASS, draws, check=False)  # a reveal: none is used
+                    continue
+                view = make_view(state, reader)
+                action = leader.act(None, None, view, rng)
+                if ACTIONS[action].kind == "predict":
+                    if ACTIONS[action].value == state.kept_eff:
+                        return "right"
+                    guessed = True
+                elif action == PASS and view.phase in ("group", "vote"):
+                    break
+                step_inplace(state, action, draws, check=False)
+        except ForcedDraws.Impossible:  # the turn ended and the next one drew
+            pass
+        except (ValueError, IndexError, KeyError):
+            return None
+        return "wrong" if guessed else "pass"
+
+
+@dataclasses.dataclass
+class _Played:
+    """One turn of this player's, as it played it: the view at its first decision, its
+    hand as the code lists it, whether it carried a fate in, its actions, the score at
+    its last decision."""
+
+    start: AgentView
+    hand: tuple[int, int]
+    carried: bool
+    actions: list[int]
+    score: int
+
+
+def _outcome_seen(played: _Played, view: AgentView) -> str | None:
+    """How the leader ended ``played``'s turn, as far as this player's ``view`` (its next
+    decision) shows: ``"pass"`` (it still holds the fate), ``"wrong"`` (the fate is gone
+    and no point was scored since), ``"right"`` (a point was scored and no other turn
+    ended between that could have scored it), else ``None``."""
+    seat = played.start.active_seat
+    # on its own next turn: did it carry the fate in? else: does it hold it still?
+    own_turn = view.active_seat == seat
+    gone = not view.carried_into_turn if own_turn else view.holding[seat] == 0
+    if not gone:
+        return "pass"
+    if view.score == played.score:
+        return "wrong"
+    between = view.turn - played.start.turn - 1
+    if between == 0:
+        return "right"
+    if between == 1:
+        other = (seat + 1) % view.config.num_seats
+        if other != view.active_seat and view.holding[other] == 1:
+            return "right"  # the turn between ended in a pass: the point was ours
+    return None

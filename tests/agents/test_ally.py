@@ -120,36 +120,41 @@ def test_a_play_no_hand_of_the_code_shows_is_refuted_on_the_spot():
     assert found == 3
 
 
-def test_a_reader_who_misses_a_sure_line_is_refuted():
-    """The proof from a reading: after a line whose code leaves one kept value, a reader
-    that predicted and missed (the fate gone, the score unchanged) is refuted; one that
-    scored is not."""
+def test_a_reader_is_refuted_when_it_ends_our_turn_as_no_convention_leader_could():
+    """The proof from a reading: at the active player's next decision, the way the leader
+    ended its turn (passed: the fate still held; missed: the fate gone, no point since;
+    scored) is checked against every ending a convention leader's replay gives; the
+    leader is refuted exactly when it is none of them."""
     config = GameConfig(num_players=3, difficulty="normal")
-    for scored, refuted in ((False, True), (True, False)):
+    rng = np.random.default_rng(3)
+    refutations = checked = 0
+    for _ in range(12):
         ally = AllyTeam()
-        rng = np.random.default_rng(3)
         s = new_game(config, rng)
         view = make_view(s, s.decider)
         _act(ally, s)  # the active player's first play (the convention's)
-        for _ in range(50):  # a first turn whose line the code reads for sure
-            if ally._played.get(view.player) is not None:
-                break
-            ally.reset()
-            s = new_game(config, rng)
-            view = make_view(s, s.decider)
-            _act(ally, s)
-        assert ally._played.get(view.player) is not None
-        holding = list(view.holding)
-        holding[view.active_seat] = 0  # the reader predicted: the fate went back
-        later = dataclasses.replace(
-            view,
-            turn=view.turn + 1,
-            active_seat=(view.active_seat + 1) % 3,
-            holding=tuple(holding),
-            score=view.score + scored,
-        )
-        ally._settle(later)
-        assert (view.leader in ally.refuted(view.player)) == refuted
+        played = ally._played[view.player]
+        expected = ally._convention_outcomes(played)
+        if expected is None:
+            continue
+        assert expected and expected <= {"pass", "right", "wrong"}
+        for seen, held, scored in (("pass", 1, 0), ("wrong", 0, 0), ("right", 0, 1)):
+            probe = copy.deepcopy(ally)
+            holding = list(view.holding)
+            holding[view.active_seat] = held
+            later = dataclasses.replace(
+                view,
+                turn=view.turn + 1,
+                active_seat=(view.active_seat + 1) % 3,
+                holding=tuple(holding),
+                score=view.score + scored,
+            )
+            probe._settle(later)
+            refuted = view.leader in probe.refuted(view.player)
+            assert refuted == (seen not in expected), (seen, expected)
+            refutations += refuted
+            checked += 1
+    assert checked >= 15 and refutations >= 10
 
 
 def test_decisions_do_not_depend_on_hidden_fates_of_others():
@@ -202,7 +207,7 @@ def test_the_registry_builds_the_ally_with_its_options():
     assert ally.pooled and not ally.listen and ally.doubt == 0.1
     assert ally.types.types == ("heuristic", "convention")
     default = make_team("ally").play
-    assert not default.pooled and default.listen and default.doubt == 0.2
+    assert not default.pooled and default.listen and default.doubt == 0.0
 
 
 @pytest.mark.parametrize(
