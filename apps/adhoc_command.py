@@ -54,6 +54,14 @@ def add_adhoc(sub: argparse._SubParsersAction, formatter: type) -> None:
         metavar="DIR",
         help="also write DIR/adhoc/TEAM.json and rebuild DIR/adhoc/README.md and DIR/adhoc/adhoc.png",
     )
+    parser.add_argument(
+        "--study",
+        default=None,
+        metavar="NAME",
+        help="write into DIR/adhoc/NAME/ instead (default: DIR/adhoc/ for 3 players, "
+        "DIR/adhoc/Np/ for N players), a report of its own: the main table and the "
+        "tables' default read DIR/adhoc/ only",
+    )
 
 
 def _file_name(team: str) -> str:
@@ -85,25 +93,34 @@ def run_adhoc(args: argparse.Namespace) -> int:
         report["command"] = command
         reports.append(report)
         if args.out_dir:
-            folder = Path(args.out_dir) / "adhoc"
+            folder = Path(args.out_dir) / "adhoc" / _study(args)
             folder.mkdir(parents=True, exist_ok=True)
             path = folder / _file_name(team)
             path.write_text(json.dumps(report, indent=2) + "\n")
             print(f"wrote {path}")
     print(adhoc_markdown(reports))
     if args.out_dir:
-        for path in report_folder(Path(args.out_dir)):
+        for path in report_folder(Path(args.out_dir), _study(args)):
             print(f"wrote {path}")
     return 0
 
 
-def report_folder(out_dir: Path) -> list[Path]:
-    """Rebuild ``out_dir/adhoc/README.md`` and ``adhoc.png`` beside it from ``out_dir/adhoc/*.json``, the
-    teams in order of their pooled ad-hoc win rate at the first difficulty."""
+def _study(args: argparse.Namespace) -> str:
+    """The subfolder of ``DIR/adhoc`` this run writes into ("" for the main study)."""
+    if args.study:
+        return args.study
+    return "" if args.players == 3 else f"{args.players}p"
+
+
+def report_folder(out_dir: Path, study: str = "") -> list[Path]:
+    """Rebuild ``out_dir/adhoc/[study/]README.md`` and ``adhoc.png`` beside it from the
+    JSON files in that folder, the teams in order of their pooled ad-hoc win rate at the
+    first difficulty."""
     from shipwreck_agents.evaluation.adhoc import adhoc_markdown
     from shipwreck_agents.evaluation.crossplay import team_labels
 
-    reports = [json.loads(p.read_text()) for p in sorted((out_dir / "adhoc").glob("*.json"))]
+    folder = out_dir / "adhoc" / study
+    reports = [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))]
     if not reports:
         return []
     first = next(iter(reports[0]["results"]))
@@ -128,11 +145,11 @@ def report_folder(out_dir: Path) -> list[Path]:
     ]
     commands = sorted({r["command"] for r in reports})
     footer = ["", "Commands:", ""] + [f"- `{c}`" for c in commands]
-    md = out_dir / "adhoc" / "README.md"
+    md = folder / "README.md"
     md.write_text(
         "\n".join(header) + adhoc_markdown(reports, labels) + "\n" + "\n".join(footer) + "\n"
     )
-    png = out_dir / "adhoc" / "adhoc.png"
+    png = folder / "adhoc.png"
     _plot(reports, labels, png)
     return [md, png]
 

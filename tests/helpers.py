@@ -14,9 +14,10 @@ import numpy as np
 from shipwreck_env.rules.actions import NUM_ACTIONS
 from shipwreck_env.rules.conditions import visible_mask
 from shipwreck_env.rules.config import DIFFICULTIES, GameConfig
-from shipwreck_env.rules.engine import step
+from shipwreck_env.rules.engine import legal_actions, step
 from shipwreck_env.rules.observation import ObservationLayout
 from shipwreck_env.rules.state import State
+from shipwreck_env.rules.view import make_view
 
 
 def config_matrix() -> list[dict]:
@@ -55,6 +56,20 @@ def config_matrix() -> list[dict]:
 def mask(*values: int) -> int:
     """Number line mask with exactly ``values`` possible (``rules.visible_mask``)."""
     return visible_mask(values)
+
+
+def legal_mask(s: State) -> np.ndarray:
+    """int8[NUM_ACTIONS]: 1 for each legal action at ``s``."""
+    out = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    out[legal_actions(s)] = 1
+    return out
+
+
+def act_at(policy, s: State, state: State | None = None) -> int:
+    """``policy``'s decision at ``s``, from the decider's view (``state`` handed over too,
+    so a policy that peeks at it shows in a twin test)."""
+    view = make_view(s, s.decider)
+    return policy.act(None, legal_mask(s), view, np.random.default_rng(0), state=state)
 
 
 def run(s: State, *actions: int, seed: int = 0) -> State:

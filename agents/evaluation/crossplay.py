@@ -172,7 +172,8 @@ def crossplay(
 def _short(spec: str) -> str:
     kind, sep, path = spec.partition(":")
     stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    return f"{kind}:{stem}" if sep and "/" in path and stem else spec
+    file = sep and "/" in path and "=" not in path  # not an option list (ally:lib=a/b)
+    return f"{kind}:{stem}" if file and stem else spec
 
 
 def team_labels(teams: Sequence[str]) -> dict[str, str]:

@@ -162,6 +162,25 @@ def test_the_command_writes_each_team_and_rebuilds_the_report(tmp_path, capsys):
     assert (tmp_path / "adhoc" / "adhoc.png").stat().st_size > 1000
 
 
+@pytest.mark.parametrize(
+    ("extra", "folder"), [(("--players", "4"), "4p"), (("--study", "ablation"), "ablation")]
+)
+def test_other_studies_get_a_folder_and_report_of_their_own(tmp_path, extra, folder):
+    """4 or 5 players, or a named study, write beside the main report, not into it: the
+    main table (and the tables' default, which reads it) stays the 3-player one."""
+    code = main(
+        [
+            *("adhoc", "literal", "--partners", "natural", "--games", "2", *extra),
+            *("--difficulty", "normal", "--out-dir", str(tmp_path)),
+        ]
+    )
+    assert code == 0
+    assert not list((tmp_path / "adhoc").glob("*.json"))
+    saved = json.loads((tmp_path / "adhoc" / folder / "literal.json").read_text())
+    assert saved["config"]["num_players"] == (4 if folder == "4p" else 3)
+    assert "| literal | normal |" in (tmp_path / "adhoc" / folder / "README.md").read_text()
+
+
 def test_the_command_refuses_an_unknown_team_in_one_line(capsys):
     assert main(["adhoc", "nobody", "--games", "1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from helpers import act_at, legal_mask
 from twins import swapped
 
 from shipwreck_agents.convention.team import ConventionPolicy
@@ -16,22 +17,10 @@ from shipwreck_agents.evaluation.crossplay import MixedTable
 from shipwreck_agents.registry import make_policy, make_team
 from shipwreck_agents.search.ally import AllyTeam
 from shipwreck_env.envs.policy import Team
-from shipwreck_env.rules.actions import NUM_ACTIONS
 from shipwreck_env.rules.config import GameConfig
 from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
 from shipwreck_env.rules.state import State
 from shipwreck_env.rules.view import make_view
-
-
-def _mask(s: State) -> np.ndarray:
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    mask[legal_actions(s)] = 1
-    return mask
-
-
-def _act(policy, s: State, state: State | None = None) -> int:
-    view = make_view(s, s.decider)
-    return policy.act(None, _mask(s), view, np.random.default_rng(0), state=state)
 
 
 def _games(config: GameConfig, table: Team, games: int, seed: int) -> Iterator[State]:
@@ -42,7 +31,7 @@ def _games(config: GameConfig, table: Team, games: int, seed: int) -> Iterator[S
         s = new_game(config, rng)
         while not s.over:
             yield s
-            step_inplace(s, _act(table.policy_for(make_view(s, s.decider)), s), rng)
+            step_inplace(s, act_at(table.policy_for(make_view(s, s.decider)), s), rng)
 
 
 @pytest.mark.parametrize("difficulty", ["normal", "hard", "doomed"])
@@ -58,8 +47,8 @@ def test_a_table_of_allies_decides_exactly_as_the_convention(difficulty):
         if s.turn == 0 and not s.turn_actions and s.decider == s.active_player:
             shadow.reset()
         view = make_view(s, s.decider)
-        expected = shadow.act(None, _mask(s), view, np.random.default_rng(0))
-        assert _act(ally, s) == expected, (s.turn, view.phase)
+        expected = shadow.act(None, legal_mask(s), view, np.random.default_rng(0))
+        assert act_at(ally, s) == expected, (s.turn, view.phase)
         decisions += 1
     assert decisions > 100
     assert all(not ally.refuted(p) for p in range(3))
@@ -74,12 +63,8 @@ def test_a_natural_partner_is_refuted_and_then_read_by_type_inference():
     refuted_in = 0
     for game in range(6):
         table = MixedTable([natural if p == game % 3 else Team(ally, ally) for p in range(3)])
-        table.reset()
-        rng = np.random.default_rng(100 + game)
-        s = new_game(config, rng)
-        while not s.over:
-            policy = table.policy_for(make_view(s, s.decider))
-            step_inplace(s, _act(policy, s), rng)
+        for _ in _games(config, table, games=1, seed=100 + game):
+            pass
         stranger = game % 3
         refuted_in += any(stranger in ally.refuted(p) for p in range(3) if p != stranger)
     assert refuted_in >= 3
@@ -106,16 +91,16 @@ def test_a_play_no_hand_of_the_code_shows_is_refuted_on_the_spot():
                 probe = copy.deepcopy(ally)
                 reading = probe.convention.reading(view)
                 covered = probe.convention._covered(view)
-                action = _act(probe, s)
+                action = act_at(probe, s)
                 refuted = view.active_player in probe.refuted(view.player)
                 assert refuted == (covered and reading.sum() <= 0)
                 if refuted:
                     types = copy.deepcopy(ally.types)
-                    assert action == _act(types, s)
+                    assert action == act_at(types, s)
                     found += 1
             # the active player plays at random: often a line the code does not give
             legal = legal_actions(s)
-            action = _act(ally, s) if s.decider != s.active_player else int(rng.choice(legal))
+            action = act_at(ally, s) if s.decider != s.active_player else int(rng.choice(legal))
             step_inplace(s, action, rng)
     assert found == 3
 
@@ -132,7 +117,7 @@ def test_a_reader_is_refuted_when_it_ends_our_turn_as_no_convention_leader_could
         ally = AllyTeam()
         s = new_game(config, rng)
         view = make_view(s, s.decider)
-        _act(ally, s)  # the active player's first play (the convention's)
+        act_at(ally, s)  # the active player's first play (the convention's)
         played = ally._played[view.player]
         expected = ally._convention_outcomes(played)
         if expected is None:
@@ -171,7 +156,7 @@ def test_decisions_do_not_depend_on_hidden_fates_of_others():
         for s in _games(config, table, games=1, seed=40 + game):
             if table.teams[s.decider] is natural:
                 continue
-            before = _act(copy.deepcopy(ally), s, state=s)
+            before = act_at(copy.deepcopy(ally), s, state=s)
             hidden = [
                 (seat, index) for seat in range(len(s.hands)) if s.owner(seat) != s.decider
                 for index in range(len(s.hands[seat]))
@@ -179,7 +164,7 @@ def test_decisions_do_not_depend_on_hidden_fates_of_others():
             twins = [swapped(s, seat, index, w) for seat, index in hidden for w in range(1, 8)]
             for t in filter(None, twins):
                 probe = copy.deepcopy(ally)
-                assert _act(probe, t, state=t) == before, (s.turn, s.phase)
+                assert act_at(probe, t, state=t) == before, (s.turn, s.phase)
                 checked += 1
     assert checked > 100
 
@@ -247,8 +232,8 @@ def test_type_evidence_refutes_a_partner_below_the_doubt(doubt, refuted):
     for s in _games(config, Team(ally, ally), games=1, seed=2):
         view = make_view(s, s.decider)
         if s.decider != s.active_player and view.phase == "group":
-            _act(ally, s)
+            act_at(ally, s)
             assert (view.active_player in ally.refuted(view.player)) == refuted
             return
-        _act(ally, s)
+        act_at(ally, s)
     raise AssertionError("no group decision")
