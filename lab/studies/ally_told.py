@@ -91,6 +91,7 @@ def main() -> None:
         )
     print("\n".join(rows))
     if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(report, indent=2) + "\n")
         args.out.with_suffix(".md").write_text(
             f"`{report['command']}` ({args.difficulty}, {args.games} games a cell, seed "

@@ -7,7 +7,7 @@ One process, one game at a time (as a person's table plays), on the benchmark's 
 The machine's load average is recorded beside the figures: on a shared machine the
 percentiles move with it.
 
-    .venv/bin/python lab/studies/decision_time.py ally types --games 20 --out results/adhoc/time.json
+    .venv/bin/python lab/studies/decision_time.py ally types --games 20 --out results/adhoc/time/hard.json
 """
 
 from __future__ import annotations
@@ -114,6 +114,7 @@ def main() -> None:
             f"{t['ms_per_game']:.0f} ms per game"
         )
     if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(report, indent=2) + "\n")
         print(f"wrote {args.out}")
 
