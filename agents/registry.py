@@ -9,7 +9,7 @@
 | ``convention`` / ``convention:A`` | the convention team: one public code per turn (agents/convention/team.py) | both |
 | ``oracle`` | CHEATS: the group sees the hidden fate | group |
 | ``types`` / ``types:T,...[,nosignal][,m=M]`` | reads and signals under a posterior over partner types T (``agents/search/type_inference.py``) | both |
-| ``ally`` / ``ally:[pool][,nolisten][,doubt=D][,lib=T/...]`` | the convention with partners who play it, type inference with the rest (``agents/search/ally.py``) | both |
+| ``ally`` / ``ally:[pool][,nolisten][,doubt=D][,hedge=Q][,lib=T/...]`` | the convention with partners who play it, type inference with the rest (``agents/search/ally.py``) | both |
 | ``natural`` | plays and reads as the rulebook suggests a newcomer would (``agents/scripted/natural.py``) | both |
 | ``noisy:E:SPEC`` | ``SPEC`` (a policy, or a team with ``+``), its plays random with probability E (``agents/scripted/noisy.py``) | as ``SPEC`` |
 | ``ppo:PATH`` | a trained Stable-Baselines3 model | as trained |
@@ -293,8 +293,8 @@ def _types_options(spec: str, arg: str) -> dict:
 
 
 def _ally_options(spec: str, arg: str) -> dict:
-    """``ally:pool,nolisten,doubt=D,lib=T/T...``: plays by type inference once any
-    watched partner is refuted (``pool``), no reading of how readers read its plays (``nolisten``), and
+    """``ally:pool,nolisten,doubt=D,hedge=Q,lib=T/T...``: plays by type inference once
+    any watched partner is refuted (``pool``), no reading of how readers read its plays (``nolisten``), and
     type inference's library (``lib=``, names joined by ``/``)."""
     options: dict = {}
     for part in filter(None, arg.split(",")):
@@ -304,12 +304,14 @@ def _ally_options(spec: str, arg: str) -> dict:
             options["listen"] = False
         elif part.startswith("doubt="):
             options["doubt"] = spec_number(spec, part[6:], 0.0, 1.0)
+        elif part.startswith("hedge="):
+            options["hedge"] = spec_number(spec, part[6:], 0.0, 1.0)
         elif part.startswith("lib="):
             options["types"] = part[4:].split("/")
         else:
             raise ValueError(
                 f"policy {shown(spec)}: option {part!r} is not known; allowed: pool, "
-                "nolisten, doubt=D, lib=T/T/... (type inference's library)"
+                "nolisten, doubt=D, hedge=Q, lib=T/T/... (type inference's library)"
             )
     return options
 

@@ -40,7 +40,12 @@ convention's line while its reader (the leader; every partner in vote mode) stan
 ``pooled``, also only while no partner this player has watched is refuted: in a 3-player
 leader game a player never watches its own reader, so a stranger seen anywhere may be
 taken as a sign the reader is one too); otherwise it plays as type inference does.
-A turn keeps the mode its first decision chose.
+A turn keeps the mode its first decision chose. With ``hedge=q`` (off by default: it
+measured within noise of off), once a stranger is seen at the table a player whose reader
+stands weighs its first play: the reader is an ally at even odds, times ``1/q`` for each
+of the reader's endings a convention leader could give, and the play leaves the
+convention's line when, so weighed (an ally reads it by the code, a stranger as type
+inference's mixture would), another reads better by more than the margin.
 
 What it must not do: read hidden facts. Every memory is keyed by the reading player and
 cleared by :meth:`reset`.
@@ -76,6 +81,10 @@ class AllyTeam(Policy):
             (off by default: measured worse, docs/adhoc.md).
         listen: refute a reader by how it read a play whose code was certain.
         margin: type inference's signalling margin.
+        doubt: refute a partner whose type posterior on the convention is below this
+            (0: proofs only).
+        hedge: weigh first plays by the chance the reader is an ally once a stranger is
+            seen (0: off; else the chance a stranger's ending agrees with the code's).
     """
 
     name = "ally"
@@ -87,12 +96,15 @@ class AllyTeam(Policy):
         listen: bool = True,
         margin: float = 0.1,
         doubt: float = 0.0,
+        hedge: float = 0.0,
     ) -> None:
         self.convention = ConventionPolicy()
         self.types = TypeGroup(types=types, margin=margin)
         self.pooled = pooled
         self.listen = listen
         self.doubt = doubt
+        self.hedge = hedge
+        self._agreed: dict[tuple[int, int], int] = {}  # (player, reader) -> endings agreed
         self._refuted: dict[int, set[int]] = {}
         self._mode: dict[tuple[int, int], bool] = {}  # (player, turn) -> convention?
         self._guess: dict[int, tuple[int, int, np.ndarray, int, int]] = {}
@@ -103,6 +115,7 @@ class AllyTeam(Policy):
         self.convention.reset()
         self.types.reset()
         self._refuted.clear()
+        self._agreed.clear()
         self._mode.clear()
         self._guess.clear()
         self._played.clear()
@@ -138,8 +151,11 @@ class AllyTeam(Policy):
             del self._played[me]
             seen = _outcome_seen(played, view)
             expected = self._convention_outcomes(played) if seen is not None else None
+            reader = played.start.leader % view.config.num_players
             if expected is not None and seen not in expected:
-                self._refute(me, played.start.leader % view.config.num_players, "reader")
+                self._refute(me, reader, "reader")
+            elif expected is not None:
+                self._agreed[(me, reader)] = self._agreed.get((me, reader), 0) + 1
 
     def _readers(self, view: AgentView) -> tuple[int, ...]:
         """The players who decide how this player's play is read."""
@@ -158,7 +174,55 @@ class AllyTeam(Policy):
             self._mode[key] = not refuted.intersection(self._readers(view)) and not (
                 self.pooled and refuted
             )
+            if self._mode[key] and self.hedge and refuted:
+                self._mode[key] = self._hedged(view)
         return self._mode[key]
+
+    def reader_is_ally(self, view: AgentView) -> float:
+        """P(this player's reader is one of its own kind), once a stranger is seen at the
+        table: even odds, times ``1 / hedge`` for each of the reader's endings a
+        convention leader's replay could give (a stranger gives one that often)."""
+        me, reader = view.player, view.leader % view.config.num_players
+        odds = (1.0 / self.hedge) ** self._agreed.get((me, reader), 0)
+        return odds / (1.0 + odds)
+
+    def _hedged(self, view: AgentView) -> bool:
+        """Keep the convention's line this turn (else type inference's play): the line's
+        expected reading, the reader an ally with :meth:`reader_is_ally` and a stranger
+        read by type inference's mixture otherwise, is within ``margin`` of the best
+        play's."""
+        if view.phase != "play" or view.plays or view.power_used or view.feast_done:
+            return True
+        convention = self.convention.convention(view)
+        i = convention.index(ConventionPolicy.hand_key(view))
+        if i < 0 or convention.before[i] or convention.choice[i] not in view.legal:
+            return True
+        line = convention.choice[i]
+        strangers = self.types.play_values(view)
+        if line not in strangers:
+            return True
+        hand = view.my_hands[view.my_seats.index(view.active_seat)]
+        ally = self.reader_is_ally(view)
+        best, best_value = line, -np.inf
+        values = {}
+        for action, stranger in strangers.items():
+            spec = ACTIONS[action]
+            kept = hand[1] if hand[0] == spec.value else hand[0]
+            mass = np.zeros(7)
+            for w, before, choice, k in zip(
+                convention.weights,
+                convention.before,
+                convention.choice,
+                convention.kept,
+                strict=True,
+            ):
+                if choice == action and not before:
+                    mass[k - 1] += w
+            read = mass[kept - 1] / mass.sum() if mass.sum() > 0 else 0.0
+            values[action] = ally * read + (1.0 - ally) * stranger
+            if values[action] > best_value:
+                best, best_value = action, values[action]
+        return best == line or values[line] >= best_value - self.types.margin
 
     # --- acting ------------------------------------------------------------------------
 

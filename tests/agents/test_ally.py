@@ -34,12 +34,15 @@ def _games(config: GameConfig, table: Team, games: int, seed: int) -> Iterator[S
             step_inplace(s, act_at(table.policy_for(make_view(s, s.decider)), s), rng)
 
 
-@pytest.mark.parametrize("difficulty", ["normal", "hard", "doomed"])
-def test_a_table_of_allies_decides_exactly_as_the_convention(difficulty):
+@pytest.mark.parametrize(
+    ("difficulty", "hedge"), [("normal", 0.0), ("hard", 0.0), ("doomed", 0.0), ("hard", 0.9)]
+)
+def test_a_table_of_allies_decides_exactly_as_the_convention(difficulty, hedge):
     """Self-play: every decision of a table of allies is the convention's at the same
-    state, and no ally refutes another (the exact tests never fire on the convention)."""
+    state, and no ally refutes another (the exact tests never fire on the convention;
+    hedging waits for a stranger, so it never starts)."""
     config = GameConfig(num_players=3, difficulty=difficulty)
-    ally = AllyTeam()
+    ally = AllyTeam(hedge=hedge)
     shadow = ConventionPolicy()
     table = Team(ally, ally)
     decisions = 0
@@ -187,12 +190,12 @@ def test_the_registry_refuses_unknown_options_by_name(spec, says):
 
 
 def test_the_registry_builds_the_ally_with_its_options():
-    ally = make_team("ally:pool,nolisten,doubt=0.1,lib=heuristic/convention").play
+    ally = make_team("ally:pool,nolisten,doubt=0.1,hedge=0.5,lib=heuristic/convention").play
     assert isinstance(ally, AllyTeam)
-    assert ally.pooled and not ally.listen and ally.doubt == 0.1
+    assert ally.pooled and not ally.listen and ally.doubt == 0.1 and ally.hedge == 0.5
     assert ally.types.types == ("heuristic", "convention")
     default = make_team("ally").play
-    assert not default.pooled and default.listen and default.doubt == 0.0
+    assert not default.pooled and default.listen and default.doubt == 0.0 and not default.hedge
 
 
 @pytest.mark.parametrize(
@@ -237,3 +240,37 @@ def test_type_evidence_refutes_a_partner_below_the_doubt(doubt, refuted):
             return
         act_at(ally, s)
     raise AssertionError("no group decision")
+
+
+def test_hedging_weighs_the_reader_by_its_agreed_endings_once_a_stranger_is_seen():
+    """With ``hedge=q`` the reader is an ally at even odds once a stranger is seen, the
+    odds times 1/q for each ending of the reader's that a convention leader could give;
+    a play leaves the convention's line only when, so weighed, it reads better by more
+    than the margin, and without a stranger seen the line is always kept."""
+    config = GameConfig(num_players=3, difficulty="normal")
+    s = new_game(config, np.random.default_rng(9))
+    view = make_view(s, s.decider)
+    reader = view.leader % 3
+    ally = AllyTeam(hedge=0.5)
+    assert ally.reader_is_ally(view) == pytest.approx(0.5)
+    ally._agreed[(view.player, reader)] = 2
+    assert ally.reader_is_ally(view) == pytest.approx(0.8)  # odds 4:1
+    assert ally.plays_convention(view)  # no stranger seen: the line, whatever it reads
+    stranger = next(p for p in range(3) if p not in (view.player, reader))
+    left = 0
+    for seed in range(40):
+        s = new_game(config, np.random.default_rng(seed))
+        view = make_view(s, s.decider)
+        for agreed in (0, 50):
+            ally = AllyTeam(hedge=0.5)
+            ally._refute(view.player, (view.player + 2) % 3, "test")
+            ally._agreed[(view.player, view.leader % 3)] = agreed
+            keeps = ally.plays_convention(view)
+            if agreed == 50:
+                assert keeps  # a reader all but sure to be an ally reads the line
+            left += not keeps
+            wide = AllyTeam(hedge=0.5, margin=1.0)  # no play reads better by a whole fate
+            wide._refute(view.player, (view.player + 2) % 3, "test")
+            assert wide.plays_convention(view)
+    assert left > 0  # some first plays leave the line for a reader at even odds
+    assert stranger != reader
