@@ -24,6 +24,7 @@ _log = logging.getLogger(__name__)
 
 TEAMS = (
     "types",
+    "ally",
     "convention",
     "natural",
     "bayes",
@@ -37,7 +38,7 @@ TEAMS = (
 MODELS = Path(__file__).resolve().parents[2] / "results" / "models"
 """The shipped trained models: the only model files a browser may name."""
 _SCRIPTED = re.compile(
-    r"^(random|literal|heuristic|bayes|convention|natural|types)(:[0-9.,=a-z]{1,40})?$"
+    r"^(random|literal|heuristic|bayes|convention|natural|types|ally)(:[0-9.,=a-z]{1,40})?$"
 )
 
 
