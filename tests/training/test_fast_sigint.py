@@ -113,14 +113,32 @@ def test_sigint_at_any_moment_prints_one_line_and_exits_130(tmp_path, moment, ta
         assert state["global_step"] >= 256 and f"({state['global_step']:,} steps)" in last
 
 
-def test_a_sigint_inside_the_block_is_held_and_raised_once_at_its_end():
+HELD = textwrap.dedent(
+    """
+    import os, signal
+    from shipwreck_training.fast.sigint import children_ignore_sigint
+
     reached = []
-    with pytest.raises(KeyboardInterrupt), children_ignore_sigint():
-        os.kill(os.getpid(), signal.SIGINT)
-        for _ in range(1000):  # the handler runs between bytecodes: give it many
-            reached.append(1)
-    assert len(reached) == 1000  # not cut short inside the block
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    try:
+        with children_ignore_sigint():
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(1000):  # the handler runs between bytecodes: give it many
+                reached.append(1)
+    except KeyboardInterrupt:
+        print("raised", len(reached), signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+    else:
+        print("not raised", len(reached))
+    """
+)
+
+
+def test_a_sigint_inside_the_block_is_held_and_raised_once_at_its_end():
+    """In a process of its own: a test worker may have threads of its own (numba's,
+    torch's) that take a process-directed signal in ways this check is not about."""
+    out = subprocess.run(
+        [sys.executable, "-c", HELD], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.split()
+    assert out == ["raised", "1000", "True"]  # held to the end of the block, raised once
 
 
 def test_a_process_started_inside_the_block_starts_with_sigint_blocked():
