@@ -52,7 +52,7 @@ SPECS: tuple[tuple[str, str], ...] = (
         "infers its partners' types (uniform, heuristic, convention) from their plays",
     ),
     (
-        "ally[:pool,nolisten,doubt=D]",
+        "ally[:pool,nolisten,doubt=D,hedge=Q]",
         "the convention with partners who play it, type inference with the rest",
     ),
     ("natural", "plays and reads as the rulebook suggests a newcomer would (both roles)"),
