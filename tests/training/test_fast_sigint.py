@@ -115,30 +115,39 @@ def test_sigint_at_any_moment_prints_one_line_and_exits_130(tmp_path, moment, ta
 
 HELD = textwrap.dedent(
     """
-    import os, signal
+    import os, signal, time
     from shipwreck_training.fast.sigint import children_ignore_sigint
 
-    reached = []
+    reached, raised = [], 0
     try:
         with children_ignore_sigint():
             os.kill(os.getpid(), signal.SIGINT)
             for _ in range(1000):  # the handler runs between bytecodes: give it many
                 reached.append(1)
+        for _ in range(500):  # a signal another thread took may land a little late
+            time.sleep(0.01)
     except KeyboardInterrupt:
-        print("raised", len(reached), signal.getsignal(signal.SIGINT) is signal.default_int_handler)
-    else:
-        print("not raised", len(reached))
+        raised += 1
+    try:
+        for _ in range(50):  # and never twice
+            time.sleep(0.01)
+    except KeyboardInterrupt:
+        raised += 1
+    print(raised, len(reached), signal.getsignal(signal.SIGINT) is signal.default_int_handler)
     """
 )
 
 
 def test_a_sigint_inside_the_block_is_held_and_raised_once_at_its_end():
-    """In a process of its own: a test worker may have threads of its own (numba's,
-    torch's) that take a process-directed signal in ways this check is not about."""
+    """In a process of its own. SIGINT is blocked in the block's thread only: a
+    process-directed SIGINT may be taken by another thread (a library's pool thread) and
+    reach Python's handler a moment later, under load even after the block, so the check
+    waits for it; what must hold is that the block is not cut short and the interrupt
+    comes exactly once, never lost."""
     out = subprocess.run(
         [sys.executable, "-c", HELD], capture_output=True, text=True, check=True, timeout=120
     ).stdout.split()
-    assert out == ["raised", "1000", "True"]  # held to the end of the block, raised once
+    assert out == ["1", "1000", "True"]
 
 
 def test_a_process_started_inside_the_block_starts_with_sigint_blocked():
