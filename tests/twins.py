@@ -60,6 +60,17 @@ def swapped(s: State, seat: int, index: int, w: int) -> State | None:
     return t
 
 
+def decider_twins(s: State) -> list[State]:
+    """Every :func:`swapped` twin of ``s`` that changes one fate its decider cannot see
+    (any fate of a seat it does not own, the active seat's kept fate included)."""
+    hidden = [
+        (seat, index) for seat in range(len(s.hands)) if s.owner(seat) != s.decider
+        for index in range(len(s.hands[seat]))
+    ]  # fmt: skip
+    twins = (swapped(s, seat, index, w) for seat, index in hidden for w in range(1, 8))
+    return [t for t in twins if t is not None]
+
+
 def twin(s: State, rng: np.random.Generator) -> State:
     """``s`` with the face-down deck below its top card reshuffled."""
     t = s.copy()

@@ -75,6 +75,17 @@ class Convention:
         except ValueError:
             return -1
 
+    def kept_mass(self, action: int) -> list[float]:
+        """The prior mass, by kept value (index ``v - 1``), of the hands whose line opens
+        with the play ``action`` (no power before it)."""
+        mass = [0.0] * 7
+        for w, before, choice, kept in zip(
+            self.weights, self.before, self.choice, self.kept, strict=True
+        ):
+            if choice == action and not before:
+                mass[kept - 1] += w
+        return mass
+
 
 _CACHE: dict[tuple, Convention] = {}
 

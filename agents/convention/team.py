@@ -171,12 +171,7 @@ class ConventionPolicy(BayesGroup):
         value, _, landed = view.plays[0]
         start = after_feast(view.turn_start, view.active_seat, value, landed)
         pool = onlooker_pool(start)
-        m = [0.0] * 7
-        for w, before, choice, kept in zip(
-            first.weights, first.before, first.choice, first.kept, strict=True
-        ):
-            if choice == action and not before:
-                m[kept - 1] += w
+        m = first.kept_mass(action)
         like = tuple(m[v] / pool[v] if pool[v] > 0 else 0.0 for v in range(7))
         return self._compute(view, start, True, like, True), start, like
 

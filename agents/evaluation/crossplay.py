@@ -43,6 +43,7 @@ __all__ = [
     "method_summary",
     "rate",
     "run_cell",
+    "seated_table",
     "shown_rate",
     "team_labels",
 ]
@@ -79,7 +80,9 @@ class MixedTable(Team):
         return self.teams[view.player].policy_for(view)
 
 
-def _table(newcomer: Team, hosts: Team, players: int, game: int) -> Team:
+def seated_table(newcomer: Team, hosts: Team, players: int, game: int) -> Team:
+    """The table of game ``game`` of a cell: ``newcomer`` in seat ``game % players``,
+    ``hosts`` in every other seat (``hosts`` alone when they are the same team)."""
     if newcomer is hosts:
         return hosts
     seat = game % players
@@ -96,7 +99,7 @@ def run_cell(task: tuple) -> list[bool]:
     hosts = newcomer if newcomer_spec == host_spec else make_team(host_spec)
     out = []
     for i in games:
-        table = _table(newcomer, hosts, config.num_players, i)
+        table = seated_table(newcomer, hosts, config.num_players, i)
         out.append(play_game(config, table, game_seed(seed, config.difficulty, i)).won)
     return out
 

@@ -79,7 +79,8 @@ class AllyTeam(Policy):
         types: type inference's library (:data:`DEFAULT_TYPES`).
         pooled: a refuted partner anywhere makes this player's plays type inference's
             (off by default: measured worse, docs/adhoc.md).
-        listen: refute a reader by how it read a play whose code was certain.
+        listen: refute a leader that ended this player's turn as no convention leader
+            could (a replay of the turn).
         margin: type inference's signalling margin.
         doubt: refute a partner whose type posterior on the convention is below this
             (0: proofs only).
@@ -208,17 +209,9 @@ class AllyTeam(Policy):
         for action, stranger in strangers.items():
             spec = ACTIONS[action]
             kept = hand[1] if hand[0] == spec.value else hand[0]
-            mass = np.zeros(7)
-            for w, before, choice, k in zip(
-                convention.weights,
-                convention.before,
-                convention.choice,
-                convention.kept,
-                strict=True,
-            ):
-                if choice == action and not before:
-                    mass[k - 1] += w
-            read = mass[kept - 1] / mass.sum() if mass.sum() > 0 else 0.0
+            mass = convention.kept_mass(action)
+            total = sum(mass)
+            read = mass[kept - 1] / total if total > 0 else 0.0
             values[action] = ally * read + (1.0 - ally) * stranger
             if values[action] > best_value:
                 best, best_value = action, values[action]

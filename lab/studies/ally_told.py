@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from shipwreck_agents.evaluation.adhoc import ADHOC_SEED, HELD_OUT_PARTNERS
-from shipwreck_agents.evaluation.crossplay import MixedTable, rate, shown_rate
+from shipwreck_agents.evaluation.crossplay import rate, seated_table, shown_rate
 from shipwreck_agents.evaluation.evaluate import game_seed, map_tasks, play_game
 from shipwreck_agents.registry import make_team
 from shipwreck_agents.search.ally import AllyTeam
@@ -31,11 +31,10 @@ def run(task: tuple) -> list[bool]:
     ally: AllyTeam = ally_team.play
     out = []
     for i in games:
-        odd = i % 3
         newcomer, host = (
             (partner, ally_team) if seating == "stranger_joins" else (ally_team, partner)
         )
-        table = MixedTable([newcomer if p == odd else host for p in range(3)])
+        table = seated_table(newcomer, host, 3, i)
         ours = {p for p in range(3) if table.teams[p] is ally_team}
         table.reset()
         if told:

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from shipwreck_agents.evaluation.adhoc import ADHOC_SEED, HELD_OUT_PARTNERS
-from shipwreck_agents.evaluation.crossplay import MixedTable
+from shipwreck_agents.evaluation.crossplay import seated_table
 from shipwreck_agents.evaluation.evaluate import game_seed
 from shipwreck_agents.registry import make_team
 from shipwreck_env.envs.policy import Team, decide, observation_layouts
@@ -45,12 +45,8 @@ def time_team(spec: str, partners: list[str], games: int, difficulty: str, playe
     per_game: list[float] = []
     for _name, partner in tables:
         for i in range(games):
-            if partner is team:
-                table: Team = team
-            else:
-                newcomer, host = (partner, team) if i % 2 == 0 else (team, partner)
-                seat = i % players
-                table = MixedTable([newcomer if p == seat else host for p in range(players)])
+            newcomer, host = (partner, team) if i % 2 == 0 else (team, partner)
+            table = seated_table(newcomer, host, players, i)
             seed = game_seed(ADHOC_SEED, difficulty, i)
             game_rng, policy_rng = (np.random.default_rng(s) for s in seed.spawn(2))
             table.reset()

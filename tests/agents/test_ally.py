@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 from helpers import act_at, legal_mask
-from twins import swapped
+from twins import decider_twins
 
 from shipwreck_agents.convention.team import ConventionPolicy
 from shipwreck_agents.evaluation.crossplay import MixedTable
@@ -21,6 +21,11 @@ from shipwreck_env.rules.config import GameConfig
 from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
 from shipwreck_env.rules.state import State
 from shipwreck_env.rules.view import make_view
+
+
+def _one_stranger(stranger: Team, ally: AllyTeam, game: int) -> MixedTable:
+    """A table of allies with ``stranger`` in seat ``game % 3``."""
+    return MixedTable([stranger if p == game % 3 else Team(ally, ally) for p in range(3)])
 
 
 def _games(config: GameConfig, table: Team, games: int, seed: int) -> Iterator[State]:
@@ -65,7 +70,7 @@ def test_a_natural_partner_is_refuted_and_then_read_by_type_inference():
     natural = make_team("natural")
     refuted_in = 0
     for game in range(6):
-        table = MixedTable([natural if p == game % 3 else Team(ally, ally) for p in range(3)])
+        table = _one_stranger(natural, ally, game)
         for _ in _games(config, table, games=1, seed=100 + game):
             pass
         stranger = game % 3
@@ -155,17 +160,12 @@ def test_decisions_do_not_depend_on_hidden_fates_of_others():
 
     checked = 0
     for game in range(4):
-        table = MixedTable([natural if p == game % 3 else Team(ally, ally) for p in range(3)])
+        table = _one_stranger(natural, ally, game)
         for s in _games(config, table, games=1, seed=40 + game):
             if table.teams[s.decider] is natural:
                 continue
             before = act_at(copy.deepcopy(ally), s, state=s)
-            hidden = [
-                (seat, index) for seat in range(len(s.hands)) if s.owner(seat) != s.decider
-                for index in range(len(s.hands[seat]))
-            ]  # fmt: skip
-            twins = [swapped(s, seat, index, w) for seat, index in hidden for w in range(1, 8)]
-            for t in filter(None, twins):
+            for t in decider_twins(s):
                 probe = copy.deepcopy(ally)
                 assert act_at(probe, t, state=t) == before, (s.turn, s.phase)
                 checked += 1

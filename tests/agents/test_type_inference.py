@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
-from twins import swapped
+from twins import decider_twins
 
 from shipwreck_agents.convention.team import ConventionPolicy
 from shipwreck_agents.evaluation.crossplay import MixedTable
@@ -204,12 +204,7 @@ def test_decisions_do_not_depend_on_hidden_fates_of_others(host):
         if mixed.teams[s.decider].play is not types:
             continue
         before = _act(copy.deepcopy(types), s, state=s)
-        hidden = [
-            (seat, index) for seat in range(len(s.hands)) if s.owner(seat) != s.decider
-            for index in range(len(s.hands[seat]))
-        ]  # fmt: skip
-        twins = [swapped(s, seat, index, w) for seat, index in hidden for w in range(1, 8)]
-        for t in filter(None, twins):
+        for t in decider_twins(s):
             assert _act(copy.deepcopy(types), t, state=t) == before, (s.turn, view.phase)
             checked += 1
     assert checked > 100
