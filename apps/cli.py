@@ -240,6 +240,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "random":
         print(_random_table(args.players, args.games, args.seed, args.card_sets))
     elif args.command == "main":
+        # a first line at once (on stderr, beside the progress bar: stdout is the table)
+        print(
+            f"shipwreck-arcana main: {args.play} plays, {args.group} decides for the group; "
+            f"{args.games} games a difficulty, {args.players} players, on {args.jobs} "
+            "process(es); the table follows",
+            file=sys.stderr,
+            flush=True,
+        )
         return _evaluate(
             argparse.Namespace(
                 **vars(args),

@@ -13,8 +13,8 @@ cold) with the Play and Predict vector envs (``shipwreck_env.envs.gym_roles``). 
 cache makes it a few seconds. Caches go stale by themselves when a source they were
 compiled from changes (``shipwreck_env.vector.jit.stamp_cache``). Without it, a first
 ``env()`` plays at once on the reference engine while a background process compiles
-the AEC env's part (``shipwreck_env.vector.warm``), and a first ``VectorGame`` compiles
-in the process, saying so on one line. ``./test.sh`` runs it after the set-up
+its part (``shipwreck_env.vector.warm``); so does a first ``VectorGame``
+(``shipwreck_env.vector.warming``). ``./test.sh`` runs it after the set-up
 (``lab/tools/warm_kernels.py``).
 """
 

@@ -252,12 +252,12 @@ class ShipwreckVectorEnv(gymnasium.vector.VectorEnv):
     def _step_infos(self) -> dict[str, Any]:
         """The per-game keys every ``reset`` and ``step`` returns (module docstring), of
         the games in play now."""
-        a = self.game.arrays
+        score, doom, won = self.game.tallies()
         everyone = np.ones(self.num_envs, bool)
         infos: dict[str, Any] = {
-            "score": a.score.astype(np.int64),
-            "doom": a.doom.astype(np.int64),
-            "won": a.won.astype(np.bool_),
+            "score": score,
+            "doom": doom,
+            "won": won,
             "action_mask": self.action_masks().view(np.int8),
         }
         for key in list(infos):
@@ -271,10 +271,10 @@ class ShipwreckVectorEnv(gymnasium.vector.VectorEnv):
         final_obs = np.full(self.num_envs, None, dtype=object)
         for i, row in zip(games, self.game.observe(games, decider[games]), strict=True):
             final_obs[i] = row
-        a = self.game.arrays  # the ended games are over, not yet restarted
+        tallies = self.game.tallies()  # the ended games are over, not yet restarted
         final_info: dict[str, np.ndarray] = {}
-        for key, dtype in (("score", np.int64), ("doom", np.int64), ("won", np.bool_)):
-            final_info[key] = np.where(ended, getattr(a, key), 0).astype(dtype)
+        for key, values in zip(("score", "doom", "won"), tallies, strict=True):
+            final_info[key] = np.where(ended, values, 0).astype(values.dtype)
             final_info[f"_{key}"] = ended.copy()
         # as the single env's last info: an ended game allows only ENDED_ACTION
         final_info["action_mask"] = np.zeros((self.num_envs, NUM_ACTIONS), np.int8)

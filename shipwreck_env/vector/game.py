@@ -11,11 +11,20 @@ step that ends a game returns its final reward and ``terminated`` / ``truncated`
 until the next step; observations and masks already show the new game. Pass
 ``autoreset=False`` to keep finished games over instead (their actions are then
 ignored and their masks are empty).
+
+On a machine whose numba cache does not hold the batched kernels yet, ``VectorGame(...)``
+gives a :class:`~shipwreck_env.vector.warming.WarmingVectorGame` (unless
+``SHIPWRECK_ARCANA_COMPILE=foreground``): the same games on the reference engine while a
+background process compiles the kernels, compiled from the first :meth:`VectorGame.step`
+or :meth:`VectorGame.reset` after they are ready. :func:`batch_ready` says whether they
+are; the kernels a game calls all go through the hooks at the end of the class (the
+warming game replaces those).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -27,11 +36,68 @@ from shipwreck_env.rules.rewards import check_reward
 from shipwreck_env.rules.state import State
 from shipwreck_env.vector import chance, convert, engine, to_states
 from shipwreck_env.vector.arrays import Arrays
-from shipwreck_env.vector.jit import pack, rules_for
+from shipwreck_env.vector.jit import (
+    GAME_REF,
+    RULES_REF,
+    load_cached,
+    pack,
+    rules_for,
+    struct_signatures,
+)
 from shipwreck_env.vector.observe import encode_rows, layout_offsets
+from shipwreck_env.vector.single import _compile_here
 from shipwreck_env.vector.tables import COVERED_SETS
 
-__all__ = ["VectorGame"]
+__all__ = ["VectorGame", "batch_ready", "batch_signatures"]
+
+
+def batch_signatures() -> list[tuple[Any, tuple]]:
+    """Every compiled kernel a :class:`VectorGame` calls, with its argument types (the
+    same for every configuration and batch size)."""
+    import numba  # here: the module imports without numba, so that jit can name it
+    from numba.core import types
+
+    config = GameConfig()
+    arrays = Arrays(1, config, len(CARDS))
+    typeof = numba.typeof
+    game, rules = GAME_REF, RULES_REF
+    ints = typeof(np.zeros(1, np.int64))
+    mask = typeof(np.zeros((1, NUM_ACTIONS), bool))
+    frozen = np.zeros((1, NUM_ACTIONS), bool)
+    frozen.flags.writeable = False
+    offsets = typeof(layout_offsets(ObservationLayout.for_config(config, False)))
+    return [
+        *struct_signatures(),
+        (engine.deal_games, (game, rules, ints)),
+        (engine.legal_masks, (game, rules, mask)),
+        (engine.count_illegal, (typeof(frozen), ints, typeof(arrays.over))),
+        (
+            engine.step_games,
+            (
+                game,
+                rules,
+                ints,
+                types.boolean,
+                types.boolean,
+                typeof(np.zeros(1, np.float32)),
+                typeof(np.zeros(1, bool)),
+                typeof(np.zeros((1, 4), np.int64)),
+            ),
+        ),
+        (encode_rows, (game, rules, offsets, ints, ints, typeof(np.zeros((1, 1), np.float32)))),
+    ]
+
+
+_ready = False
+
+
+def batch_ready() -> bool:
+    """Whether every kernel a :class:`VectorGame` calls is compiled in this process or in
+    numba's disk cache (then loaded now); never compiles."""
+    global _ready
+    if not _ready:
+        _ready = all(load_cached(f, argtypes) for f, argtypes in batch_signatures())
+    return _ready
 
 
 def _check_covered(config: GameConfig) -> None:
@@ -60,6 +126,16 @@ class VectorGame:
         ValueError: a bad argument, or card sets the batched engine does not cover.
     """
 
+    compiled = True
+    """Whether this batch runs on the compiled kernels (else on the reference engine)."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> VectorGame:
+        if cls is VectorGame and not _compile_here() and not batch_ready():
+            from shipwreck_env.vector.warming import WarmingVectorGame
+
+            cls = WarmingVectorGame
+        return super().__new__(cls)
+
     def __init__(
         self,
         num_games: int,
@@ -85,6 +161,11 @@ class VectorGame:
         self.reset(seed)
 
     def _setup(self, num_games: int, reward: str, belief: bool, autoreset: bool) -> None:
+        self._setup_common(num_games, reward, belief, autoreset)
+        self._setup_engine()
+
+    def _setup_common(self, num_games: int, reward: str, belief: bool, autoreset: bool) -> None:
+        """Check the arguments; the layout, cards and output buffers (no compiled code)."""
         _check_covered(self.config)
         self.num_games = num_games
         self.reward_kind = check_reward(reward)
@@ -97,8 +178,6 @@ class VectorGame:
         self.cards = np.array(
             [i for i, c in enumerate(CARDS) if c.set in self.config.card_sets], np.int64
         )
-        self.arrays = Arrays(num_games, self.config, len(self.cards))
-        self._rules = rules_for(self.config, self.cards)
         self._offsets = layout_offsets(self.layout)
         self._all = np.arange(num_games)
         self._mask: np.ndarray | None = None
@@ -107,6 +186,13 @@ class VectorGame:
         self._ended = np.zeros(num_games, bool)
         self._final = np.zeros((num_games, 4), np.int64)
         self.final_info: dict[str, np.ndarray] = self._no_final()
+
+    def _setup_engine(self, arrays: Arrays | None = None) -> None:
+        """The state arrays (``arrays``, or new ones) and the compiled structures."""
+        if arrays is None:
+            arrays = Arrays(self.num_games, self.config, len(self.cards))
+        self.arrays = arrays
+        self._rules = rules_for(self.config, self.cards)
 
     @property
     def arrays(self) -> Arrays:
@@ -127,14 +213,21 @@ class VectorGame:
         if seed is not None or not a.key.any():
             a.key[:] = chance.game_keys(seed, self.num_games)
             a.draws[:] = 0
-        engine.deal_games(self._packed, self._rules, self._all)
+        self._deal_games(self._all)
         self._mask = None
         self.final_info = self._no_final()
 
     @property
     def decider(self) -> np.ndarray:
         """int[N]: the player deciding now in each game (-1 for a finished game)."""
-        return self.arrays.decider.astype(np.int64)
+        return self._deciders().astype(np.int64)
+
+    def tallies(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(score, doom, won) of every game as it is now: int64[N], int64[N], bool[N]
+        (a game that just ended and was restarted shows its new deal: its end is in
+        :attr:`final_info`)."""
+        score, doom, won = self._tallies()
+        return score.astype(np.int64), doom.astype(np.int64), won.astype(bool)
 
     def roles(self) -> tuple[np.ndarray, np.ndarray]:
         """(games whose decider is the active player, games where a group member
@@ -142,7 +235,7 @@ class VectorGame:
         Finished games are in neither."""
         deciders = self.decider
         live = deciders >= 0
-        mine = deciders == self.arrays.active.astype(np.int64) % self.config.num_players
+        mine = deciders == self._actives().astype(np.int64) % self.config.num_players
         return np.flatnonzero(live & mine), np.flatnonzero(live & ~mine)
 
     @staticmethod
@@ -158,7 +251,7 @@ class VectorGame:
         if self._mask is None:
             # a new array per step: callers may keep the masks of earlier steps
             mask = np.empty((self.num_games, NUM_ACTIONS), bool)
-            engine.legal_masks(self._packed, self._rules, mask)
+            self._legal_masks(mask)
             mask.flags.writeable = False
             self._mask = mask
         return self._mask
@@ -178,7 +271,6 @@ class VectorGame:
             float32[N or len(games), D]. Without ``games`` the array is reused by the
             next call: copy it to keep it.
         """
-        a = self.arrays
         out = self._obs
         if games is None:
             games = self._all
@@ -196,8 +288,8 @@ class VectorGame:
             games = games.astype(np.int64)
             out = np.empty((len(games), self.layout.size), np.float32)
         if observer is None:  # each decider, player 0 once over: valid by construction
-            deciders = np.maximum(a.decider[games], 0).astype(np.int64)
-            encode_rows(self._packed, self._rules, self._offsets, games, deciders, out)
+            deciders = np.maximum(self._deciders()[games], 0).astype(np.int64)
+            self._encode_rows(games, deciders, out)
             return out
         observer = np.asarray(observer)
         players = self.config.num_players
@@ -210,7 +302,7 @@ class VectorGame:
                 f"observer {observer.tolist()} is not allowed; allowed: one player "
                 f"0..{players - 1} per game of {games.tolist()}"
             )
-        encode_rows(self._packed, self._rules, self._offsets, games, observer.astype(np.int64), out)
+        self._encode_rows(games, observer.astype(np.int64), out)
         return out
 
     def restart(self, games: np.ndarray) -> None:
@@ -221,7 +313,7 @@ class VectorGame:
             raise ValueError(
                 f"games {games.tolist()} are not allowed; allowed: 0..{self.num_games - 1}"
             )
-        engine.deal_games(self._packed, self._rules, games)
+        self._deal_games(games)
         self._mask = None
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -240,16 +332,7 @@ class VectorGame:
         """
         actions = self._check_actions(actions)
         reward, ended, final = self._reward, self._ended, self._final
-        count = engine.step_games(
-            self._packed,
-            self._rules,
-            actions,
-            self.reward_kind == "score_doom",
-            self.autoreset,
-            reward,
-            ended,
-            final,
-        )
+        count = self._step_games(actions, reward, ended, final)
         self._mask = None
         self.final_info = self._no_final()
         if not count:
@@ -281,14 +364,18 @@ class VectorGame:
     ) -> VectorGame:
         """A batch holding exactly ``states`` (one configuration). Their later chance
         outcomes come from fresh streams under ``seed``."""
-        arrays = convert.from_states(states)
+        arrays = convert.from_states(states)  # checks the states
         game = cls.__new__(cls)
         game.config = arrays.config
-        game._setup(len(states), reward, belief, autoreset)
-        game.arrays = arrays
-        arrays.key[:] = chance.game_keys(seed, len(states))
-        arrays.draws[:] = 0
+        game._setup_common(len(states), reward, belief, autoreset)
+        game._hold(arrays, states, chance.game_keys(seed, len(states)))
         return game
+
+    def _hold(self, arrays: Arrays, states: Sequence[State], keys: np.ndarray) -> None:
+        """Hold ``arrays`` (``states`` converted), their streams starting at ``keys``."""
+        arrays.key[:] = keys
+        arrays.draws[:] = 0
+        self._setup_engine(arrays)
 
     def stream(self, game: int) -> chance.StreamGenerator:
         """A generator that replays game ``game``'s random stream from where it is now:
@@ -319,9 +406,9 @@ class VectorGame:
             )
         arr = arr.astype(np.int64)
         mask = self.legal_mask()
-        if not engine.count_illegal(mask, arr, self.arrays.over):
+        if not self._count_illegal(mask, arr):
             return arr
-        live = ~self.arrays.over
+        live = ~self._over()
         out_of_range = live & ((arr < 0) | (arr >= NUM_ACTIONS))
         if out_of_range.any():
             bad = np.flatnonzero(out_of_range)[:10]
@@ -343,3 +430,48 @@ class VectorGame:
             tail = f" (and {more} more games)" if more > 0 else ""
             raise ValueError("illegal actions, no game changed: " + "; ".join(parts) + tail)
         return arr
+
+    # --- the compiled kernels (a warming game replaces these) -----------------------
+
+    def _deciders(self) -> np.ndarray:
+        """Each game's decider (-1 once over)."""
+        return self.arrays.decider
+
+    def _actives(self) -> np.ndarray:
+        """Each game's active seat."""
+        return self.arrays.active
+
+    def _over(self) -> np.ndarray:
+        """bool[N]: which games are over."""
+        return self.arrays.over
+
+    def _tallies(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each game's score, doom and whether it is won."""
+        a = self.arrays
+        return a.score, a.doom, a.won
+
+    def _deal_games(self, games: np.ndarray) -> None:
+        engine.deal_games(self._packed, self._rules, games)
+
+    def _legal_masks(self, mask: np.ndarray) -> None:
+        engine.legal_masks(self._packed, self._rules, mask)
+
+    def _count_illegal(self, mask: np.ndarray, actions: np.ndarray) -> int:
+        return engine.count_illegal(mask, actions, self.arrays.over)
+
+    def _encode_rows(self, games: np.ndarray, observers: np.ndarray, out: np.ndarray) -> None:
+        encode_rows(self._packed, self._rules, self._offsets, games, observers, out)
+
+    def _step_games(
+        self, actions: np.ndarray, reward: np.ndarray, ended: np.ndarray, final: np.ndarray
+    ) -> int:
+        return engine.step_games(
+            self._packed,
+            self._rules,
+            actions,
+            self.reward_kind == "score_doom",
+            self.autoreset,
+            reward,
+            ended,
+            final,
+        )

@@ -557,3 +557,22 @@ def _rules_struct(t):
     s.work_order = t.work_order
     s.work_unseen = t.work_unseen
     return s
+
+
+GAME_REF = _RefType(GAME_TYPE)
+"""The numba type of ``pack(arrays)``: a :class:`Ref` to the game structure."""
+RULES_REF = _RefType(RULES_TYPE)
+"""The numba type of ``rules_for(...)``: a :class:`Ref` to the rules structure."""
+
+
+def struct_signatures() -> list[tuple[object, tuple]]:
+    """The two structure builders (``pack``'s and ``rules_for``'s) with their argument
+    types, the same for every configuration: the start of any list of cached entry points
+    a caller checks with :func:`load_cached`."""
+    config = GameConfig()
+    arrays = Arrays(1, config, 1)
+    typeof = numba.typeof
+    return [
+        (_game_struct, (typeof(GameArrays(*(getattr(arrays, n) for n in GameArrays._fields))),)),
+        (_rules_struct, (typeof(rules_tuple(config, np.zeros(1, np.int8))),)),
+    ]

@@ -22,7 +22,8 @@ here (``engine.new_game(config, StreamGenerator(game_key(seed)))``, the replay t
 differential test checks step by step), while a background process compiles the entry
 points into the cache (:mod:`shipwreck_env.vector.warm`); at the first ``reset()`` after
 that, it loads them and plays on (as a :class:`SingleGame`). It logs one line when it
-starts. ``SHIPWRECK_ARCANA_COMPILE=foreground`` compiles in the process instead (the
+starts (:class:`~shipwreck_env.vector.warming.WarmingVectorGame` does the same for a
+batch). ``SHIPWRECK_ARCANA_COMPILE=foreground`` compiles in the process instead (the
 test suite does, so that its differential tests always run the compiled rules).
 
 Must not: keep a reference ``State`` in step with the arrays (that is rebuilt on demand,
@@ -51,17 +52,13 @@ from shipwreck_env.vector import background, chance, convert, to_states
 from shipwreck_env.vector.arrays import Arrays
 from shipwreck_env.vector.engine import deal, legal_masks, step_rewarded
 from shipwreck_env.vector.jit import (
-    GAME_TYPE,
-    RULES_TYPE,
-    GameArrays,
-    _game_struct,
-    _RefType,
-    _rules_struct,
+    GAME_REF,
+    RULES_REF,
     load_cached,
     njit,
     pack,
     rules_for,
-    rules_tuple,
+    struct_signatures,
 )
 from shipwreck_env.vector.observe import _encode, layout_offsets
 from shipwreck_env.vector.tables import COVERED_SETS
@@ -83,8 +80,7 @@ background process while games run on the reference engine) or ``foreground`` (c
 in this process at the first game)."""
 _LOG = logging.getLogger("shipwreck_env")
 
-_GAME_REF = _RefType(GAME_TYPE)
-_RULES_REF = _RefType(RULES_TYPE)
+_GAME_REF, _RULES_REF = GAME_REF, RULES_REF
 
 # status[] entries filled by reset_one / step_one
 DECIDER, OVER, TRUNCATED, WON, SCORE, DOOM = range(6)
@@ -155,16 +151,13 @@ def _signatures() -> list[tuple[Any, tuple]]:
     """Every compiled entry point a :class:`SingleGame` calls, with its argument types
     (the same for every configuration)."""
     config = GameConfig()
-    arrays = Arrays(1, config, len(CARDS))
-    cards = np.arange(len(CARDS), dtype=np.int8)
     typeof = numba.typeof
     i64, mask = types.int64, typeof(np.zeros((1, NUM_ACTIONS), bool))
     status = typeof(np.zeros(6, np.int64))
     offsets = typeof(layout_offsets(ObservationLayout.for_config(config, False)))
     out = typeof(np.zeros(1, np.float32))
     return [
-        (_game_struct, (typeof(GameArrays(*(getattr(arrays, n) for n in GameArrays._fields))),)),
-        (_rules_struct, (typeof(rules_tuple(config, cards)),)),
+        *struct_signatures(),
         (_status, (_GAME_REF, _RULES_REF, mask, status)),
         (reset_one, (i64, i64, mask, status)),
         (step_one, (i64, i64, i64, types.boolean, mask, status)),

@@ -174,6 +174,9 @@ FIRST_GAME_BOUND = 60.0
 seconds on the reference engine while the engine compiles in the background, where the
 compile in the process took 50-230 s on this 2-core machine (the figures are in
 docs/benchmarks.md; this only catches a first game that waits for the compile)."""
+FIRST_BATCH = FIRST_CALLS["batched"][0]
+"""A first ``VectorGame(4096)``: one observe, mask and step, timed from the first import
+(prints its wall and processor seconds and whether it ran compiled); bound as above."""
 
 
 def _source_copy(dest: Path) -> Path:
@@ -224,22 +227,30 @@ def test_an_installed_wheel_plays_the_best_learned_teams(tmp_path: Path) -> None
     games = json.loads(_run([str(python), "-c", PLAY], cwd=outside, env=env))
     assert games == {"fast:best": 1, "search:best,samples=4": 1}
     _first_game_with_an_empty_cache(python, outside, env, tmp_path / "numba_cache")
+    _first_game_with_an_empty_cache(
+        python, outside, env, tmp_path / "numba_cache", FIRST_BATCH, "batch"
+    )
 
 
-def _first_game_with_an_empty_cache(python: Path, cwd: Path, env: dict, cache: Path) -> None:
-    """The first ``env()`` and game of a fresh install with an empty numba cache ends
-    within :data:`FIRST_GAME_BOUND` and prints one line, about compiling (nothing else);
-    once the background compile is over, the next process plays compiled and silent."""
+def _first_game_with_an_empty_cache(
+    python: Path, cwd: Path, env: dict, cache: Path, program: str = FIRST_GAME, part: str = "single"
+) -> None:
+    """The first ``env()`` and game (or, with ``program`` :data:`FIRST_BATCH` and
+    ``part`` ``batch``, the first ``VectorGame`` step) of a fresh install with an empty
+    numba cache for that part ends within :data:`FIRST_GAME_BOUND` and prints one line,
+    about compiling (nothing else); once the background compile is over, the next process
+    plays compiled and silent."""
     env = {**env, "NUMBA_CACHE_DIR": str(cache)}
     env.pop("SHIPWRECK_ARCANA_COMPILE", None)  # the default: the suite compiles in the foreground
-    first = subprocess.run([str(python), "-c", FIRST_GAME], cwd=cwd, env=env,
+    first = subprocess.run([str(python), "-c", program], cwd=cwd, env=env,
                            capture_output=True, text=True, check=True)  # fmt: skip
     seconds, _, compiled = first.stdout.split()
     assert float(seconds) < FIRST_GAME_BOUND, first.stdout
     assert compiled == "False"  # it played while the engine compiled
     lines = first.stderr.splitlines()
     assert len(lines) == 1 and "compiling" in lines[0], first.stderr
-    _run([str(python), "-m", "shipwreck_env.vector.warm", "--wait"], cwd=cwd, env=env)
-    second = subprocess.run([str(python), "-c", FIRST_GAME], cwd=cwd, env=env,
+    _run([str(python), "-m", "shipwreck_env.vector.warm", "--wait", "--part", part],
+         cwd=cwd, env=env)  # fmt: skip
+    second = subprocess.run([str(python), "-c", program], cwd=cwd, env=env,
                             capture_output=True, text=True, check=True)  # fmt: skip
     assert second.stdout.split()[2] == "True" and second.stderr == "", second

@@ -168,6 +168,9 @@ def test_the_warm_command_runs_and_leaves_the_one_game_entry_points_ready() -> N
 
     assert main(["warm", "--only", "engine"]) == 0
     assert single.compiled_ready()
+    from shipwreck_env.vector.game import batch_ready
+
+    assert batch_ready()  # and a first VectorGame's kernels
 
 
 @pytest.mark.slow
