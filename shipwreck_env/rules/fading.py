@@ -33,6 +33,7 @@ __all__ = [
     "end_turn",
     "fade_cost",
     "fades_by_hours",
+    "fading_slots",
     "fates_hours",
     "game_over",
     "slot_hours",
@@ -86,7 +87,8 @@ def _fades(s: State, slot: int) -> bool:
     return fades_by_hours(card, s.attached[slot], s.table[slot])
 
 
-def end_turn(s: State, rng: np.random.Generator) -> None:
+def fading_slots(s: State) -> list[int]:
+    """The slots whose card fades if the turn ends now (what :func:`end_turn` fades)."""
     slots, table = s.slots, s.table
     fading = []
     for slot in range(4):
@@ -94,6 +96,12 @@ def end_turn(s: State, rng: np.random.Generator) -> None:
         # A card with nothing in front can only fade by its own text (The Ash).
         if card >= 0 and (table[slot] or card in FADES_WITHOUT_FATES) and _fades(s, slot):
             fading.append(slot)
+    return fading
+
+
+def end_turn(s: State, rng: np.random.Generator) -> None:
+    slots = s.slots
+    fading = fading_slots(s)
     bonus = 1 if fading and powers.sands_amplifies(s, fading) else 0
     if s.correct:
         s.score += 1 + bonus
