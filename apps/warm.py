@@ -14,7 +14,7 @@ cache makes it a few seconds. Caches go stale by themselves when a source they w
 compiled from changes (``shipwreck_env.vector.jit.stamp_cache``). Without it, a first
 ``env()`` plays at once on the reference engine while a background process compiles
 its part (``shipwreck_env.vector.warm``); so does a first ``VectorGame``
-(``shipwreck_env.vector.warming``). ``./test.sh`` runs it after the set-up
+(``shipwreck_env.vector.game.WarmingVectorGame``). ``./test.sh`` runs it after the set-up
 (``lab/tools/warm_kernels.py``).
 """
 

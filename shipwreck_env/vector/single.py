@@ -22,7 +22,7 @@ here (``engine.new_game(config, StreamGenerator(game_key(seed)))``, the replay t
 differential test checks step by step), while a background process compiles the entry
 points into the cache (:mod:`shipwreck_env.vector.warm`); at the first ``reset()`` after
 that, it loads them and plays on (as a :class:`SingleGame`). It logs one line when it
-starts (:class:`~shipwreck_env.vector.warming.WarmingVectorGame` does the same for a
+starts (:class:`~shipwreck_env.vector.game.WarmingVectorGame` does the same for a
 batch). ``SHIPWRECK_ARCANA_COMPILE=foreground`` compiles in the process instead (the
 test suite does, so that its differential tests always run the compiled rules).
 

@@ -38,11 +38,10 @@ VECTOR_INFRASTRUCTURE = {
     "tables",
     "to_states",
     "warm",
-    "warming",
 }
 """Modules with no twin among the reference turn's: the arrays, random streams,
 compilation, the tables built from the reference's own, conversions, observations, one
-compiled game, the batch that plays on the reference while the kernels compile, and the batched public facts (``public_record``, the twin of the
+compiled game, and the batched public facts (``public_record``, the twin of the
 reference rules' module of that name, which is not a part of the turn)."""
 CARD_TEXT_HOME = {"ash": ["arcana"], "fall": ["arcana"], "imago": ["arcana"], "blind_man": []}
 """Arcana cards with a text of their own (``shipwreck_env.rules.arcana``) and the batched

@@ -1,5 +1,5 @@
 """A first ``VectorGame`` on a machine without the compiled kernels plays at once: while a
-background process compiles them, :class:`~shipwreck_env.vector.warming.WarmingVectorGame`
+background process compiles them, :class:`~shipwreck_env.vector.game.WarmingVectorGame`
 plays the same games on the reference engine, then becomes a compiled ``VectorGame``.
 
 * A warming batch and a compiled batch of the same seed and actions agree after every
@@ -21,8 +21,7 @@ import numpy as np
 import pytest
 
 from shipwreck_env.vector import background, game
-from shipwreck_env.vector.game import VectorGame, batch_ready, batch_signatures
-from shipwreck_env.vector.warming import WarmingVectorGame
+from shipwreck_env.vector.game import VectorGame, WarmingVectorGame, batch_ready, batch_signatures
 
 SWITCHES = [
     dict(),
