@@ -55,7 +55,7 @@ from shipwreck_env.rules.actions import ACTIONS, HOURS_TARGET, NUM_ACTIONS
 from shipwreck_env.rules.cards import CARD_INDEX
 from shipwreck_env.rules.engine import legal_actions
 from shipwreck_env.rules.number_lines import hours_kept_mask, table_rows
-from shipwreck_env.rules.observation import unseen_counts
+from shipwreck_env.rules.observation import literal_posterior, unseen_counts
 from shipwreck_env.rules.plays import first_plays
 from shipwreck_env.rules.public_record import fade_doom, fading_after, play_outcome
 from shipwreck_env.rules.state import Phase, State
@@ -109,13 +109,6 @@ def _bits(mask: int) -> list[float]:
     return [float(mask >> (v - 1) & 1) for v in _SEVEN]
 
 
-def _weights(line: int, counts: list[int]) -> list[float]:
-    """The literal posterior over a kept fate on ``line`` with ``counts`` copies unseen."""
-    w = [float(counts[v - 1]) if line >> (v - 1) & 1 and counts[v - 1] > 0 else 0.0 for v in _SEVEN]
-    total = sum(w)
-    return [x / total for x in w] if total > 0 else w
-
-
 def _now(s: State) -> TurnStart:
     """The public table as it stands now, in the shape ``public_record`` reads."""
     start = TurnStart(*s.turn_start, raw=s.turn_start)
@@ -145,7 +138,7 @@ def _play_rows(s: State, observer: int, out: np.ndarray, actions: list[int]) -> 
         line = (s.tracked & cond) | (cond if s.tracked >> (v - 1) & 1 else 0)
         counts = list(unseen)
         counts[kept - 1] += 1  # the group cannot see the fate the observer keeps
-        belief = _weights(line, counts)
+        belief = literal_posterior(line, counts)
         row = out[a]
         row[c["cond_1"] : c["cond_1"] + 7] = _bits(cond)
         row[c["line_1"] : c["line_1"] + 7] = _bits(line)
@@ -180,7 +173,7 @@ def _prediction_rows(s: State, observer: int, out: np.ndarray, actions: list[int
     """Fill the rows of the prediction (or vote) actions among ``actions``."""
     unseen = unseen_counts(s, observer)
     line = s.lines[s.active]
-    belief = _weights(line, unseen)  # the decider is never the active player
+    belief = literal_posterior(line, unseen)  # the decider is never the active player
     c = _COLUMN
     for a in actions:
         spec = ACTIONS[a]

@@ -452,11 +452,16 @@ def _encode_belief(s: State, observer: int, unseen: list[int], vec: np.ndarray, 
     counts = list(unseen)
     if s.active % s.config.num_players == observer:
         counts[hand[0] - 1] += 1  # what the group could think, seen from the active seat
-    line = s.lines[s.active]
+    vec[base : base + 7] = literal_posterior(s.lines[s.active], counts)
+
+
+def literal_posterior(line: int, counts: list[int]) -> list[float]:
+    """The literal posterior over a held fate (index ``v - 1``): the values on ``line``
+    (bit ``v - 1``) weighted by ``counts``, the copies of each its onlookers cannot
+    place; all zero when none is left."""
     weights = [counts[v] if line >> v & 1 else 0 for v in range(7)]
     total = sum(weights)
-    if total > 0:
-        vec[base : base + 7] = [w / total for w in weights]
+    return [w / total for w in weights] if total > 0 else [0.0] * 7
 
 
 def decode(obs: np.ndarray, layout: ObservationLayout) -> dict[str, np.ndarray]:

@@ -417,8 +417,8 @@ class VectorGame:
             )
         arr = arr.astype(np.int64)
         mask = self.legal_mask()
-        if not self._count_illegal(mask, arr):
-            return arr
+        if self.compiled and not engine.count_illegal(mask, arr, self.arrays.over):
+            return arr  # the compiled count: nothing illegal (the checks below say what)
         live = ~self._over()
         out_of_range = live & ((arr < 0) | (arr >= NUM_ACTIONS))
         if out_of_range.any():
@@ -466,9 +466,6 @@ class VectorGame:
 
     def _legal_masks(self, mask: np.ndarray) -> None:
         engine.legal_masks(self._packed, self._rules, mask)
-
-    def _count_illegal(self, mask: np.ndarray, actions: np.ndarray) -> int:
-        return engine.count_illegal(mask, actions, self.arrays.over)
 
     def _encode_rows(self, games: np.ndarray, observers: np.ndarray, out: np.ndarray) -> None:
         encode_rows(self._packed, self._rules, self._offsets, games, observers, out)
@@ -604,12 +601,6 @@ class WarmingVectorGame(VectorGame):
         for g, s in enumerate(self._states):
             if not s.over:
                 mask[g, legal_actions(s)] = True
-
-    def _count_illegal(self, mask: np.ndarray, actions: np.ndarray) -> int:
-        live = ~self._over()
-        inside = (actions >= 0) & (actions < NUM_ACTIONS)
-        allowed = mask[self._all, np.where(inside, actions, 0)] & inside
-        return int((live & ~allowed).sum())
 
     def _encode_rows(self, games: np.ndarray, observers: np.ndarray, out: np.ndarray) -> None:
         encoder = self.layout.encoder

@@ -80,7 +80,6 @@ background process while games run on the reference engine) or ``foreground`` (c
 in this process at the first game)."""
 _LOG = logging.getLogger("shipwreck_env")
 
-_GAME_REF, _RULES_REF = GAME_REF, RULES_REF
 
 # status[] entries filled by reset_one / step_one
 DECIDER, OVER, TRUNCATED, WON, SCORE, DOOM = range(6)
@@ -92,9 +91,9 @@ def _game_at(typingctx, address):
     """The game structure whose fields are at ``address`` (``Ref.address``)."""
 
     def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], context.get_value_type(_GAME_REF))
+        return builder.inttoptr(args[0], context.get_value_type(GAME_REF))
 
-    return _GAME_REF(types.intp), codegen
+    return GAME_REF(types.intp), codegen
 
 
 @intrinsic
@@ -102,9 +101,9 @@ def _rules_at(typingctx, address):
     """The rules structure whose fields are at ``address`` (``Ref.address``)."""
 
     def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], context.get_value_type(_RULES_REF))
+        return builder.inttoptr(args[0], context.get_value_type(RULES_REF))
 
-    return _RULES_REF(types.intp), codegen
+    return RULES_REF(types.intp), codegen
 
 
 @njit
@@ -158,7 +157,7 @@ def _signatures() -> list[tuple[Any, tuple]]:
     out = typeof(np.zeros(1, np.float32))
     return [
         *struct_signatures(),
-        (_status, (_GAME_REF, _RULES_REF, mask, status)),
+        (_status, (GAME_REF, RULES_REF, mask, status)),
         (reset_one, (i64, i64, mask, status)),
         (step_one, (i64, i64, i64, types.boolean, mask, status)),
         (observe_one, (i64, i64, offsets, i64, out)),
