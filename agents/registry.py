@@ -8,8 +8,8 @@
 | ``bayes`` | the Bayesian group (models the heuristic player) | group |
 | ``convention`` / ``convention:A`` | the convention team: one public code per turn (agents/convention/team.py) | both |
 | ``oracle`` | CHEATS: the group sees the hidden fate | group |
-| ``types`` / ``types:T,...[,nosignal][,m=M]`` | reads and signals under a posterior over partner types T (``agents/search/type_inference.py``) | both |
-| ``ally`` / ``ally:[pool][,nolisten][,doubt=D][,hedge=Q][,lib=T/...]`` | the convention with partners who play it, type inference with the rest (``agents/search/ally.py``) | both |
+| ``types`` / ``types:T,...[,nosignal][,nowatch][,m=M]`` | reads and signals under a posterior over partner types T (``agents/search/type_inference.py``) | both |
+| ``ally`` / ``ally:[pool][,nolisten][,nowatch][,doubt=D][,hedge=Q][,lib=T/...]`` | the convention with partners who play it, type inference with the rest (``agents/search/ally.py``) | both |
 | ``natural`` | plays and reads as the rulebook suggests a newcomer would (``agents/scripted/natural.py``) | both |
 | ``noisy:E:SPEC`` | ``SPEC`` (a policy, or a team with ``+``), its plays random with probability E (``agents/scripted/noisy.py``) | as ``SPEC`` |
 | ``ppo:PATH`` | a trained Stable-Baselines3 model | as trained |
@@ -52,7 +52,7 @@ SPECS: tuple[tuple[str, str], ...] = (
         "infers its partners' types (uniform, heuristic, convention) from their plays",
     ),
     (
-        "ally[:pool,nolisten,doubt=D,hedge=Q]",
+        "ally[:pool,nolisten,nowatch,doubt=D,hedge=Q]",
         "the convention with partners who play it, type inference with the rest",
     ),
     ("natural", "plays and reads as the rulebook suggests a newcomer would (both roles)"),
@@ -275,14 +275,16 @@ def _blueprint_search(spec: str, name: str, arg: str) -> Policy:
 
 
 def _types_options(spec: str, arg: str) -> dict:
-    """``types:T,...,nosignal,m=M``: library type names, ``nosignal`` (play like the
-    heuristic player) and ``m=M`` (the margin a signalling play must beat the heuristic's
-    play by)."""
+    """``types:T,...,nosignal,nowatch,m=M``: library type names, ``nosignal`` (play like
+    the heuristic player), ``nowatch`` (no evidence from turns it only watches) and
+    ``m=M`` (the margin a signalling play must beat the heuristic's play by)."""
     options: dict = {}
     names = []
     for part in filter(None, arg.split(",")):
         if part == "nosignal":
             options["signal"] = False
+        elif part == "nowatch":
+            options["watch"] = False
         elif part.startswith("m="):
             options["margin"] = spec_number(spec, part[2:], 0.0, 1.0)
         else:
@@ -293,8 +295,9 @@ def _types_options(spec: str, arg: str) -> dict:
 
 
 def _ally_options(spec: str, arg: str) -> dict:
-    """``ally:pool,nolisten,doubt=D,hedge=Q,lib=T/T...``: plays by type inference once
-    any watched partner is refuted (``pool``), no reading of how readers read its plays (``nolisten``), and
+    """``ally:pool,nolisten,nowatch,doubt=D,hedge=Q,lib=T/T...``: plays by type inference
+    once any watched partner is refuted (``pool``), no reading of how readers read its
+    plays (``nolisten``), no test of the turns it only watches (``nowatch``), and
     type inference's library (``lib=``, names joined by ``/``)."""
     options: dict = {}
     for part in filter(None, arg.split(",")):
@@ -302,6 +305,8 @@ def _ally_options(spec: str, arg: str) -> dict:
             options["pooled"] = True
         elif part == "nolisten":
             options["listen"] = False
+        elif part == "nowatch":
+            options["watch"] = False
         elif part.startswith("doubt="):
             options["doubt"] = spec_number(spec, part[6:], 0.0, 1.0)
         elif part.startswith("hedge="):
@@ -311,7 +316,7 @@ def _ally_options(spec: str, arg: str) -> dict:
         else:
             raise ValueError(
                 f"policy {shown(spec)}: option {part!r} is not known; allowed: pool, "
-                "nolisten, doubt=D, hedge=Q, lib=T/T/... (type inference's library)"
+                "nolisten, nowatch, doubt=D, hedge=Q, lib=T/T/... (type inference's library)"
             )
     return options
 

@@ -79,6 +79,10 @@ class MixedTable(Team):
         """The policy of the deciding player's own team, for the role it decides in."""
         return self.teams[view.player].policy_for(view)
 
+    def watchers(self, player: int) -> list:
+        """The watching policies of ``player``'s own team."""
+        return self.teams[player].watchers(player)
+
 
 def seated_table(newcomer: Team, hosts: Team, players: int, game: int) -> Team:
     """The table of game ``game`` of a cell: ``newcomer`` in seat ``game % players``,

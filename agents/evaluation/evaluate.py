@@ -24,7 +24,7 @@ from typing import TypeVar
 import numpy as np
 
 from shipwreck_agents.registry import make_policy
-from shipwreck_env.envs.policy import Policy, Team, decide, observation_layouts
+from shipwreck_env.envs.policy import Policy, Team, decide, let_watch, observation_layouts
 from shipwreck_env.rules.config import DIFFICULTIES, GameConfig
 from shipwreck_env.rules.engine import new_game, step_inplace
 
@@ -105,6 +105,7 @@ def play_game(
         action = decide(team, s, layouts, policy_rng).action
         turn, doom = s.turn, s.doom
         step_inplace(s, action, game_rng, check=False)
+        let_watch(team, s)
         if actions is not None:
             actions.append(action)
         if s.turn != turn or s.over:  # a turn ended: attribute its doom

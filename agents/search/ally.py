@@ -18,9 +18,15 @@ decisions). A partner is *refuted* by evidence the convention can never produce:
 * **the outcome of the reading** (the same decider, on its next decision, when that is the
   very next turn): the prediction it made scored, so the kept fate was the value named,
   and the convention's reading of the play gave that value no mass;
-* **its type evidence** (``doubt``, off by default): type inference's posterior on the
-  partner, from its plays, puts less than ``doubt`` on the convention among its
-  library's types (a judgement, not a proof: it can refute a convention player);
+* **its play, watched** (``watch``; a player who neither plays nor decides that turn,
+  leader mode, when the driver lets it watch: :func:`~shipwreck_env.envs.policy.let_watch`):
+  the same test as the first, on the turns of a partner this player does not read -- in
+  a 3-player leader game, exactly its own reader's turns, which it never decides on;
+* **its type evidence** (``doubt``, off by default; the leader and the watcher): from
+  even odds, the likelihood ratio of the partner's plays under type inference's
+  convention type against the mean of its other types (:meth:`AllyTeam.ally_odds`)
+  leaves less than ``doubt`` on its being an ally (a judgement, not a proof: it can
+  refute a convention player);
 * **its reading of our play** (``listen``; the active player, on its next decision,
   leader mode): the leader ended our turn in a way no convention leader could. The
   player sees whether the leader passed (it still holds the fate), missed (the fate is
@@ -43,7 +49,8 @@ taken as a sign the reader is one too); otherwise it plays as type inference doe
 A turn keeps the mode its first decision chose. With ``hedge=q`` (off by default: it
 measured within noise of off), once a stranger is seen at the table a player whose reader
 stands weighs its first play: the reader is an ally at even odds, times ``1/q`` for each
-of the reader's endings a convention leader could give, and the play leaves the
+of the reader's endings a convention leader could give and times the likelihood ratio of
+the reader's plays it has seen (:meth:`AllyTeam.ally_odds`), and the play leaves the
 convention's line when, so weighed (an ally reads it by the code, a stranger as type
 inference's mixture would), another reads better by more than the margin.
 
@@ -82,10 +89,12 @@ class AllyTeam(Policy):
         listen: refute a leader that ended this player's turn as no convention leader
             could (a replay of the turn).
         margin: type inference's signalling margin.
-        doubt: refute a partner whose type posterior on the convention is below this
-            (0: proofs only).
+        doubt: refute a partner whose chance of being an ally, from even odds and its
+            plays' likelihood ratio (:meth:`ally_odds`), is below this (0: proofs only).
         hedge: weigh first plays by the chance the reader is an ally once a stranger is
             seen (0: off; else the chance a stranger's ending agrees with the code's).
+        watch: test the plays of the partners whose turns this player only watches,
+            and keep type inference's evidence on them (:meth:`watch`).
     """
 
     name = "ally"
@@ -98,8 +107,12 @@ class AllyTeam(Policy):
         margin: float = 0.1,
         doubt: float = 0.0,
         hedge: float = 0.0,
+        watch: bool = True,
     ) -> None:
         self.convention = ConventionPolicy()
+        self.watching = watch
+        self._watcher = ConventionPolicy()  # its own memory: the decisions' is untouched
+        self._watched: set[tuple[int, int]] = set()
         self.types = TypeGroup(types=types, margin=margin)
         self.pooled = pooled
         self.listen = listen
@@ -107,6 +120,7 @@ class AllyTeam(Policy):
         self.hedge = hedge
         self._agreed: dict[tuple[int, int], int] = {}  # (player, reader) -> endings agreed
         self._refuted: dict[int, set[int]] = {}
+        self._why: dict[tuple[int, int], str] = {}  # (player, partner) -> first evidence
         self._mode: dict[tuple[int, int], bool] = {}  # (player, turn) -> convention?
         self._guess: dict[int, tuple[int, int, np.ndarray, int, int]] = {}
         self._played: dict[int, _Played] = {}
@@ -116,10 +130,13 @@ class AllyTeam(Policy):
         self.convention.reset()
         self.types.reset()
         self._refuted.clear()
+        self._why.clear()
         self._agreed.clear()
         self._mode.clear()
         self._guess.clear()
         self._played.clear()
+        self._watcher.reset()
+        self._watched.clear()
 
     def batched(self, num_games: int, config: GameConfig, decisions: str) -> BatchedPartner | None:
         """No compiled twin."""
@@ -131,10 +148,16 @@ class AllyTeam(Policy):
         """The partners ``player`` has seen leave the convention, so far this game."""
         return frozenset(self._refuted.get(player, ()))
 
+    def evidence(self, player: int) -> dict[int, str]:
+        """For each partner ``player`` has refuted, the evidence that did it first:
+        ``"play"``, ``"watched"``, ``"outcome"``, ``"reader"`` or ``"types"``."""
+        return {partner: why for (p, partner), why in self._why.items() if p == player}
+
     def _refute(self, player: int, partner: int, why: str) -> None:
         """``player`` saw ``partner`` leave the convention (``why``: the evidence)."""
         if partner != player:
             self._refuted.setdefault(player, set()).add(partner)
+            self._why.setdefault((player, partner), why)
 
     def _settle(self, view: AgentView) -> None:
         """Read the outcomes of this player's last prediction and last play, where its
@@ -182,10 +205,14 @@ class AllyTeam(Policy):
     def reader_is_ally(self, view: AgentView) -> float:
         """P(this player's reader is one of its own kind), once a stranger is seen at the
         table: even odds, times ``1 / hedge`` for each of the reader's endings a
-        convention leader's replay could give (a stranger gives one that often)."""
+        convention leader's replay could give (a stranger gives one that often), times
+        the likelihood ratio of the reader's watched plays (:meth:`watch`) under type
+        inference's convention type against its other types, equally weighted."""
         me, reader = view.player, view.leader % view.config.num_players
-        odds = (1.0 / self.hedge) ** self._agreed.get((me, reader), 0)
-        return odds / (1.0 + odds)
+        log_odds = self._agreed.get((me, reader), 0) * -np.log(self.hedge)
+        self.types._commit(me, view.turn)  # the reader's last watched turn, folded in
+        log_odds += self.ally_odds(me, reader)
+        return float(1.0 / (1.0 + np.exp(-log_odds)))
 
     def _hedged(self, view: AgentView) -> bool:
         """Keep the convention's line this turn (else type inference's play): the line's
@@ -217,6 +244,60 @@ class AllyTeam(Policy):
                 best, best_value = action, values[action]
         return best == line or values[line] >= best_value - self.types.margin
 
+    def ally_odds(self, player: int, partner: int) -> float:
+        """Log likelihood ratio of the turns ``player`` has seen ``partner`` play (type
+        inference's evidence, folded in up to the last finished turn): its convention
+        type against the mean of its other types. 0 when there is no evidence (or no
+        convention type); ``-inf`` when the convention type cannot explain them."""
+        if "convention" not in self.types.types or len(self.types.types) < 2:
+            return 0.0
+        log_e = self.types.log_evidence(player, partner)
+        conv = self.types.types.index("convention")
+        others = np.delete(log_e, conv)
+        top = np.max(others)
+        if not np.isfinite(top):
+            return 0.0
+        if not np.isfinite(log_e[conv]):
+            return -np.inf
+        return float(log_e[conv] - (top + np.log(np.mean(np.exp(others - top)))))
+
+    def _doubt(self, player: int, partner: int) -> None:
+        """Refute ``partner`` if ``doubt`` is on and, from even odds, the likelihood
+        ratio of its plays (:meth:`ally_odds`) leaves less than ``doubt`` on its being
+        one of this player's own kind."""
+        if self.doubt:
+            log_odds = self.ally_odds(player, partner)
+            if 1.0 / (1.0 + np.exp(-log_odds)) < self.doubt:
+                self._refute(player, partner, "types")
+
+    def watch(self, view: AgentView) -> None:
+        """A turn this player neither plays nor decides on (leader mode): once the code
+        covers it, refute the active partner if no hand its line allows shows what it
+        did (the leader's own test, on a watcher's view and memory), and keep type
+        inference's evidence on it. Other views are ignored."""
+        me, n = view.player, view.config.num_players
+        partner = view.active_player
+        key = (me, view.turn)
+        if (
+            not self.watching
+            or view.config.group_decision != "leader"
+            or view.phase != "group"
+            or partner == me
+            or view.leader % n == me
+            or key in self._watched
+            or view.holding[view.active_seat] != 1
+            or partner in self._refuted.get(me, ())
+            or not self._watcher._covered(view)
+        ):
+            return
+        self._watched.add(key)
+        reading = self._watcher.reading(view)
+        if ACTIONS[view.turn_actions[0]].kind == "play" and reading.sum() <= 0:
+            self._refute(me, partner, "watched")
+        else:
+            self.types.posterior(view)  # the type evidence on a reader it never decides for
+            self._doubt(me, partner)
+
     # --- acting ------------------------------------------------------------------------
 
     def act(self, observation, mask, view: AgentView, rng, state: State | None = None) -> int:
@@ -246,9 +327,7 @@ class AllyTeam(Policy):
                 self._refute(me, partner, "play")
             if partner not in self._refuted.get(me, ()):
                 self.types.posterior(view)  # the type evidence, kept in either mode
-                conv = self.types.types.index("convention") if self.doubt else -1
-                if conv >= 0 and self.types.type_posterior(me, partner)[conv] < self.doubt:
-                    self._refute(me, partner, "types")
+                self._doubt(me, partner)
             if partner in self._refuted.get(me, ()):
                 action = self.types.act(observation, mask, view, rng)
             else:

@@ -27,9 +27,11 @@ type's reader what it would then believe about the kept fate; the play's value i
 type-weighted mass on the true kept fate, less :class:`HeuristicPlayer`'s fade penalty.
 The weights are the type posterior of the partner who reads it (the leader; in vote
 mode every partner) if this player has watched that partner, else the pooled evidence
-of every partner it has watched: in a 3-player leader game a player only decides on
-its predecessor's turns, so it never sees its own reader play, and it assumes the
-table's strangers are alike. Ties, plays it cannot score (The Feast's first play) and
+of every partner it has watched. In a 3-player leader game a player only decides on
+its predecessor's turns; it sees its own reader play only when the driver lets it watch
+the turns it does not decide on (:meth:`TypeGroup.watch`, called through
+:func:`~shipwreck_env.envs.policy.let_watch` by the evaluator, the play table and the
+single-agent env). Without that it assumes the table's strangers are alike. Ties, plays it cannot score (The Feast's first play) and
 every other decision of the active player go to the heuristic player. The readers used
 for signalling keep no memory between turns (a carried fate is read from the pool), so
 they use only public facts.
@@ -160,6 +162,8 @@ class TypeGroup(BayesGroup):
         signal: choose plays by the mixture's reading (else play like the heuristic).
         margin: leave the heuristic's play only for a play valued this much higher
             (0.1 measured best of 0 and 0.1: docs/type-inference.md).
+        watch: keep evidence on the partners whose turns this player only watches
+            (:meth:`watch`), so it knows its own reader.
     """
 
     name = "types"
@@ -173,6 +177,7 @@ class TypeGroup(BayesGroup):
         power_cost: float = 0.005,
         signal: bool = True,
         margin: float = 0.1,
+        watch: bool = True,
     ) -> None:
         super().__init__(
             model=HeuristicPlayer(), epsilon=epsilon, info_value=info_value, power_cost=power_cost
@@ -194,6 +199,8 @@ class TypeGroup(BayesGroup):
         if not 0.0 <= margin <= 1.0:
             raise ValueError(f"margin {margin!r} is not allowed; allowed: 0 to 1")
         self.margin = margin
+        self.watching = watch
+        self._watched: set[tuple[int, int]] = set()
         self._evidence: dict[tuple[int, int], np.ndarray] = {}  # summed log evidence
         self._pending: dict[tuple[int, int], tuple[int, np.ndarray]] = {}
 
@@ -203,6 +210,7 @@ class TypeGroup(BayesGroup):
             reader.reset()
         self._evidence.clear()
         self._pending.clear()
+        self._watched.clear()
 
     def batched(self, num_games: int, config: GameConfig, decisions: str) -> BatchedPartner | None:
         """No compiled twin (BayesGroup's twin would model one type only)."""
@@ -249,6 +257,23 @@ class TypeGroup(BayesGroup):
             posterior = literal_posterior(view.lines[seat], view.unseen)
             return posterior / posterior.sum()
         return mixture / total
+
+    def watch(self, view: AgentView) -> None:
+        """A turn this player neither plays nor decides on (leader mode): at its first
+        group decision, note the turn's evidence on the active partner's type, as the
+        leader does (folded in when a later turn is seen). Other views are ignored."""
+        me, n = view.player, view.config.num_players
+        key = (me, view.turn)
+        if (
+            self.watching
+            and view.config.group_decision == "leader"
+            and view.phase == "group"
+            and view.active_player != me
+            and view.leader % n != me
+            and key not in self._watched
+        ):
+            self._watched.add(key)
+            self.posterior(view)
 
     # --- the player ----------------------------------------------------------------------
 

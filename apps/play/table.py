@@ -41,7 +41,7 @@ from shipwreck_apps.play.seat_view import (
     faded_cards,
     view_data,
 )
-from shipwreck_env.envs.policy import Team, decide, observation_layouts
+from shipwreck_env.envs.policy import Team, decide, let_watch, observation_layouts
 from shipwreck_env.rules import saving
 from shipwreck_env.rules.actions import ACTIONS, NUM_ACTIONS, describe
 from shipwreck_env.rules.cards import CARD_INDEX, CARDS
@@ -356,6 +356,9 @@ class Table:
         if s.turn != turn:  # a new turn began (a game ends inside its last turn)
             self._turn_doom = s.doom
         self._read()
+        ai = [p for p in range(s.config.num_players) if p not in self.humans]
+        with contextlib.suppress(Exception):  # watching only informs: the step stands
+            let_watch(self.team, s, ai)
         return entry
 
     def _read(self) -> None:

@@ -94,7 +94,7 @@ import gymnasium
 import numpy as np
 
 from shipwreck_env.envs.episodes import apply_reset_options, episode_seed
-from shipwreck_env.envs.policy import Policy, decide, keeps_memory
+from shipwreck_env.envs.policy import Policy, decide, keeps_memory, let_watch
 from shipwreck_env.envs.render import RENDER_MODES, check_render_mode, render_mode_output
 from shipwreck_env.rules.actions import NUM_ACTIONS, describe
 from shipwreck_env.rules.config import GameConfig
@@ -237,6 +237,7 @@ class ShipwreckGymEnv(gymnasium.Env):
             return self._obs(), -1.0, True, False, info
         score, doom = s.score, s.doom
         step_inplace(s, action, self._game_rng, check=False)
+        let_watch(self._partner_policy, s)
         self._advance()
         reward = team_reward(self.reward_kind, s, score, doom)
         if self.render_mode == "human":
@@ -258,6 +259,7 @@ class ShipwreckGymEnv(gymnasium.Env):
             except IllegalActionError as exc:
                 raise IllegalActionError(f"the partner failed: {exc}") from None
             step_inplace(s, action, self._game_rng, check=False)
+            let_watch(self._partner_policy, s)
 
     def _obs(self) -> np.ndarray:
         return encode(self.state, self._player, self.layout)

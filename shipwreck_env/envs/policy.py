@@ -15,6 +15,13 @@ and legal mask, encodes an observation only for a policy that reads one -- in th
 policy's own layout (``policy.belief``) -- hands the full state only to a policy that
 declares ``needs_state`` (it cheats), and checks the answer is legal.
 
+:meth:`Policy.watch` is the other channel: at a real table everyone sees every public
+action, not only the ones taken while they decide. A policy that wants those moments
+overrides it, and :func:`let_watch` (called by the drivers that seat such policies: the
+evaluator, the play table, the single-agent Gymnasium env) hands it the view of each of
+its players who does not decide next, after every action. A policy that does not override
+it is never asked, and costs nothing.
+
 :meth:`Policy.batched` is the hook through which a policy offers a batched twin (a
 :class:`BatchedPartner` deciding in many games of a
 :class:`~shipwreck_env.vector.VectorGame` at once, with the same actions); the role
@@ -27,6 +34,7 @@ This module belongs to the core: it imports nothing from ``agents`` or ``trainin
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import numpy as np
@@ -50,7 +58,9 @@ __all__ = [
     "active_decides",
     "decide",
     "keeps_memory",
+    "let_watch",
     "observation_layouts",
+    "watches",
 ]
 
 
@@ -109,6 +119,12 @@ class Policy(ABC):
         game by game."""
         return None
 
+    def watch(self, view: AgentView) -> None:  # noqa: B027  (optional hook)
+        """See the table between this policy's decisions: ``view`` is what one of its
+        players knows right after an action that player will not answer (by default,
+        nothing is done). Only public facts and that player's own hand are in it, as in
+        :meth:`act`; a policy keeps what it learns per player (``view.player``)."""
+
     @abstractmethod
     def act(
         self,
@@ -166,6 +182,11 @@ class Team:
         """The policy that takes the decision ``view`` is waiting for."""
         return self.play if active_decides(view) else self.group
 
+    def watchers(self, player: int) -> list[Policy]:
+        """The policies of ``player`` that :func:`watches` (each once)."""
+        policies = [self.play] if self.group is self.play else [self.play, self.group]
+        return [p for p in policies if watches(p)]
+
 
 class Decision(NamedTuple):
     """One decision: the action, and the decider's view and legal mask it was taken on."""
@@ -189,6 +210,29 @@ def keeps_memory(partner: object) -> bool:
     if isinstance(partner, Policy):
         return type(partner).reset is not Policy.reset
     return callable(getattr(partner, "reset", None))
+
+
+def watches(policy: object) -> bool:
+    """Whether ``policy`` overrides :meth:`Policy.watch` (plain partner functions and
+    policies that keep the default do not watch)."""
+    return isinstance(policy, Policy) and type(policy).watch is not Policy.watch
+
+
+def let_watch(who: Policy | Team, s: State, players: Iterable[int] | None = None) -> None:
+    """Hand each player of ``who`` who watches (:func:`watches`) its view of ``s``: every
+    player in ``players`` (all by default) except the one deciding next, who is shown the
+    table by :func:`decide`. Call it after each action."""
+    if players is None:
+        players = range(s.config.num_players)
+    for player in players:
+        if player == s.decider:
+            continue
+        own = [who] if watches(who) else []
+        policies = who.watchers(player) if isinstance(who, Team) else own
+        if policies:
+            view = make_view(s, player)
+            for policy in policies:
+                policy.watch(view)
 
 
 def decide(

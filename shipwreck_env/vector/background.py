@@ -33,6 +33,7 @@ __all__ = [
     "BATCH_NOTICE",
     "NOTICES",
     "PARTS",
+    "WAIT_NOTICE",
     "background_finished",
     "lock_path",
     "start_background",
@@ -53,6 +54,11 @@ BATCH_NOTICE = (
 )
 """The one line a process logs when its first :class:`VectorGame` starts on the
 reference engine."""
+WAIT_NOTICE = (
+    "shipwreck_env: reading VectorGame.arrays needs the compiled batched engine: waiting "
+    "for the background compile to finish (about a minute on 2 cores, once per machine)"
+)
+"""The line a process logs when a read of a warming batch's arrays has to wait."""
 PARTS = ("single", "batch")
 """What a background compile compiles: the one-game entry points, or the batched kernels."""
 NOTICES = {"single": BACKGROUND_NOTICE, "batch": BATCH_NOTICE}

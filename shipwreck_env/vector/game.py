@@ -34,6 +34,7 @@ switch), or let a warming game's stream differ from the batched engine's for the
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -60,6 +61,8 @@ from shipwreck_env.vector.jit import (
 from shipwreck_env.vector.observe import encode_rows, layout_offsets
 from shipwreck_env.vector.single import _compile_here, cache_dir
 from shipwreck_env.vector.tables import COVERED_SETS
+
+_LOG = logging.getLogger("shipwreck_env")
 
 __all__ = ["VectorGame", "WarmingVectorGame", "batch_ready", "batch_signatures"]
 
@@ -510,20 +513,27 @@ class WarmingVectorGame(VectorGame):
         return self.compiled
 
     def _switch(self) -> None:
-        """Convert the games to arrays (streams where they are) and become compiled."""
-        arrays = convert.from_states(self._states)
-        arrays.key[:] = [int(s.key[0]) for s in self._streams]
-        arrays.draws[:] = [s.counter for s in self._streams]
+        """Convert the games to arrays (streams where they are) and become compiled; a
+        batch that has dealt no game yet (the compile finished while it was being
+        built) becomes a fresh compiled batch."""
+        arrays = None
+        if self._states:
+            arrays = convert.from_states(self._states)
+            arrays.key[:] = [int(s.key[0]) for s in self._streams]
+            arrays.draws[:] = [s.counter for s in self._streams]
         self.__class__ = VectorGame
         del self._states, self._streams
         self._setup_engine(arrays)
         self._mask = None
 
     def _compiled_now(self) -> None:
-        """Wait for the background compile, then switch (the kernels load from the
-        cache, or compile here if that compile failed)."""
-        while not background.background_finished(cache_dir(), part="batch"):
-            time.sleep(background.LOOK_EVERY)
+        """Wait for the background compile (saying so on one line if it is not done),
+        then switch (the kernels load from the cache, or compile here if that compile
+        failed)."""
+        if not background.background_finished(cache_dir(), part="batch"):
+            _LOG.warning(background.WAIT_NOTICE)
+            while not background.background_finished(cache_dir(), part="batch"):
+                time.sleep(background.LOOK_EVERY)
         self._switch()
 
     @property

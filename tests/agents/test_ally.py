@@ -10,13 +10,14 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 from helpers import act_at, legal_mask
-from twins import decider_twins
+from twins import decider_twins, swapped
 
 from shipwreck_agents.convention.team import ConventionPolicy
 from shipwreck_agents.evaluation.crossplay import MixedTable
 from shipwreck_agents.registry import make_policy, make_team
 from shipwreck_agents.search.ally import AllyTeam
-from shipwreck_env.envs.policy import Team
+from shipwreck_env.envs.policy import Team, let_watch
+from shipwreck_env.rules.actions import ACTIONS
 from shipwreck_env.rules.config import GameConfig
 from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
 from shipwreck_env.rules.state import State
@@ -37,6 +38,7 @@ def _games(config: GameConfig, table: Team, games: int, seed: int) -> Iterator[S
         while not s.over:
             yield s
             step_inplace(s, act_at(table.policy_for(make_view(s, s.decider)), s), rng)
+            let_watch(table, s)  # as the evaluator does
 
 
 @pytest.mark.parametrize(
@@ -225,11 +227,11 @@ def test_a_guess_that_missed_every_value_the_code_allowed_refutes_the_player(
     assert 1 not in ally._guess  # settled either way
 
 
-@pytest.mark.parametrize(("doubt", "refuted"), [(0.0, False), (0.34, True)])
+@pytest.mark.parametrize(("doubt", "refuted"), [(0.0, False), (0.49, False), (0.51, True)])
 def test_type_evidence_refutes_a_partner_below_the_doubt(doubt, refuted):
-    """The judgement from type evidence: at the first group decision the type posterior is
-    the prior (1/3 on the convention), so a doubt above it refutes the partner watched
-    and none at 0 does."""
+    """The judgement from type evidence: at the first group decision no turn of the
+    partner has been folded in, so it is one of the ally's own kind at even odds; a
+    doubt above one half refutes it, one below (or none) does not."""
     config = GameConfig(num_players=3, difficulty="normal")
     ally = AllyTeam(doubt=doubt)
     for s in _games(config, Team(ally, ally), games=1, seed=2):
@@ -240,6 +242,26 @@ def test_type_evidence_refutes_a_partner_below_the_doubt(doubt, refuted):
             return
         act_at(ally, s)
     raise AssertionError("no group decision")
+
+
+def test_the_odds_of_an_ally_are_the_convention_type_against_the_others_mean():
+    """``ally_odds`` is log P(plays | convention) - log mean P(plays | other types), from
+    type inference's evidence (by hand, on made-up evidence); no evidence is even odds
+    and evidence the convention type cannot give is -inf."""
+    ally = AllyTeam()
+    names = ally.types.types
+    conv = names.index("convention")
+    evidence = np.log([0.02, 0.3, 0.5][: len(names)])
+    ally.types._evidence[(0, 1)] = evidence
+    likelihood = np.exp(evidence)
+    others = np.delete(likelihood, conv)
+    assert ally.ally_odds(0, 1) == pytest.approx(np.log(likelihood[conv] / others.mean()))
+    assert ally.ally_odds(0, 2) == 0.0
+    impossible = evidence.copy()
+    impossible[conv] = -np.inf
+    ally.types._evidence[(0, 2)] = impossible
+    assert ally.ally_odds(0, 2) == -np.inf
+    assert AllyTeam(types=("uniform", "heuristic")).ally_odds(0, 1) == 0.0
 
 
 def test_hedging_weighs_the_reader_by_its_agreed_endings_once_a_stranger_is_seen():
@@ -274,3 +296,112 @@ def test_hedging_weighs_the_reader_by_its_agreed_endings_once_a_stranger_is_seen
             assert wide.plays_convention(view)
     assert left > 0  # some first plays leave the line for a reader at even odds
     assert stranger != reader
+
+
+def _watch_points(seed: int, games: int) -> Iterator[tuple[AllyTeam, State, int]]:
+    """(ally, state, watcher) at every view of every player after each action (the
+    ally is shown those of the players who do not decide next, as by ``let_watch``), the
+    active players playing at random (often a line the code does not give), the ally
+    deciding for the group; the ally's memory is as it was before the view is shown."""
+    config = GameConfig(num_players=3, difficulty="normal")
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        ally = AllyTeam()
+        s = new_game(config, rng)
+        while not s.over:
+            legal = legal_actions(s)
+            action = act_at(ally, s) if s.decider != s.active_player else int(rng.choice(legal))
+            step_inplace(s, action, rng)
+            for watcher in range(3):
+                yield ally, s, watcher  # the decider too: a driver may show it the table
+                if watcher != s.decider:
+                    ally.watch(make_view(s, watcher))
+
+
+def test_a_watched_play_no_hand_of_the_code_shows_refutes_the_player():
+    """The proof from a watched play: a player who neither plays nor leads the turn, at
+    the turn's first group decision the code covers, refutes the active partner exactly
+    when the leader's own test would (the turn opened with a play and no hand of the
+    code shows it), and checks each turn once; every other view -- the leader's own
+    included -- leaves it as it was."""
+    found = checked = 0
+    for ally, s, watcher in _watch_points(seed=7, games=25):
+        view = make_view(s, watcher)
+        probe = copy.deepcopy(ally)
+        before = probe.refuted(watcher)
+        probe.watch(view)
+        after = probe.refuted(watcher)
+        shadow = copy.deepcopy(ally._watcher)
+        due = (
+            view.phase == "group"
+            and view.active_player != watcher
+            and view.leader != watcher
+            and (watcher, view.turn) not in ally._watched
+            and view.holding[view.active_seat] == 1
+            and view.active_player not in before
+            and shadow._covered(view)
+        )
+        if not due:
+            assert after == before and probe._watched == ally._watched
+            continue
+        checked += 1
+        wrong = ACTIONS[view.turn_actions[0]].kind == "play" and shadow.reading(view).sum() <= 0
+        assert (view.active_player in after) == wrong
+        if wrong:
+            assert probe.evidence(watcher)[view.active_player] == "watched"
+            found += 1
+    assert checked >= 40 and found >= 5
+
+
+def test_a_natural_reader_is_found_out_from_its_own_plays():
+    """One ally among natural players: it never decides on its reader's turns, yet it
+    refutes its reader from the plays it watches; without watching (``nowatch``) it only
+    can from how the reader ends its turns, so it finds the reader out in fewer games."""
+    config = GameConfig(num_players=3, difficulty="normal")
+    natural = make_team("natural")
+    found, watched = {}, {}
+    for watch in (True, False):
+        ally = AllyTeam(watch=watch)
+        found[watch] = watched[watch] = 0
+        for game in range(12):
+            seat = game % 3
+            table = MixedTable([Team(ally, ally) if p == seat else natural for p in range(3)])
+            for _ in _games(config, table, games=1, seed=300 + game):
+                pass
+            why = ally.evidence(seat).get((seat + 1) % 3)
+            found[watch] += why is not None
+            watched[watch] += why == "watched"
+    assert watched[True] >= 3 and watched[False] == 0
+    assert found[True] > found[False]
+
+
+def test_what_a_watcher_concludes_does_not_depend_on_fates_it_cannot_see():
+    """Twin states that differ only in a fate the watcher cannot see, the ally's memory
+    copied: the same refutations and the same type evidence after the view is shown."""
+    checked = 0
+    for ally, s, watcher in _watch_points(seed=9, games=6):
+        view = make_view(s, watcher)
+        if view.phase != "group" or watcher in (view.active_player, view.leader):
+            continue
+        expected = copy.deepcopy(ally)
+        expected.watch(view)
+        hidden = [
+            (seat, i)
+            for seat in range(3)
+            if s.owner(seat) != watcher
+            for i in range(len(s.hands[seat]))
+        ]
+        for seat, i in hidden:
+            for w in range(1, 8):
+                t = swapped(s, seat, i, w)
+                if t is None:
+                    continue
+                probe = copy.deepcopy(ally)
+                probe.watch(make_view(t, watcher))
+                assert probe.refuted(watcher) == expected.refuted(watcher)
+                assert probe.types._pending.keys() == expected.types._pending.keys()
+                for key, (turn, evidence) in expected.types._pending.items():
+                    assert probe.types._pending[key][0] == turn
+                    np.testing.assert_allclose(probe.types._pending[key][1], evidence)
+                checked += 1
+    assert checked > 50

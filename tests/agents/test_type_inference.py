@@ -15,7 +15,7 @@ from shipwreck_agents.scripted.bayes import BayesGroup
 from shipwreck_agents.scripted.heuristic import HeuristicPlayer
 from shipwreck_agents.scripted.simple import RandomPolicy
 from shipwreck_agents.search.type_inference import DEFAULT_TYPES, TypeGroup, make_reader
-from shipwreck_env.envs.policy import Team
+from shipwreck_env.envs.policy import Team, let_watch
 from shipwreck_env.rules.actions import NUM_ACTIONS, play_action
 from shipwreck_env.rules.config import GameConfig
 from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
@@ -275,3 +275,44 @@ def test_the_player_takes_the_best_valued_play_and_keeps_the_heuristic_s_on_ties
         changed += chosen != heuristic
         checked += 1
     assert checked > 30 and changed > 0, (checked, changed)
+
+
+# --- watching the turns it does not decide on ----------------------------------------------
+
+
+def test_watching_gives_a_player_evidence_on_its_own_reader():
+    """One type-inference player among convention players (3 players, leader mode): it
+    decides only on its predecessor's turns, so without watching it has no evidence on
+    its reader (the next seat) and signals to the pooled posterior; watching the
+    reader's turns (:func:`let_watch`, as the evaluator does) gives it that seat's own
+    evidence, and the reader's type posterior moves to the convention."""
+    config = GameConfig(num_players=3, difficulty="normal")
+    convention = _partner("convention")
+    for watch in (True, False):
+        group = TypeGroup(watch=watch)
+        table = MixedTable([Team(group, group), convention, convention])
+        rng = np.random.default_rng(21)
+        table.reset()
+        s = new_game(config, rng)
+        calls = []
+        original = group.posterior
+
+        def counted(view, original=original, calls=calls):
+            calls.append((view.player, view.turn, view.decider == view.player, view))
+            return original(view)
+
+        group.posterior = counted
+        while not s.over and s.turn < 8:
+            step_inplace(s, _act(table.policy_for(make_view(s, s.decider)), s), rng)
+            let_watch(table, s)
+        watched = [c for c in calls if not c[2]]
+        if watch:
+            assert watched and len(watched) == len({c[:2] for c in watched})  # once a turn
+            group.watch(watched[-1][3])  # shown the same turn again: nothing new
+            assert len(calls) == len(watched) + len([c for c in calls if c[2]])
+            posterior = group.type_posterior(0, 1)
+            assert np.argmax(posterior) == DEFAULT_TYPES.index("convention")
+            assert posterior.max() > 0.5
+        else:
+            assert not watched
+            assert np.allclose(group.type_posterior(0, 1), 1 / len(DEFAULT_TYPES))

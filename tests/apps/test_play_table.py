@@ -364,3 +364,19 @@ def test_a_table_rebuilt_from_its_record_is_the_same_game() -> None:
     assert again.log == table.log and again.seat_data(0) == table.seat_data(0)
     with pytest.raises(PlayError, match="cannot be loaded"):
         Table.from_record({"players": {}})
+
+
+def test_ai_teammates_watch_the_turns_they_do_not_decide_and_a_rebuild_watches_again() -> None:
+    """AI teammates that watch (``types``) are shown every step they do not answer,
+    for their own seats only (never a person's); a table rebuilt from its record has
+    watched the same turns."""
+    table = Table(GameConfig(num_players=3), [0], "types", seed=3)
+    table.advance()
+    for _ in range(40):
+        if table.over:
+            break
+        table.play(0, table.legal(0)[0])
+    watched = table.team.group._watched
+    assert watched and {player for player, _ in watched} <= {1, 2}
+    again = Table.from_record(table.record())
+    assert again.team.group._watched == watched

@@ -18,12 +18,21 @@ import pytest
 from helpers import fake_rllib_checkpoint
 
 import shipwreck_env  # noqa: F401 -- registers the ids
+from shipwreck_agents.evaluation.crossplay import MixedTable
 from shipwreck_agents.evaluation.evaluate import evaluate, game_seed, play_game
 from shipwreck_agents.registry import GROUP_SPECS, PLAY_SPECS, make_policy
-from shipwreck_env.envs.policy import Policy, Team, decide, observation_layouts
+from shipwreck_env.envs.policy import (
+    Policy,
+    Team,
+    decide,
+    let_watch,
+    observation_layouts,
+    watches,
+)
 from shipwreck_env.rules.config import GameConfig
 from shipwreck_env.rules.engine import IllegalActionError, new_game, step_inplace
 from shipwreck_env.rules.observation import ObservationLayout, encode
+from shipwreck_env.rules.view import make_view
 
 MODELS = Path(__file__).resolve().parents[3] / "results" / "models"
 SHIPPED = sorted(MODELS.glob("*.pth"))
@@ -211,3 +220,54 @@ def test_game_seed_replays_one_game_of_a_report() -> None:
 def test_evaluate_rejects_what_is_not_a_policy() -> None:
     with pytest.raises(ValueError, match="policy"):
         evaluate(3, "bayes", games=1, progress=False)
+
+
+class Watcher(Policy):
+    """Plays the first legal action and records every view it is shown between."""
+
+    def __init__(self) -> None:
+        self.watched: list = []
+
+    def watch(self, view) -> None:
+        self.watched.append(view)
+
+    def act(self, observation, mask, view, rng, state=None) -> int:
+        return view.legal[0]
+
+
+def test_let_watch_shows_every_player_but_the_next_decider_its_own_view() -> None:
+    """After each action, each player of a watching policy except the one deciding next
+    is handed its own view of the table (hidden facts stay out: it is ``make_view``'s);
+    ``players`` narrows who watches; a policy that keeps the default is never asked."""
+    config = GameConfig(num_players=3)
+    rng = np.random.default_rng(4)
+    s = new_game(config, rng)
+    spy, watcher = Spy(False, False, False), Watcher()
+    assert watches(watcher) and not watches(spy) and not watches(lambda *a: 0)
+    for _ in range(40):
+        step_inplace(s, decide(watcher, s, observation_layouts(config), rng).action, rng)
+        if s.over:
+            break
+        before = len(watcher.watched)
+        let_watch(watcher, s)
+        shown = watcher.watched[before:]
+        assert [v.player for v in shown] == [p for p in range(3) if p != s.decider]
+        assert all(v == make_view(s, v.player) for v in shown)
+        let_watch(watcher, s, players=[0])
+        assert [v.player for v in watcher.watched[before + len(shown) :]] == (
+            [0] if s.decider != 0 else []
+        )
+        let_watch(Team(spy, spy), s)  # asks no one
+    assert not spy.seen
+
+
+def test_the_evaluator_and_a_mixed_table_route_watching_to_each_player_s_team() -> None:
+    """``play_game`` lets every watching player watch after each action; at a mixed
+    table each player watches through its own team only."""
+    config = GameConfig(num_players=3)
+    watcher, other = Watcher(), Watcher()
+    table = MixedTable([Team(watcher, watcher), Team(other, other), Team(watcher, watcher)])
+    play_game(config, table, game_seed(3, "normal", 0))
+    assert watcher.watched and other.watched
+    assert {v.player for v in watcher.watched} == {0, 2}
+    assert {v.player for v in other.watched} == {1}

@@ -17,6 +17,8 @@ Authority: issue 50, part 1 (the batched engine's first step).
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pytest
 
@@ -162,6 +164,46 @@ def test_reading_the_arrays_of_a_warming_batch_switches_it(finished: list) -> No
     assert np.array_equal(arrays.key, compiled.arrays.key)
     assert np.array_equal(arrays.draws, compiled.arrays.draws)
     _steps(compiled, warming, 20, np.random.default_rng(2))
+
+
+def test_reading_the_arrays_says_so_on_one_line_when_it_must_wait(
+    finished: list, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A read of ``arrays`` before the compile is done logs one line, waits, then
+    switches; a read once it is done logs nothing."""
+    compiled, warming = _pair(3, 4)
+    looks = []
+
+    def finished_on_third_look(d: str, part: str = "single") -> bool:
+        looks.append(part)
+        return len(looks) >= 3
+
+    monkeypatch.setattr(background, "background_finished", finished_on_third_look)
+    monkeypatch.setattr(background, "LOOK_EVERY", 0.0)
+    with caplog.at_level(logging.WARNING, logger="shipwreck_env"):
+        arrays = warming.arrays
+    assert [r.getMessage() for r in caplog.records] == [background.WAIT_NOTICE]
+    assert type(warming) is VectorGame and len(looks) == 3
+    assert np.array_equal(arrays.key, compiled.arrays.key)
+    caplog.clear()
+    _steps(compiled, warming, 5, np.random.default_rng(3))
+    _, other = _pair(3, 4)  # the compile is done now: it never waits
+    with caplog.at_level(logging.WARNING, logger="shipwreck_env"):
+        other.arrays  # noqa: B018  (the read is the test)
+    assert not caplog.records
+
+
+def test_a_batch_built_as_the_compile_finishes_is_a_fresh_compiled_batch(
+    finished: list,
+) -> None:
+    """The kernels became ready between choosing the warming class and dealing the first
+    games: the batch switches before any game exists and plays the compiled batch's
+    games."""
+    finished[0] = True
+    compiled, warming = _pair(4, 12, card_sets="all")
+    assert type(warming) is VectorGame
+    _same(compiled, warming)
+    _steps(compiled, warming, 30, np.random.default_rng(5))
 
 
 def test_a_new_batch_is_warming_only_while_the_kernels_are_missing(
