@@ -1,5 +1,7 @@
 """How long a team takes to decide at the table: wall milliseconds per decision of one
-team's players (median, 95th percentile and maximum, by role), in self-play and at the
+team's players (median, 95th percentile and maximum, by role; ``watch`` is the time a
+player takes to look at the table after an action it does not answer, through
+``let_watch``, as the play table calls it), in self-play and at the
 ad-hoc benchmark's tables (one held-out partner among the team, one of the team among
 held-out partners), and the whole game's cost.
 
@@ -25,7 +27,7 @@ from shipwreck_agents.evaluation.adhoc import ADHOC_SEED, HELD_OUT_PARTNERS
 from shipwreck_agents.evaluation.crossplay import seated_table
 from shipwreck_agents.evaluation.evaluate import game_seed
 from shipwreck_agents.registry import make_team
-from shipwreck_env.envs.policy import Team, decide, observation_layouts
+from shipwreck_env.envs.policy import Team, decide, let_watch, observation_layouts
 from shipwreck_env.rules.config import GameConfig
 from shipwreck_env.rules.engine import new_game, step_inplace
 
@@ -41,7 +43,7 @@ def time_team(spec: str, partners: list[str], games: int, difficulty: str, playe
     for partner_spec in partners:
         partner = make_team(partner_spec)
         tables.append((partner_spec, partner))
-    spent: dict[str, list[float]] = {"play": [], "group": []}
+    spent: dict[str, list[float]] = {"play": [], "group": [], "watch": []}
     per_game: list[float] = []
     for _name, partner in tables:
         for i in range(games):
@@ -60,6 +62,12 @@ def time_team(spec: str, partners: list[str], games: int, difficulty: str, playe
                     role = "play" if s.decider == s.active_player else "group"
                     spent[role].append(1000 * (time.perf_counter() - start))
                 step_inplace(s, action, game_rng, check=False)
+                for player in range(players):  # what let_watch does, timed by player
+                    own = table if table is team else table.teams[player]
+                    start = time.perf_counter()
+                    let_watch(own, s, [player])
+                    if own is team and own.watchers(player) and player != s.decider:
+                        spent["watch"].append(1000 * (time.perf_counter() - start))
             per_game.append(1000 * (time.perf_counter() - start_game))
     out: dict = {"team": spec, "games_per_table": games, "tables": [n for n, _ in tables]}
     for role, values in spent.items():
@@ -106,8 +114,9 @@ def main() -> None:
         print(
             f"{t['team']}: p95 {t['all']['p95_ms']:.0f} ms per decision (median "
             f"{t['all']['median_ms']:.1f}, max {t['all']['max_ms']:.0f}; play p95 "
-            f"{t['play']['p95_ms']:.0f}, group p95 {t['group']['p95_ms']:.0f}), "
-            f"{t['ms_per_game']:.0f} ms per game"
+            f"{t['play']['p95_ms']:.0f}, group p95 {t['group']['p95_ms']:.0f}; a look at the "
+            f"table after an action: p95 {t['watch']['p95_ms']:.1f}, max "
+            f"{t['watch']['max_ms']:.0f}), {t['ms_per_game']:.0f} ms per game"
         )
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -18,6 +18,7 @@ from gymnasium.utils.env_checker import check_env
 
 import shipwreck_env  # noqa: F401 -- registers the ids
 from shipwreck_env.envs.gym_env import ENDED_ACTION, ShipwreckGymEnv
+from shipwreck_env.envs.policy import Policy
 from shipwreck_env.rules.actions import NUM_ACTIONS, PASS
 from shipwreck_env.rules.config import GameConfig
 from shipwreck_env.rules.engine import IllegalActionError, legal_actions, new_game, step_inplace
@@ -505,3 +506,35 @@ def test_sync_vector_envs_do_not_share_a_partner_that_keeps_memory() -> None:
         for i, env in enumerate(alone):
             np.testing.assert_array_equal(env.step(int(actions[i]))[0], obs[i])
     envs.close()
+
+
+def test_a_watching_partner_is_shown_every_step_it_does_not_answer() -> None:
+    """A partner policy that overrides ``watch`` is handed, after each action (the
+    learner's and the partners' own), the view of every player who does not decide
+    next: two views an action at 3 players while the game goes on."""
+
+    class Watching(Policy):
+        def __init__(self) -> None:
+            self.watched: list[AgentView] = []
+            self.acts = 0
+
+        def watch(self, view: AgentView) -> None:
+            self.watched.append(view)
+
+        def act(self, observation, mask, view, rng, state=None) -> int:
+            self.acts += 1
+            return view.legal[0]
+
+    env = ShipwreckGymEnv(role="play", partner=Watching())
+    _, info = env.reset(seed=3)
+    partner = env._partner_policy
+    for _ in range(30):
+        if env.state.over:
+            break
+        watched, acts = len(partner.watched), partner.acts
+        env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        info = env._info()
+        shown = partner.watched[watched:]
+        if not env.state.over:
+            assert len(shown) == 2 * (1 + partner.acts - acts)
+        assert all(v.decider != v.player for v in shown)
