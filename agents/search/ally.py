@@ -67,7 +67,7 @@ import numpy as np
 
 from shipwreck_agents.base import Policy
 from shipwreck_agents.convention.team import ConventionPolicy
-from shipwreck_agents.search.type_inference import DEFAULT_TYPES, TypeGroup
+from shipwreck_agents.search.type_inference import DEFAULT_TYPES, TypeGroup, only_watched
 from shipwreck_env.envs.policy import BatchedPartner
 from shipwreck_env.rules.actions import ACTIONS, PASS
 from shipwreck_env.rules.config import GameConfig
@@ -211,8 +211,7 @@ class AllyTeam(Policy):
         me, reader = view.player, view.leader % view.config.num_players
         log_odds = self._agreed.get((me, reader), 0) * -np.log(self.hedge)
         self.types._commit(me, view.turn)  # the reader's last watched turn, folded in
-        log_odds += self.ally_odds(me, reader)
-        return float(1.0 / (1.0 + np.exp(-log_odds)))
+        return _chance(log_odds + self.ally_odds(me, reader))
 
     def _hedged(self, view: AgentView) -> bool:
         """Keep the convention's line this turn (else type inference's play): the line's
@@ -265,38 +264,46 @@ class AllyTeam(Policy):
         """Refute ``partner`` if ``doubt`` is on and, from even odds, the likelihood
         ratio of its plays (:meth:`ally_odds`) leaves less than ``doubt`` on its being
         one of this player's own kind."""
-        if self.doubt:
-            log_odds = self.ally_odds(player, partner)
-            if 1.0 / (1.0 + np.exp(-log_odds)) < self.doubt:
-                self._refute(player, partner, "types")
+        if self.doubt and _chance(self.ally_odds(player, partner)) < self.doubt:
+            self._refute(player, partner, "types")
 
     def watch(self, view: AgentView) -> None:
         """A turn this player neither plays nor decides on (leader mode): once the code
         covers it, refute the active partner if no hand its line allows shows what it
         did (the leader's own test, on a watcher's view and memory), and keep type
         inference's evidence on it. Other views are ignored."""
-        me, n = view.player, view.config.num_players
-        partner = view.active_player
-        key = (me, view.turn)
+        me, key = view.player, (view.player, view.turn)
         if (
             not self.watching
-            or view.config.group_decision != "leader"
-            or view.phase != "group"
-            or partner == me
-            or view.leader % n == me
+            or not only_watched(view)
             or key in self._watched
             or view.holding[view.active_seat] != 1
-            or partner in self._refuted.get(me, ())
+            or view.active_player in self._refuted.get(me, ())
             or not self._watcher._covered(view)
         ):
             return
         self._watched.add(key)
-        reading = self._watcher.reading(view)
-        if ACTIONS[view.turn_actions[0]].kind == "play" and reading.sum() <= 0:
-            self._refute(me, partner, "watched")
-        else:
-            self.types.posterior(view)  # the type evidence on a reader it never decides for
+        self._judge(self._watcher, view, "watched")  # on a reader it never decides for
+
+    def _judge(self, convention: ConventionPolicy, view: AgentView, why: str) -> np.ndarray:
+        """At a group decision on a partner's turn, by ``convention`` (its memory is the
+        one this player keeps for such turns): refute the partner (``why``) if the turn
+        opened with a play the code covers and no hand its line allows shows it; if it
+        still stands, keep type inference's evidence on it and weigh it (``doubt``).
+        Returns the code's reading."""
+        me, partner = view.player, view.active_player
+        reading = convention.reading(view)
+        if (
+            convention._covered(view)
+            and view.holding[view.active_seat] == 1
+            and ACTIONS[view.turn_actions[0]].kind == "play"  # a way out may leave the code
+            and reading.sum() <= 0
+        ):
+            self._refute(me, partner, why)
+        if partner not in self._refuted.get(me, ()):
+            self.types.posterior(view)  # the type evidence, kept in either mode
             self._doubt(me, partner)
+        return reading
 
     # --- acting ------------------------------------------------------------------------
 
@@ -317,17 +324,7 @@ class AllyTeam(Policy):
             return action
         partner = view.active_player
         if view.phase in ("group", "vote"):
-            reading = self.convention.reading(view)
-            covered = (
-                self.convention._covered(view)
-                and view.holding[view.active_seat] == 1
-                and ACTIONS[view.turn_actions[0]].kind == "play"  # a way out may leave the code
-            )
-            if covered and reading.sum() <= 0:
-                self._refute(me, partner, "play")
-            if partner not in self._refuted.get(me, ()):
-                self.types.posterior(view)  # the type evidence, kept in either mode
-                self._doubt(me, partner)
+            reading = self._judge(self.convention, view, "play")
             if partner in self._refuted.get(me, ()):
                 action = self.types.act(observation, mask, view, rng)
             else:
@@ -425,6 +422,11 @@ class AllyTeam(Policy):
         except (ValueError, IndexError, KeyError):
             return None
         return "wrong" if guessed else "pass"
+
+
+def _chance(log_odds: float) -> float:
+    """The probability whose log odds are ``log_odds``."""
+    return float(1.0 / (1.0 + np.exp(-log_odds)))
 
 
 @dataclasses.dataclass

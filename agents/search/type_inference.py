@@ -64,7 +64,7 @@ from shipwreck_env.rules.scenario import ForcedDraws, hypothetical_turn_start
 from shipwreck_env.rules.state import State
 from shipwreck_env.rules.view import AgentView, make_view
 
-__all__ = ["DEFAULT_TYPES", "TypeGroup", "TypeReader", "make_reader"]
+__all__ = ["DEFAULT_TYPES", "TypeGroup", "TypeReader", "make_reader", "only_watched"]
 
 DEFAULT_TYPES = ("uniform", "heuristic", "convention")
 """The library's types, by name (:func:`make_reader`)."""
@@ -262,16 +262,8 @@ class TypeGroup(BayesGroup):
         """A turn this player neither plays nor decides on (leader mode): at its first
         group decision, note the turn's evidence on the active partner's type, as the
         leader does (folded in when a later turn is seen). Other views are ignored."""
-        me, n = view.player, view.config.num_players
-        key = (me, view.turn)
-        if (
-            self.watching
-            and view.config.group_decision == "leader"
-            and view.phase == "group"
-            and view.active_player != me
-            and view.leader % n != me
-            and key not in self._watched
-        ):
+        key = (view.player, view.turn)
+        if self.watching and only_watched(view) and key not in self._watched:
             self._watched.add(key)
             self.posterior(view)
 
@@ -344,6 +336,18 @@ class TypeGroup(BayesGroup):
         if heuristic not in values or values[heuristic] >= best - self.margin - 1e-9:
             return heuristic
         return max(values, key=lambda a: (values[a], -a))
+
+
+def only_watched(view: AgentView) -> bool:
+    """Is ``view`` a group decision (leader mode) of a turn its player neither plays nor
+    decides on: one it can only watch?"""
+    me = view.player
+    return (
+        view.config.group_decision == "leader"
+        and view.phase == "group"
+        and view.active_player != me
+        and view.leader % view.config.num_players != me
+    )
 
 
 def _normalised(log_weights: np.ndarray) -> np.ndarray:

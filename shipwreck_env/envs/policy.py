@@ -224,11 +224,11 @@ def let_watch(who: Policy | Team, s: State, players: Iterable[int] | None = None
     table by :func:`decide`. Call it after each action."""
     if players is None:
         players = range(s.config.num_players)
+    alone = [who] if watches(who) else []  # one policy for every player
     for player in players:
         if player == s.decider:
             continue
-        own = [who] if watches(who) else []
-        policies = who.watchers(player) if isinstance(who, Team) else own
+        policies = who.watchers(player) if isinstance(who, Team) else alone
         if policies:
             view = make_view(s, player)
             for policy in policies:
