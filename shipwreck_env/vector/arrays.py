@@ -73,6 +73,9 @@ the order of the reference event tuples. Booleans are 0/1; "none" is -1."""
 EVENT = {name: i for i, name in enumerate(EVENT_KINDS)}
 """Event kind name -> code."""
 
+_LINE = 64
+"""Bytes in a cache line."""
+
 
 class Arrays:
     """Every game's state; attribute names follow ``State`` where the meaning is the same.
@@ -244,6 +247,30 @@ class Arrays:
         # chance
         self.draws = np.zeros(n, np.uint64)
         self.key = np.zeros(n, np.uint64)
+        self._gather()
+
+    def _gather(self) -> None:
+        """Move every array into one buffer (each a view of its own part, the same
+        values, shapes and dtypes). A big batch then sits in few memory pages, which
+        numpy asks the kernel to back with huge pages, so the step's reads across some
+        90 arrays miss the address cache less; each part starts on a cache line and one
+        to seven lines after the last one ends, so that the arrays of a batch whose size
+        is a power of two do not all fall in the same cache sets."""
+        names = self.fields()
+        sizes = [getattr(self, k).nbytes for k in names]
+        offsets = []
+        end = 0
+        for i, size in enumerate(sizes):
+            offsets.append(end)
+            end += size + (-size) % _LINE + _LINE * (1 + i % 7)
+        buffer = np.empty(end + _LINE, np.uint8)
+        start = (-buffer.ctypes.data) % _LINE
+        for name, offset, size in zip(names, offsets, sizes, strict=True):
+            old = getattr(self, name)
+            part = buffer[start + offset : start + offset + size].view(old.dtype)
+            part = part.reshape(old.shape)
+            part[...] = old
+            setattr(self, name, part)
 
     def subset(self, games: np.ndarray) -> Arrays:
         """A new ``Arrays`` holding copies of the games ``games``, in that order."""
@@ -253,6 +280,7 @@ class Arrays:
         out.config = self.config
         for name in self.fields():
             setattr(out, name, getattr(self, name)[games])
+        out._gather()
         return out
 
     def fields(self) -> list[str]:

@@ -97,17 +97,31 @@ def uniform_at(key: np.uint64, counter: np.uint64) -> float:
     return np.float64(z >> _S11) * _SCALE
 
 
+_INDEX_BITS = np.uint64(6)
+
+
 @njit
-def permutation_at(key: np.uint64, counter: np.uint64, n: int, u, order) -> None:
+def permutation_at(key: np.uint64, counter: np.uint64, n: int, work, order) -> None:
     """The same shuffle as :func:`permutations` for one stream, in compiled code:
-    written to ``order[:n]`` (``u``: float64 work space of ``n`` numbers)."""
-    for i in range(n):  # a stable insertion sort: decks are short, argsort costs more
-        u[i] = uniform_at(key, np.uint64(counter) + np.uint64(i))
-        j = i
-        while j > 0 and u[order[j - 1]] > u[i]:
-            order[j] = order[j - 1]
-            j -= 1
-        order[j] = i
+    written to ``order[:n]`` (``work``: uint64 work space of ``n`` numbers, ``n <= 64``).
+
+    The stable argsort of the ``n`` uniforms is computed as ranks: each number's 53
+    bits (exactly the double it becomes) shifted left by 6, with its index below, give
+    keys that are all distinct and order as (number, index) does, so a key's rank is
+    how many keys are smaller. No branch depends on the numbers, and it takes a third of
+    an insertion sort's time at 24 cards."""
+    for i in range(n):
+        z = np.uint64(key) + (np.uint64(counter) + np.uint64(i)) * _GOLDEN
+        z = (z ^ (z >> _S30)) * _M1
+        z = (z ^ (z >> _S27)) * _M2
+        z = z ^ (z >> _S31)
+        work[i] = ((z >> _S11) << _INDEX_BITS) | np.uint64(i)
+    for i in range(n):
+        mine = work[i]
+        rank = 0
+        for j in range(n):
+            rank += work[j] < mine
+        order[rank] = i
 
 
 class StreamGenerator(np.random.Generator):

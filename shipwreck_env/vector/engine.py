@@ -21,6 +21,7 @@ from shipwreck_env.vector.chance import permutation_at
 from shipwreck_env.vector.fading import end_turn
 from shipwreck_env.vector.jit import njit, rule
 from shipwreck_env.vector.number_lines import ALL
+from shipwreck_env.vector.ops import PREFETCH_AHEAD, prefetch_game
 from shipwreck_env.vector.plays import (
     apply_after_play,
     apply_play_phase,
@@ -215,7 +216,10 @@ def step_games(s, r, actions, score_doom, autoreset, reward, ended, final) -> in
     won, truncated of an ended game, else 0); with ``autoreset`` ended games start again.
     Returns how many games ended."""
     count = 0
-    for g in range(len(actions)):
+    n = len(actions)
+    for g in range(n):
+        if g + PREFETCH_AHEAD < n:
+            prefetch_game(s, g + PREFETCH_AHEAD)
         reward[g] = 0.0
         ended[g] = False
         final[g, 0] = 0

@@ -231,6 +231,30 @@ def rule(function):
     return numba.njit(nogil=True, error_model="numpy", _nrt=False)(function)
 
 
+from llvmlite import ir as _ir  # noqa: E402
+from numba.extending import intrinsic  # noqa: E402
+
+
+@intrinsic
+def prefetch(typingctx, array, index):
+    """Ask the CPU to bring the cache line of ``array[index, 0, ...]`` (a row's start)
+    in ahead of its use; changes nothing."""
+
+    def codegen(context, builder, sig, args):
+        aryty = sig.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        indices = [args[1]] + [context.get_constant(types.intp, 0)] * (aryty.ndim - 1)
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, indices, wraparound=False)
+        i8p = _ir.IntType(8).as_pointer()
+        i32 = _ir.IntType(32)
+        fnty = _ir.FunctionType(_ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(1), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return types.void(array, types.intp), codegen
+
+
 GameArrays = namedtuple(  # type: ignore[misc]
     "GameArrays", Arrays(1, GameConfig(), 1).fields(), module=__name__
 )
@@ -306,8 +330,17 @@ class _RefAttribute(AttributeTemplate):
 
 @lower_getattr_generic(_RefType)
 def _ref_getattr(context, builder, typ, value, attr):
-    fields = cgutils.create_struct_proxy(typ.struct_type.get_data_type())
-    field = getattr(fields(context, builder, ref=value), attr)
+    fields = cgutils.create_struct_proxy(typ.struct_type.get_data_type())(
+        context, builder, ref=value
+    )
+    index = fields._datamodel.get_field_position(attr)
+    load = builder.load(fields._get_ptr_by_index(index))
+    # The structure's fields (each array's pointer and shape) never change while
+    # compiled rules run, so the load is marked invariant: LLVM may then keep a field
+    # in a register across the rules' stores into the arrays, which it must otherwise
+    # assume could have changed it (every store reloaded the fields it reads next).
+    load.set_metadata("invariant.load", builder.module.add_metadata([]))
+    field = fields._cast_member_to_value(index, load)
     return imputils.impl_ret_borrowed(context, builder, typ.struct_type.field_dict[attr], field)
 
 
@@ -458,7 +491,7 @@ class Rules(NamedTuple):
     config: np.ndarray
     """int64: see the ``C_*`` indexes of ``vector.tables``."""
     work_u: np.ndarray
-    """float64[len(cards)]: work space of a shuffle (the rules allocate nothing)."""
+    """uint64[len(cards)]: work space of a shuffle (the rules allocate nothing)."""
     work_order: np.ndarray
     """int64[len(cards)]: work space of a shuffle."""
     work_unseen: np.ndarray
@@ -512,7 +545,7 @@ def rules_tuple(config: GameConfig, cards: np.ndarray) -> Rules:
         voters=voters_table(config.num_players),
         cards=np.ascontiguousarray(cards, np.int8),
         config=numbers,
-        work_u=np.zeros(len(cards), np.float64),
+        work_u=np.zeros(len(cards), np.uint64),
         work_order=np.zeros(len(cards), np.int64),
         work_unseen=np.zeros(7, np.int64),
     )
