@@ -75,6 +75,7 @@ EVENT = {name: i for i, name in enumerate(EVENT_KINDS)}
 
 _LINE = 64
 """Bytes in a cache line."""
+_PLACEHOLDER = np.empty(0, np.int8)
 
 
 class Arrays:
@@ -150,114 +151,127 @@ class Arrays:
         self.num_games = n
         self.num_cards = m
         self.config = config
+        self._specs: list[tuple[tuple[int, ...], np.dtype, int]] = []
         # table
-        self.deck = np.full((n, m), -1, i8)
-        self.deck_head = np.zeros(n, np.int16)
-        self.deck_len = np.zeros(n, np.int16)
-        self.slots = np.full((n, 4), -1, i8)
-        self.table = np.zeros((n, 4, TABLE_CAPACITY), i8)
-        self.table_len = np.zeros((n, 4), i8)
-        self.tcount = np.zeros((n, 4, 7), i8)
-        self.attached = np.full((n, 4, ATTACH_CAPACITY), -1, i8)
-        self.attached_len = np.zeros((n, 4), i8)
-        self.sands_waiting = np.full((n, 4), -1, i8)
-        self.faded = np.full((n, m), -1, i8)
-        self.faded_len = np.zeros(n, i8)
-        self.fcount = np.zeros((n, NUM_POWERS), i8)
-        self.bag = np.zeros((n, 7), i8)
-        self.bag_known = np.zeros((n, 7), i8)
-        self.exiled = np.zeros((n, 7), i8)
+        self.deck = self._full((n, m), -1, i8)
+        self.deck_head = self._zeros(n, np.int16)
+        self.deck_len = self._zeros(n, np.int16)
+        self.slots = self._full((n, 4), -1, i8)
+        self.table = self._zeros((n, 4, TABLE_CAPACITY), i8)
+        self.table_len = self._zeros((n, 4), i8)
+        self.tcount = self._zeros((n, 4, 7), i8)
+        self.attached = self._full((n, 4, ATTACH_CAPACITY), -1, i8)
+        self.attached_len = self._zeros((n, 4), i8)
+        self.sands_waiting = self._full((n, 4), -1, i8)
+        self.faded = self._full((n, m), -1, i8)
+        self.faded_len = self._zeros(n, i8)
+        self.fcount = self._zeros((n, NUM_POWERS), i8)
+        self.bag = self._zeros((n, 7), i8)
+        self.bag_known = self._zeros((n, 7), i8)
+        self.exiled = self._zeros((n, 7), i8)
         # players
-        self.hands = np.zeros((n, s, 2), i8)
-        self.hand_len = np.zeros((n, s), i8)
-        self.lines = np.zeros((n, s), u8)
+        self.hands = self._zeros((n, s, 2), i8)
+        self.hand_len = self._zeros((n, s), i8)
+        self.lines = self._zeros((n, s), u8)
         # score
-        self.score = np.zeros(n, i8)
-        self.doom = np.zeros(n, i8)
-        self.turn = np.zeros(n, np.int32)
-        self.over = np.zeros(n, bool)
-        self.won = np.zeros(n, bool)
-        self.truncated = np.zeros(n, bool)
+        self.score = self._zeros(n, i8)
+        self.doom = self._zeros(n, i8)
+        self.turn = self._zeros(n, np.int32)
+        self.over = self._zeros(n, bool)
+        self.won = self._zeros(n, bool)
+        self.truncated = self._zeros(n, bool)
         # this turn
-        self.active = np.zeros(n, i8)
-        self.phase = np.zeros(n, i8)
-        self.decider = np.zeros(n, i8)
-        self.queue = np.zeros((n, 2 * p), i8)
-        self.queue_pos = np.zeros(n, i8)
-        self.queue_len = np.zeros(n, i8)
-        self.power_used = np.zeros(n, bool)
-        self.shadows = np.zeros(n, bool)
-        self.feast_done = np.zeros(n, bool)
-        self.played_old = np.zeros(n, bool)
-        self.correct = np.zeros(n, bool)
-        self.old_fate = np.zeros(n, i8)
-        self.kept_eff = np.zeros(n, i8)
-        self.preds_left = np.zeros(n, i8)
-        self.tracked = np.zeros(n, u8)
-        self.line_fresh = np.zeros(n, u8)
-        self.line_tracked = np.zeros(n, u8)
-        self.pending_power = np.full(n, -1, i8)
-        self.pending_slot = np.full(n, -1, i8)
-        self.pending_value = np.zeros(n, i8)
-        self.fall_kept = np.zeros(n, i8)
-        self.fall_fading = np.full(n, -1, i8)
-        self.ash_trigger = np.zeros(n, bool)
-        self.plays = np.zeros((n, 2, 3), i8)
-        self.plays_len = np.zeros(n, i8)
-        self.predictions = np.zeros((n, 4), i8)
-        self.pred_len = np.zeros(n, i8)
-        self.votes = np.zeros((n, 4), i8)
-        self.votes_len = np.zeros(n, i8)
-        self.events = np.full((n, 2, EVENT_CAPACITY, 5), -1, i16)
-        self.events_len = np.zeros((n, 2), i16)
-        self.events_cur = np.zeros(n, i8)
-        self.turn_actions = np.zeros((n, TURN_ACTION_CAPACITY), i16)
-        self.turn_actions_len = np.zeros(n, i16)
+        self.active = self._zeros(n, i8)
+        self.phase = self._zeros(n, i8)
+        self.decider = self._zeros(n, i8)
+        self.queue = self._zeros((n, 2 * p), i8)
+        self.queue_pos = self._zeros(n, i8)
+        self.queue_len = self._zeros(n, i8)
+        self.power_used = self._zeros(n, bool)
+        self.shadows = self._zeros(n, bool)
+        self.feast_done = self._zeros(n, bool)
+        self.played_old = self._zeros(n, bool)
+        self.correct = self._zeros(n, bool)
+        self.old_fate = self._zeros(n, i8)
+        self.kept_eff = self._zeros(n, i8)
+        self.preds_left = self._zeros(n, i8)
+        self.tracked = self._zeros(n, u8)
+        self.line_fresh = self._zeros(n, u8)
+        self.line_tracked = self._zeros(n, u8)
+        self.pending_power = self._full(n, -1, i8)
+        self.pending_slot = self._full(n, -1, i8)
+        self.pending_value = self._zeros(n, i8)
+        self.fall_kept = self._zeros(n, i8)
+        self.fall_fading = self._full(n, -1, i8)
+        self.ash_trigger = self._zeros(n, bool)
+        self.plays = self._zeros((n, 2, 3), i8)
+        self.plays_len = self._zeros(n, i8)
+        self.predictions = self._zeros((n, 4), i8)
+        self.pred_len = self._zeros(n, i8)
+        self.votes = self._zeros((n, 4), i8)
+        self.votes_len = self._zeros(n, i8)
+        self.events = self._full((n, 2, EVENT_CAPACITY, 5), -1, i16)
+        self.events_len = self._zeros((n, 2), i16)
+        self.events_cur = self._zeros(n, i8)
+        self.turn_actions = self._zeros((n, TURN_ACTION_CAPACITY), i16)
+        self.turn_actions_len = self._zeros(n, i16)
         # announcements, as observations read them
-        self.ann_power = np.full(n, -1, i8)
-        self.ann_value = np.zeros(n, i8)
-        self.ann_slot = np.full(n, -1, i8)
-        self.ann_answer = np.full(n, -1, i8)
-        self.ann_chalice = np.full(n, -1, i8)
-        self.ann_reveal = np.zeros((n, s), i8)
-        self.ann_to_slot = np.full(n, -1, i8)
-        self.ann_cost = np.full(n, -1, i8)
-        self.ann_exile_slot = np.full(n, -1, i8)
-        self.ann_exile_value = np.zeros(n, i8)
-        self.ann_steal = np.full(n, -1, i8)
-        self.ann_steal_slot = np.full(n, -1, i8)
-        self.ann_steal_value = np.zeros(n, i8)
+        self.ann_power = self._full(n, -1, i8)
+        self.ann_value = self._zeros(n, i8)
+        self.ann_slot = self._full(n, -1, i8)
+        self.ann_answer = self._full(n, -1, i8)
+        self.ann_chalice = self._full(n, -1, i8)
+        self.ann_reveal = self._zeros((n, s), i8)
+        self.ann_to_slot = self._full(n, -1, i8)
+        self.ann_cost = self._full(n, -1, i8)
+        self.ann_exile_slot = self._full(n, -1, i8)
+        self.ann_exile_value = self._zeros(n, i8)
+        self.ann_steal = self._full(n, -1, i8)
+        self.ann_steal_slot = self._full(n, -1, i8)
+        self.ann_steal_value = self._zeros(n, i8)
         # the turn's public start
-        self.ts_slots = np.full((n, 4), -1, i8)
-        self.ts_table = np.zeros((n, 4, TABLE_CAPACITY), i8)
-        self.ts_table_len = np.zeros((n, 4), i8)
-        self.ts_attached = np.full((n, 4, ATTACH_CAPACITY), -1, i8)
-        self.ts_attached_len = np.zeros((n, 4), i8)
-        self.ts_sands = np.full((n, 4), -1, i8)
-        self.ts_faded = np.full((n, m), -1, i8)
-        self.ts_faded_len = np.zeros(n, i8)
-        self.ts_deck_top = np.full(n, -1, i8)
-        self.ts_deck_len = np.zeros(n, np.int16)
-        self.ts_exiled = np.zeros((n, 7), i8)
-        self.ts_lines = np.zeros((n, s), u8)
-        self.ts_hand_len = np.zeros((n, s), i8)
-        self.ts_score = np.zeros(n, i8)
-        self.ts_doom = np.zeros(n, i8)
-        self.ts_turn = np.zeros(n, np.int32)
+        self.ts_slots = self._full((n, 4), -1, i8)
+        self.ts_table = self._zeros((n, 4, TABLE_CAPACITY), i8)
+        self.ts_table_len = self._zeros((n, 4), i8)
+        self.ts_attached = self._full((n, 4, ATTACH_CAPACITY), -1, i8)
+        self.ts_attached_len = self._zeros((n, 4), i8)
+        self.ts_sands = self._full((n, 4), -1, i8)
+        self.ts_faded = self._full((n, m), -1, i8)
+        self.ts_faded_len = self._zeros(n, i8)
+        self.ts_deck_top = self._full(n, -1, i8)
+        self.ts_deck_len = self._zeros(n, np.int16)
+        self.ts_exiled = self._zeros((n, 7), i8)
+        self.ts_lines = self._zeros((n, s), u8)
+        self.ts_hand_len = self._zeros((n, s), i8)
+        self.ts_score = self._zeros(n, i8)
+        self.ts_doom = self._zeros(n, i8)
+        self.ts_turn = self._zeros(n, np.int32)
         # chance
-        self.draws = np.zeros(n, np.uint64)
-        self.key = np.zeros(n, np.uint64)
-        self._gather()
-
-    def _gather(self) -> None:
-        """Move every array into one buffer (each a view of its own part, the same
-        values, shapes and dtypes). A big batch then sits in few memory pages, which
-        numpy asks the kernel to back with huge pages, so the step's reads across some
-        90 arrays miss the address cache less; each part starts on a cache line and one
-        to seven lines after the last one ends, so that the arrays of a batch whose size
-        is a power of two do not all fall in the same cache sets."""
+        self.draws = self._zeros(n, np.uint64)
+        self.key = self._zeros(n, np.uint64)
         names = self.fields()
-        sizes = [getattr(self, k).nbytes for k in names]
+        self._place([(k, *spec) for k, spec in zip(names, self._specs, strict=True)])
+        del self._specs
+
+    def _full(self, shape: tuple[int, ...] | int, fill: int, dtype: type) -> np.ndarray:
+        """Note an array to make (made in :meth:`_place`); a placeholder until then."""
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        self._specs.append((shape, np.dtype(dtype), fill))
+        return _PLACEHOLDER
+
+    def _zeros(self, shape: tuple[int, ...] | int, dtype: type) -> np.ndarray:
+        """:meth:`_full` with zeros."""
+        return self._full(shape, 0, dtype)
+
+    def _place(self, specs: list[tuple[str, tuple[int, ...], np.dtype, object]]) -> None:
+        """Make every array from ``specs`` (its name, shape, dtype, and a fill value or
+        the values), as views of one buffer. A big batch
+        then sits in few memory pages, which numpy asks the kernel to back with huge
+        pages, so the step's reads across some 90 arrays miss the address cache less;
+        each array starts on a cache line, one to seven lines after the last one ends,
+        so that the arrays of a batch whose size is a power of two do not all fall in
+        the same cache sets."""
+        sizes = [int(np.prod(shape)) * dtype.itemsize for _, shape, dtype, _ in specs]
         offsets = []
         end = 0
         for i, size in enumerate(sizes):
@@ -265,11 +279,9 @@ class Arrays:
             end += size + (-size) % _LINE + _LINE * (1 + i % 7)
         buffer = np.empty(end + _LINE, np.uint8)
         start = (-buffer.ctypes.data) % _LINE
-        for name, offset, size in zip(names, offsets, sizes, strict=True):
-            old = getattr(self, name)
-            part = buffer[start + offset : start + offset + size].view(old.dtype)
-            part = part.reshape(old.shape)
-            part[...] = old
+        for offset, size, (name, shape, dtype, values) in zip(offsets, sizes, specs, strict=True):
+            part = buffer[start + offset : start + offset + size].view(dtype).reshape(shape)
+            part[...] = values
             setattr(self, name, part)
 
     def subset(self, games: np.ndarray) -> Arrays:
@@ -278,9 +290,8 @@ class Arrays:
         out.num_games = len(games)
         out.num_cards = self.num_cards
         out.config = self.config
-        for name in self.fields():
-            setattr(out, name, getattr(self, name)[games])
-        out._gather()
+        picked = [(k, getattr(self, k)[games]) for k in self.fields()]
+        out._place([(k, a.shape, a.dtype, a) for k, a in picked])
         return out
 
     def fields(self) -> list[str]:

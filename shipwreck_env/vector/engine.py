@@ -236,9 +236,7 @@ def step_games(s, r, actions, score_doom, autoreset, reward, ended, final) -> in
             final[g, 1] = s.doom[g]
             final[g, 2] = s.won[g]
             final[g, 3] = s.truncated[g]
-    if autoreset and count:
-        for g in range(len(actions)):
-            if ended[g]:
+            if autoreset:  # now, while the game's rows are in the cache
                 deal(s, r, g)
     return count
 
@@ -255,15 +253,15 @@ def pick_legal(mask, u, out) -> None:
     """Per row of ``mask`` (bool[N, A], every row allowing an action): its
     ``floor(u[g] * count)``-th legal action, ascending (a uniform pick for uniform
     ``u``), written to ``out`` (int64[N])."""
-    n, width = mask.shape
+    bits = mask.view(np.uint8)  # 0 / 1 bytes: their sum vectorises, the bools' does not
+    n, width = bits.shape
     for g in range(n):
         count = 0
         for a in range(width):
-            count += mask[g, a]
+            count += bits[g, a]
         k = int(u[g] * count)
         for a in range(width):
-            if mask[g, a]:
-                if k == 0:
-                    out[g] = a
-                    break
-                k -= 1
+            k -= bits[g, a]
+            if k < 0:
+                out[g] = a
+                break

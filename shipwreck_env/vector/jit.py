@@ -255,6 +255,42 @@ def prefetch(typingctx, array, index):
     return types.void(array, types.intp), codegen
 
 
+@intrinsic
+def stream8(typingctx, dst, i, src, j):
+    """Store the eight float32 ``src[j : j + 8]`` at ``dst[i : i + 8]`` past the cache (a
+    non-temporal store: the line is not read first, and does not displace what the
+    cache holds); ``dst[i]`` must be 32-byte aligned. Stores like this are ordered only
+    by :func:`store_fence`."""
+
+    def codegen(context, builder, sig, args):
+        dty, _, sty, _ = sig.args
+        vec = _ir.VectorType(_ir.FloatType(), 8)
+        d = context.make_array(dty)(context, builder, args[0])
+        s_ = context.make_array(sty)(context, builder, args[2])
+        dp = cgutils.get_item_pointer(context, builder, dty, d, [args[1]], wraparound=False)
+        sp = cgutils.get_item_pointer(context, builder, sty, s_, [args[3]], wraparound=False)
+        value = builder.load(builder.bitcast(sp, vec.as_pointer()), align=4)
+        store = builder.store(value, builder.bitcast(dp, vec.as_pointer()), align=32)
+        store.set_metadata(
+            "nontemporal", builder.module.add_metadata([_ir.Constant(_ir.IntType(32), 1)])
+        )
+        return context.get_dummy_value()
+
+    return types.void(dst, types.intp, src, types.intp), codegen
+
+
+@intrinsic
+def store_fence(typingctx):
+    """Order the non-temporal stores before it (:func:`stream8`) before every later
+    memory access (a full fence: ``mfence`` on x86, which non-temporal stores obey)."""
+
+    def codegen(context, builder, sig, args):
+        builder.fence("seq_cst")
+        return context.get_dummy_value()
+
+    return types.void(), codegen
+
+
 GameArrays = namedtuple(  # type: ignore[misc]
     "GameArrays", Arrays(1, GameConfig(), 1).fields(), module=__name__
 )
@@ -454,6 +490,13 @@ def pack(a: Arrays) -> Ref:
     return Ref(_game_struct(GameArrays(*(getattr(a, name) for name in GameArrays._fields))))
 
 
+STREAM_BLOCK = 16
+"""Observations encoded in the cache before they are streamed out, in a big batch."""
+MAX_OBSERVATION = 560
+"""At least the widest observation of any configuration (5 players with the belief
+block: 550 floats; a test keeps it so)."""
+
+
 class Rules(NamedTuple):
     """The static tables and the configuration one batch plays by (see
     ``vector.tables`` for what each table holds)."""
@@ -496,6 +539,9 @@ class Rules(NamedTuple):
     """int64[len(cards)]: work space of a shuffle."""
     work_unseen: np.ndarray
     """int64[7]: work space of the observation encoder."""
+    work_rows: np.ndarray
+    """float32[STREAM_BLOCK * MAX_OBSERVATION]: observations built in the cache before
+    they are streamed out (``observe.encode_rows``)."""
 
 
 def rules_for(config: GameConfig, cards: np.ndarray) -> Ref:
@@ -548,6 +594,7 @@ def rules_tuple(config: GameConfig, cards: np.ndarray) -> Rules:
         work_u=np.zeros(len(cards), np.uint64),
         work_order=np.zeros(len(cards), np.int64),
         work_unseen=np.zeros(7, np.int64),
+        work_rows=np.zeros(STREAM_BLOCK * MAX_OBSERVATION, np.float32),
     )
 
 
@@ -589,6 +636,7 @@ def _rules_struct(t):
     s.work_u = t.work_u
     s.work_order = t.work_order
     s.work_unseen = t.work_unseen
+    s.work_rows = t.work_rows
     return s
 
 

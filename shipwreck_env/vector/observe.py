@@ -20,7 +20,15 @@ from shipwreck_env.rules.observation import ObservationLayout
 from shipwreck_env.rules.state import Phase
 from shipwreck_env.vector.arrays import Arrays
 from shipwreck_env.vector.fading import slot_hours
-from shipwreck_env.vector.jit import njit, pack, rule, rules_for
+from shipwreck_env.vector.jit import (
+    STREAM_BLOCK,
+    njit,
+    pack,
+    rule,
+    rules_for,
+    store_fence,
+    stream8,
+)
 
 __all__ = ["encode_batch", "encode_rows", "layout_offsets"]
 
@@ -261,14 +269,52 @@ def _encode_belief(s, o, g, observer, unseen, b) -> None:
                 b[o[BELIEF] + v] = (unseen[v] + (v == own)) / total
 
 
+STREAM_BYTES = 16 * 2**20
+"""Observations bigger than this are written past the cache (see :func:`encode_rows`)."""
+
+
 @njit
 def encode_rows(s, r, o, games, observers, out) -> None:
-    """``out[i]`` = the observation of game ``games[i]`` by ``observers[i]``."""
+    """``out[i]`` = the observation of game ``games[i]`` by ``observers[i]``.
+
+    Observations bigger than :data:`STREAM_BYTES` together (a batch of some 8,000
+    games) do not fit the cache, so each row written would first be read from memory;
+    those are built ``STREAM_BLOCK`` at a time in a small buffer that stays in the
+    cache and stored from it past the cache, which writes the memory once."""
     unseen = r.work_unseen
-    for i in range(len(games)):
-        row = out[i]
-        row[:] = 0.0
-        _encode(s, r, o, games[i], observers[i], row, unseen)
+    n = len(games)
+    if out.size * 4 < STREAM_BYTES:
+        for i in range(n):
+            row = out[i]
+            row[:] = 0.0
+            _encode(s, r, o, games[i], observers[i], row, unseen)
+        return
+    width = out.shape[1]
+    flat = out.reshape(out.size)
+    block = r.work_rows
+    for first in range(0, n, STREAM_BLOCK):
+        k = min(STREAM_BLOCK, n - first)
+        for j in range(k):
+            row = block[j * width : (j + 1) * width]
+            row[:] = 0.0
+            _encode(s, r, o, games[first + j], observers[first + j], row, unseen)
+        _stream(flat, first * width, block, k * width)
+    store_fence()
+
+
+@rule
+def _stream(dst, start, src, count) -> None:
+    """``dst[start : start + count] = src[:count]``, past the cache where aligned."""
+    j = 0
+    while j < count and (dst.ctypes.data + 4 * (start + j)) % 32:
+        dst[start + j] = src[j]
+        j += 1
+    while j + 8 <= count:
+        stream8(dst, start + j, src, j)
+        j += 8
+    while j < count:
+        dst[start + j] = src[j]
+        j += 1
 
 
 def encode_batch(

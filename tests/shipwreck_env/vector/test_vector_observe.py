@@ -132,3 +132,33 @@ def test_bad_arguments_are_refused() -> None:
         encode_batch(arr, layout, np.full(4, config.num_players))
     with pytest.raises(ValueError, match="out"):
         encode_batch(arr, layout, np.zeros(4, int), np.zeros((4, layout.size)))
+
+
+def test_a_batch_too_big_for_the_cache_streams_the_same_observations() -> None:
+    """Above ``STREAM_BYTES`` the encoder builds rows in a small buffer and stores them
+    past the cache (aligned runs of eight floats, then the rest one by one); every row,
+    at every alignment, equals the one a small batch encodes row by row."""
+    from shipwreck_env.vector import VectorGame
+    from shipwreck_env.vector.jit import MAX_OBSERVATION
+    from shipwreck_env.vector.observe import STREAM_BYTES
+
+    widest = ObservationLayout.for_config(GameConfig(num_players=5), belief=True).size
+    assert widest <= MAX_OBSERVATION
+    rng = np.random.default_rng(3)
+    for players, belief in ((3, False), (5, True)):
+        layout = ObservationLayout.for_config(GameConfig(num_players=players), belief=belief)
+        n = STREAM_BYTES // (4 * layout.size) + 37  # a last block of fewer rows
+        vg = VectorGame(n, seed=11, num_players=players, belief=belief)
+        for _ in range(6):
+            vg.step(vg.random_legal(vg.legal_mask(), rng))
+        big = vg.observe().copy()
+        assert big.nbytes > STREAM_BYTES
+        for first in range(0, n, 1000):
+            games = np.arange(first, min(n, first + 1000))
+            np.testing.assert_array_equal(vg.observe(games), big[games])
+        observers = rng.integers(0, players, n)
+        others = vg.observe(np.arange(n), observers)
+        assert others.nbytes > STREAM_BYTES
+        for first in range(0, n, 1000):
+            games = np.arange(first, min(n, first + 1000))
+            np.testing.assert_array_equal(vg.observe(games, observers[games]), others[games])
