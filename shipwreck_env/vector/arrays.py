@@ -265,12 +265,11 @@ class Arrays:
 
     def _place(self, specs: list[tuple[str, tuple[int, ...], np.dtype, object]]) -> None:
         """Make every array from ``specs`` (its name, shape, dtype, and a fill value or
-        the values), as views of one buffer. A big batch
-        then sits in few memory pages, which numpy asks the kernel to back with huge
-        pages, so the step's reads across some 90 arrays miss the address cache less;
-        each array starts on a cache line, one to seven lines after the last one ends,
-        so that the arrays of a batch whose size is a power of two do not all fall in
-        the same cache sets."""
+        the values), as views of one buffer. A big batch then sits in few memory pages,
+        which numpy asks the kernel to back with huge pages, so the step's reads across
+        some 90 arrays miss the address cache less; each array starts on a cache line,
+        one to seven lines after the last one ends, so that the arrays of a batch whose
+        size is a power of two do not all fall in the same cache sets."""
         sizes = [int(np.prod(shape)) * dtype.itemsize for _, shape, dtype, _ in specs]
         offsets = []
         end = 0

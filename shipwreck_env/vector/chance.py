@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from shipwreck_env.vector.jit import njit
+from shipwreck_env.vector.jit import njit, rule
 
 __all__ = [
     "StreamGenerator",
@@ -87,14 +87,21 @@ def permutations(keys: np.ndarray, counters: np.ndarray, n: int) -> np.ndarray:
     return np.argsort(u, axis=1, kind="stable")
 
 
-@njit
-def uniform_at(key: np.uint64, counter: np.uint64) -> float:
-    """The same number as :func:`uniforms` for one stream, in compiled code."""
+@rule
+def _bits_at(key: np.uint64, counter: np.uint64) -> np.uint64:
+    """The 53 bits of the ``counter``-th number of stream ``key`` (:func:`uniforms`
+    before its scaling to [0, 1)), in compiled code."""
     z = np.uint64(key) + np.uint64(counter) * _GOLDEN
     z = (z ^ (z >> _S30)) * _M1
     z = (z ^ (z >> _S27)) * _M2
     z = z ^ (z >> _S31)
-    return np.float64(z >> _S11) * _SCALE
+    return z >> _S11
+
+
+@njit
+def uniform_at(key: np.uint64, counter: np.uint64) -> float:
+    """The same number as :func:`uniforms` for one stream, in compiled code."""
+    return np.float64(_bits_at(key, counter)) * _SCALE
 
 
 _INDEX_BITS = np.uint64(6)
@@ -111,11 +118,8 @@ def permutation_at(key: np.uint64, counter: np.uint64, n: int, work, order) -> N
     how many keys are smaller. No branch depends on the numbers, and it takes a third of
     an insertion sort's time at 24 cards."""
     for i in range(n):
-        z = np.uint64(key) + (np.uint64(counter) + np.uint64(i)) * _GOLDEN
-        z = (z ^ (z >> _S30)) * _M1
-        z = (z ^ (z >> _S27)) * _M2
-        z = z ^ (z >> _S31)
-        work[i] = ((z >> _S11) << _INDEX_BITS) | np.uint64(i)
+        bits = _bits_at(key, np.uint64(counter) + np.uint64(i))
+        work[i] = (bits << _INDEX_BITS) | np.uint64(i)
     for i in range(n):
         mine = work[i]
         rank = 0
