@@ -115,11 +115,12 @@ def deal(s, r, g) -> None:
 def legal_masks(s, r, mask) -> None:
     """Fill ``mask`` (bool[N, 259]) with the legal actions of each game's decider (none
     once it is over): each phase's own actions, then the powers it offers
-    (``engine._LEGAL`` and ``_with_powers``)."""
-    mask[:] = False
+    (``engine._LEGAL`` and ``_with_powers``). Each row is cleared just before it is
+    filled, while it is in the cache (one pass over a big batch's masks, not two)."""
     for g in range(mask.shape[0]):
         phase = s.phase[g]
         row = mask[g]
+        row[:] = False
         if phase == PLAY:
             play_phase_legal(s, r, g, row)
         elif phase == AFTER_PLAY or phase == SAILS_PHASE:  # noqa: SIM109 -- for numba
