@@ -291,6 +291,36 @@ def store_fence(typingctx):
     return types.void(), codegen
 
 
+@intrinsic
+def copy_row_bytes(typingctx, dst, src, index):
+    """``dst[index] = src[index]`` as one copy of the row's bytes, for two C-contiguous
+    arrays of the same dtype and row shape that do not overlap (each of a batch's
+    arrays has its own place in the buffer). A loop over the row's items copies a byte
+    at a time: the compiler cannot rule out that ``dst`` and ``src`` overlap."""
+    if not (
+        isinstance(dst, types.Array)
+        and isinstance(src, types.Array)
+        and dst.dtype == src.dtype
+        and dst.ndim == src.ndim >= 2
+        and dst.layout == src.layout == "C"
+    ):
+        return None
+
+    def codegen(context, builder, sig, args):
+        dty, sty, _ = sig.args
+        d = context.make_array(dty)(context, builder, args[0])
+        s_ = context.make_array(sty)(context, builder, args[1])
+        zero = context.get_constant(types.intp, 0)
+        indices = [args[2]] + [zero] * (dty.ndim - 1)
+        dptr = cgutils.get_item_pointer(context, builder, dty, d, indices, wraparound=False)
+        sptr = cgutils.get_item_pointer(context, builder, sty, s_, indices, wraparound=False)
+        row_bytes = builder.extract_value(s_.strides, 0)  # C order: the row's bytes
+        cgutils.raw_memcpy(builder, dptr, sptr, row_bytes, 1)
+        return context.get_dummy_value()
+
+    return types.void(dst, src, types.intp), codegen
+
+
 GameArrays = namedtuple(  # type: ignore[misc]
     "GameArrays", Arrays(1, GameConfig(), 1).fields(), module=__name__
 )

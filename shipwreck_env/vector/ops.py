@@ -11,12 +11,11 @@ game arrays), ``r`` (the rules' tables) where it needs them, and the game ``g``.
 from __future__ import annotations
 
 from shipwreck_env.vector.arrays import EVENT, EVENT_CAPACITY
-from shipwreck_env.vector.jit import prefetch, rule
+from shipwreck_env.vector.jit import copy_row_bytes, prefetch, rule
 
 __all__ = [
     "attach",
     "copy_row",
-    "copy_row3",
     "deck_append",
     "deck_pop",
     "deck_top",
@@ -176,18 +175,10 @@ def fade_card(s, r, g, card) -> None:
 
 @rule
 def copy_row(dst, src, g) -> None:
-    """``dst[g] = src[g]`` for ``[N, k]`` arrays (numpy's slice assignment would make
+    """``dst[g] = src[g]`` for two of the batch's arrays with the same row shape, as one
+    copy of the row's bytes (``jit.copy_row_bytes``; numpy's slice assignment would make
     a temporary copy, and the rules allocate nothing)."""
-    for i in range(src.shape[1]):
-        dst[g, i] = src[g, i]
-
-
-@rule
-def copy_row3(dst, src, g) -> None:
-    """``dst[g] = src[g]`` for ``[N, a, b]`` arrays."""
-    for i in range(src.shape[1]):
-        for j in range(src.shape[2]):
-            dst[g, i, j] = src[g, i, j]
+    copy_row_bytes(dst, src, g)
 
 
 PREFETCH_AHEAD = 16

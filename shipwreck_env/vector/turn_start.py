@@ -18,7 +18,6 @@ from shipwreck_env.vector.ops import (
     EXILED_TO_BAG,
     TABLE_TO_BAG,
     copy_row,
-    copy_row3,
     deck_top,
     event,
     table_clear,
@@ -142,9 +141,9 @@ def public_snapshot(s, g) -> None:
     """Note the public table after the draw (``State.turn_start``, as
     ``turn_start.public_snapshot`` builds it)."""
     copy_row(s.ts_slots, s.slots, g)
-    copy_row3(s.ts_table, s.table, g)
+    copy_row(s.ts_table, s.table, g)
     copy_row(s.ts_table_len, s.table_len, g)
-    copy_row3(s.ts_attached, s.attached, g)
+    copy_row(s.ts_attached, s.attached, g)
     copy_row(s.ts_attached_len, s.attached_len, g)
     copy_row(s.ts_sands, s.sands_waiting, g)
     copy_row(s.ts_faded, s.faded, g)
