@@ -28,7 +28,8 @@ number, zero for every action the observer may not take now. The columns
     on the line, weighted by the belief), the share whose only legal play it is and
     their mean number of legal plays / 8: how much of a line the play can be;
   - ``chalice_higher``, ``chalice_not``: The Chalice's tell this play brings;
-    ``fall_fades``, ``fall_not``: The Fall's announcement;
+    ``fall_fades``, ``fall_not``: The Fall's announcement (both compare the kept fate
+    as the engine does: one higher once Shadows is used this turn);
   - ``fade_doom`` (/ 3), ``fading`` (/ 4), ``amplified``, ``cards_left`` (/ 4): the cards
     that fade if the turn ends right after this play, the doom that costs without a
     correct prediction, whether Sands amplifies it, and the cards left in play
@@ -154,7 +155,9 @@ def _play_rows(s: State, observer: int, out: np.ndarray, actions: list[int]) -> 
                 options += weight * len(plays)
         row[c["forced"]] = forced
         row[c["options"]] = options / 8
-        outcome = play_outcome(now, v, target, kept)
+        # the announcements compare the kept fate as the engine reads it (one higher
+        # once Shadows is used this turn)
+        outcome = play_outcome(now, v, target, kept + (1 if s.shadows else 0))
         if outcome.chalice is not None:
             row[c["chalice_higher" if outcome.chalice else "chalice_not"]] = 1.0
         if outcome.fall is not None:

@@ -36,6 +36,7 @@ from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
 from shipwreck_env.rules.fading import fade_cost, fading_slots
 from shipwreck_env.rules.observation import ObservationLayout, decode
 from shipwreck_env.rules.powers import sands_amplifies
+from shipwreck_env.rules.scenario import arrange
 from shipwreck_env.rules.state import Phase, State
 from shipwreck_env.vector.chance import StreamGenerator
 
@@ -181,3 +182,33 @@ def test_bad_arguments_are_refused() -> None:
         column("nope")
     assert action_features(s, s.decider).shape == (NUM_ACTIONS, NUM_FEATURES)
     assert len(set(FEATURES)) == NUM_FEATURES
+
+
+@pytest.mark.parametrize("shadows", [False, True], ids=["plain", "shadows"])
+def test_a_plays_announcements_are_the_ones_the_engine_makes(shadows: bool) -> None:
+    """The Chalice's tell and The Fall's answer in a play's row are what the engine
+    announces right after that play; once Shadows is used the engine reads the kept fate
+    one higher, and so do the features."""
+    config = GameConfig(num_players=3, card_sets="all")
+    said_any = {"chalice": 0, "fall": 0}
+    for hand in ((4, 4), (2, 6), (6, 1), (5, 3), (3, 3)):
+        s = arrange(config, slots=["chalice", "ash", "fall", "beast"], table=[(), (), (5,), ()], hand=hand)  # fmt: skip
+        s.shadows = s.power_used = shadows
+        features = action_features(s, s.decider)
+        for a in legal_actions(s):
+            if ACTIONS[a].kind != "play":
+                continue
+            t = _after(s, a)
+            if t.turn != s.turn or t.phase == Phase.STEAL:
+                continue
+            said = dict(e for e in t.events[len(s.events) :] if e[0] in said_any)
+            row = features[a]
+            for kind, yes, no in (
+                ("chalice", "chalice_higher", "chalice_not"),
+                ("fall", "fall_fades", "fall_not"),
+            ):
+                answer = said.get(kind)
+                assert row[column(yes)] == float(answer is not None and bool(answer)), (hand, a)
+                assert row[column(no)] == float(answer is not None and not answer), (hand, a)
+                said_any[kind] += answer is not None
+    assert min(said_any.values()) > 5, said_any

@@ -26,6 +26,7 @@ VECTOR_TURN = [*REFERENCE_TURN, "ops"]
 """The batched turn: the reference's twins and ``ops``, their list operations."""
 VECTOR_INFRASTRUCTURE = {
     "__init__",
+    "action_features",
     "arrays",
     "background",
     "chance",
