@@ -17,12 +17,14 @@ engine's own compiled ones (the legal mask, ``number_lines``' rows and The Hours
 Sands), and each fraction is computed in float64 in the reference's order before it is
 rounded to float32 once, as numpy does when the reference stores a Python float.
 
-What the reference asks of a turn-start table on public facts alone
-(``public_record.play_outcome``, ``fading_after`` and ``fade_doom``) has no
-non-mutating twin among the batched rules, which only play a turn out; the helpers
-``_outcome``, ``_fades_after`` and ``_fade_doom`` here compute it from the arrays
-without changing them. Like the reference, nothing here reads a fate the observer
-cannot see.
+What the reference asks of the table as it stands on public facts alone
+(``public_record.play_outcome``, ``fading_after`` and ``fade_doom``) is put together
+here (``_outcome``, ``_fades_after``, ``_fade_doom``) from questions the batched turn
+answers in each card's one home without changing the arrays: The Chalice's tell
+(``plays.chalice_tell``), The Fall's announcement and the cards that fade by their own
+text (``arcana.fall_announcement_after``, ``arcana.fades_by_text_after``), a slot's
+hours with the played fate (``fading.slot_hours_after``). Like the reference, nothing
+here reads a fate the observer cannot see.
 
 Must not: change the arrays it reads; be listed in ``jit._RULES`` or the engine's
 warm-up (its kernels compile on first use and stamp their own cache).
@@ -41,13 +43,13 @@ from shipwreck_env.rules.cards import FATE_COPIES
 from shipwreck_env.rules.state import Phase
 from shipwreck_env.vector import jit as _jit
 from shipwreck_env.vector import tables as t
-from shipwreck_env.vector.fading import slot_hours
+from shipwreck_env.vector.arcana import fades_by_text_after, fall_announcement_after
+from shipwreck_env.vector.fading import slot_hours_after
 from shipwreck_env.vector.game import VectorGame
 from shipwreck_env.vector.jit import njit, rule
 from shipwreck_env.vector.number_lines import hours_kept_mask, kept_mask, visible_bits
-from shipwreck_env.vector.ops import slot_of, table_sum
-from shipwreck_env.vector.plays import _plays_into
-from shipwreck_env.vector.powers import sands_attached, scions_attached
+from shipwreck_env.vector.plays import _plays_into, chalice_tell
+from shipwreck_env.vector.powers import sands_attached
 
 __all__ = ["FEATURES", "NUM_FEATURES", "FeatureWork", "action_features", "features_rows"]
 
@@ -58,7 +60,7 @@ _jit.stamp_cache(__file__, depends=(_reference.__file__,))
 PLAY_PHASE = Phase.PLAY
 PREDICT_KIND = 1  # tables.ACTION_KIND
 C_PLAYERS, C_SEATS = t.C_PLAYERS, t.C_SEATS
-ASH, FALL, IMAGO, CHALICE, FEAST = t.ASH, t.FALL, t.IMAGO, t.CHALICE, t.FEAST
+FEAST = t.FEAST
 LEGAL = column("legal")
 COND, LINE, BELIEF, KEPT = column("cond_1"), column("line_1"), column("belief_1"), column("kept_1")
 HANDS, FORCED, OPTIONS = column("hands"), column("forced"), column("options")
@@ -151,49 +153,26 @@ def _outcome(s, g, value, target, landed, kept) -> tuple:
     """(The Chalice's tell, The Fall's announcement) after ``value`` played on
     ``target`` (landing on ``landed``) keeping ``kept``, each 1 / 0, -1 for none
     (``public_record.play_outcome``; ``kept`` as the engine reads it, Shadows included)."""
-    chalice = -1
-    if target != HOURS_TARGET and s.slots[g, target] == CHALICE:
-        chalice = 1 if kept > value else 0
-    fall = -1
-    slot = slot_of(s, g, FALL)
-    if slot >= 0:
-        total = table_sum(s, g, slot) + (value if landed == slot else 0)
-        fall = 1 if total >= 2 * kept else 0
-    return chalice, fall
-
-
-@rule
-def _hours_after(s, r, g, slot, value, landed) -> int:
-    """Hours in front of ``slot`` once ``value`` landed on ``landed``
-    (``fading.fates_hours`` of the fates then): Scions counts 1 a fate, The Imago 1
-    for a 7."""
-    hours = slot_hours(s, r, g, slot)
-    if landed != slot:
-        return hours
-    if scions_attached(s, r, g, slot):
-        return hours + 1
-    added = r.hours_of[value]
-    if value == 7 and s.slots[g, slot] == IMAGO:
-        added -= 2  # as arcana.imago_hours: a 7 counts 2 hours fewer there
-    return hours + added
+    return chalice_tell(s, g, value, target, kept), fall_announcement_after(
+        s, g, value, landed, kept
+    )
 
 
 @rule
 def _fades_after(s, r, g, value, landed, fall) -> int:
     """Bit per slot whose card fades if the turn ends right after the play
-    (``public_record.fading_after``): The Ash after a 1 or 2, The Fall as announced
-    (``fall``), any other card when its hours reach its moons."""
+    (``public_record.fading_after``): by its own text (The Ash, The Fall as announced:
+    ``fall``) or when its hours, with the played fate, reach its moons."""
     fading = 0
     for slot in range(4):
         card = s.slots[g, slot]
         if card < 0:
             continue
-        if card == ASH:
-            fades = value <= 2
-        elif card == FALL:
-            fades = fall == 1
+        by_text = fades_by_text_after(card, value, fall)
+        if by_text >= 0:
+            fades = by_text == 1
         else:
-            fades = _hours_after(s, r, g, slot, value, landed) >= r.card_moons[card]
+            fades = slot_hours_after(s, r, g, slot, value, landed) >= r.card_moons[card]
         if fades:
             fading |= 1 << slot
     return fading

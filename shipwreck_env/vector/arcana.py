@@ -24,8 +24,11 @@ from shipwreck_env.vector.ops import FALL_EVENT, event, slot_of, table_sum
 __all__ = [
     "announce_fall",
     "fades_by_text",
+    "fades_by_text_after",
     "fades_without_fates",
+    "fall_announcement_after",
     "imago_hours",
+    "imago_hours_of",
     "note_play",
 ]
 
@@ -36,14 +39,39 @@ ASH, FALL, IMAGO = t.ASH, t.FALL, t.IMAGO
 
 
 @rule
+def _ash_notes(value) -> bool:
+    """Does a fate of ``value`` played while The Ash is in play make it fade (a 1 or 2)?"""
+    return value <= 2
+
+
+@rule
 def note_play(s, g, value) -> None:
     """A fate of ``value`` was just played: The Ash, if in play, notes a 1 or 2
     (``arcana.note_play``)."""
-    if value <= 2 and slot_of(s, g, ASH) >= 0:
+    if _ash_notes(value) and slot_of(s, g, ASH) >= 0:
         s.ash_trigger[g] = True
 
 
 # --- The Fall -----------------------------------------------------------------------
+
+
+@rule
+def _fall_reached(total, kept) -> bool:
+    """Do fates worth ``total`` in front of The Fall reach twice the kept fate ``kept``?"""
+    return total >= 2 * kept
+
+
+@rule
+def fall_announcement_after(s, g, value, landed, kept) -> int:
+    """The Fall's "fades this turn" (1 yes, 0 no, -1: not in play) if a fate of
+    ``value`` landed in front of slot ``landed`` (-1 none) and the plays ended keeping
+    ``kept`` (as conditions read it), on the table as it stands; it changes nothing
+    (``arcana.fall_announcement`` on the fates after that play)."""
+    slot = slot_of(s, g, FALL)
+    if slot < 0:
+        return -1
+    total = table_sum(s, g, slot) + (value if landed == slot else 0)
+    return 1 if _fall_reached(total, kept) else 0
 
 
 @rule
@@ -58,7 +86,7 @@ def announce_fall(s, r, g) -> None:
     if slot < 0:
         return
     total = table_sum(s, g, slot)
-    fading = 1 if total >= 2 * kept else 0
+    fading = 1 if _fall_reached(total, kept) else 0
     if fading != s.fall_fading[g]:
         s.fall_fading[g] = fading
         event(s, g, FALL_EVENT, fading, -1, -1, -1)
@@ -66,7 +94,7 @@ def announce_fall(s, r, g) -> None:
         shift = 1 if s.shadows[g] else 0
         mask = 0
         for k in range(1, 8):
-            if (total >= 2 * (k + shift)) == (fading == 1):
+            if _fall_reached(total, k + shift) == (fading == 1):
                 mask |= 1 << (k - 1)
         constrain_kept(s, g, mask)
 
@@ -75,12 +103,20 @@ def announce_fall(s, r, g) -> None:
 
 
 @rule
-def imago_hours(s, g, slot, hours) -> int:
-    """Hours in front of ``slot`` from the ``hours`` its fates count elsewhere: in
-    front of The Imago each 7 counts 1 hour, not 3 (``arcana.imago_hours``)."""
-    if s.slots[g, slot] == IMAGO:
-        return hours - 2 * s.tcount[g, slot, 6]
+def imago_hours_of(card, sevens, hours) -> int:
+    """Hours of fates in front of ``card`` that count ``hours`` elsewhere and hold
+    ``sevens`` 7s: in front of The Imago each 7 counts 1 hour, not 3
+    (``arcana.imago_hours``)."""
+    if card == IMAGO:
+        return hours - 2 * sevens
     return hours
+
+
+@rule
+def imago_hours(s, g, slot, hours) -> int:
+    """Hours in front of ``slot`` from the ``hours`` its fates count elsewhere
+    (:func:`imago_hours_of` on the slot's card and its 7s)."""
+    return imago_hours_of(s.slots[g, slot], s.tcount[g, slot, 6], hours)
 
 
 # --- how a card fades by its own text -------------------------------------------------
@@ -100,5 +136,19 @@ def fades_by_text(s, g, slot) -> int:
     if card == ASH:
         return 1 if s.ash_trigger[g] else 0
     if card == FALL:
-        return 1 if s.fall_kept[g] > 0 and table_sum(s, g, slot) >= 2 * s.fall_kept[g] else 0
+        kept = s.fall_kept[g]
+        return 1 if kept > 0 and _fall_reached(table_sum(s, g, slot), kept) else 0
+    return -1
+
+
+@rule
+def fades_by_text_after(card, played, fall) -> int:
+    """Does ``card`` fade by its own text when the turn ends after one play of
+    ``played`` (made while it was in play) and The Fall's announcement ``fall`` (1 / 0
+    / -1 none)? 1 yes, 0 no, -1: it fades by its hours instead
+    (``arcana.fades_by_text_after``)."""
+    if card == ASH:
+        return 1 if _ash_notes(played) else 0
+    if card == FALL:
+        return 1 if fall == 1 else 0
     return -1

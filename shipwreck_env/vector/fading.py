@@ -9,7 +9,12 @@ from __future__ import annotations
 
 from shipwreck_env.rules.state import Phase
 from shipwreck_env.vector import tables as t
-from shipwreck_env.vector.arcana import fades_by_text, fades_without_fates, imago_hours
+from shipwreck_env.vector.arcana import (
+    fades_by_text,
+    fades_without_fates,
+    imago_hours,
+    imago_hours_of,
+)
 from shipwreck_env.vector.jit import rule
 from shipwreck_env.vector.ops import (
     FADE_EVENT,
@@ -28,7 +33,7 @@ from shipwreck_env.vector.powers import (
 )
 from shipwreck_env.vector.turn_start import start_turn
 
-__all__ = ["end_turn", "game_over", "slot_hours"]
+__all__ = ["end_turn", "game_over", "slot_hours", "slot_hours_after"]
 
 WIN_SCORE = 7
 LOSE_DOOM = 7
@@ -47,6 +52,22 @@ def slot_hours(s, r, g, slot) -> int:
     for v in range(7):
         hours += s.tcount[g, slot, v] * r.hours_of[v + 1]
     return imago_hours(s, g, slot, hours)
+
+
+@rule
+def slot_hours_after(s, r, g, slot, value, landed) -> int:
+    """Hours in front of ``slot`` once a fate of ``value`` has landed in front of slot
+    ``landed`` (-1 none), on the table as it stands; it changes nothing (``fading.fates_hours``
+    of the fates after that play)."""
+    if landed != slot:
+        return slot_hours(s, r, g, slot)
+    if scions_attached(s, r, g, slot):
+        return scions_hours(s, g, slot) + 1  # the landed fate counts 1 hour too
+    hours = r.hours_of[value]
+    for v in range(7):
+        hours += s.tcount[g, slot, v] * r.hours_of[v + 1]
+    sevens = s.tcount[g, slot, 6] + (1 if value == 7 else 0)
+    return imago_hours_of(s.slots[g, slot], sevens, hours)
 
 
 @rule

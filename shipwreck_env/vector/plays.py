@@ -46,6 +46,7 @@ __all__ = [
     "apply_after_play",
     "apply_play_phase",
     "apply_steal",
+    "chalice_tell",
     "play_legal",
     "play_phase_legal",
     "steal_legal",
@@ -244,18 +245,28 @@ def apply_steal(s, r, g, action) -> bool:
 
 
 @rule
+def chalice_tell(s, g, value, target, kept) -> int:
+    """The Chalice's tell "my kept fate is higher" after ``value`` was played on
+    ``target`` keeping ``kept`` (as conditions read it): 1 higher, 0 not, -1 when the
+    play was not made directly on The Chalice (``plays.chalice_tell``)."""
+    if target == HOURS_TARGET or s.slots[g, target] != CHALICE:
+        return -1
+    return 1 if kept > value else 0
+
+
+@rule
 def _after_steal(s, r, g) -> bool:
     """The Chalice's tell, The Fall's announcement, then the active player's powers
     after the play if any may be used; True when the reveals come next."""
     k = s.plays_len[g] - 1
     value, target = s.plays[g, k, 0], s.plays[g, k, 1]
     kept_eff = s.kept_eff[g]
-    if target != HOURS_TARGET and s.slots[g, target] == CHALICE:
-        higher = kept_eff > value
+    tell = chalice_tell(s, g, value, target, kept_eff)
+    if tell >= 0:
         greater = greater_mask(s, g, value)
-        constrain_kept(s, g, greater if higher else ALL & ~greater)
-        event(s, g, CHALICE_EVENT, 1 if higher else 0, -1, -1, -1)
-        s.ann_chalice[g] = 1 if higher else 0
+        constrain_kept(s, g, greater if tell == 1 else ALL & ~greater)
+        event(s, g, CHALICE_EVENT, tell, -1, -1, -1)
+        s.ann_chalice[g] = tell
     s.fall_kept[g] = kept_eff
     announce_fall(s, r, g)
     if any_offered(s, g, AFTER_PLAY):
