@@ -19,11 +19,13 @@ rounded to float32 once, as numpy does when the reference stores a Python float.
 
 What the reference asks of the table as it stands on public facts alone
 (``public_record.play_outcome``, ``fading_after`` and ``fade_doom``) is put together
-here (``_outcome``, ``_fades_after``, ``_fade_doom``) from questions the batched turn
-answers in each card's one home without changing the arrays: The Chalice's tell
-(``plays.chalice_tell``), The Fall's announcement and the cards that fade by their own
-text (``arcana.fall_announcement_after``, ``arcana.fades_by_text_after``), a slot's
-hours with the played fate (``fading.slot_hours_after``). Like the reference, nothing
+here (``_outcome``, ``_fades_after``) from questions the batched turn answers in each
+concept's one home without changing the arrays: where a fate lands
+(``plays.landing_slot``) and The Chalice's tell (``plays.chalice_tell``), the lines after
+a play (``number_lines.play_lines``), The Fall's announcement and the cards that fade by
+their own text (``arcana.fall_announcement_after``, ``arcana.fades_by_text_after``), a
+slot's hours with the played fate (``fading.slot_hours_after``) and the doom of the
+fades (``fading.fades_doom``, which the end of the turn counts with too). Like the reference, nothing
 here reads a fate the observer cannot see.
 
 Must not: change the arrays it reads; be listed in ``jit._RULES`` or the engine's
@@ -44,12 +46,16 @@ from shipwreck_env.rules.state import Phase
 from shipwreck_env.vector import jit as _jit
 from shipwreck_env.vector import tables as t
 from shipwreck_env.vector.arcana import fades_by_text_after, fall_announcement_after
-from shipwreck_env.vector.fading import slot_hours_after
+from shipwreck_env.vector.fading import fades_doom, slot_hours_after
 from shipwreck_env.vector.game import VectorGame
 from shipwreck_env.vector.jit import njit, rule
-from shipwreck_env.vector.number_lines import hours_kept_mask, kept_mask, visible_bits
-from shipwreck_env.vector.plays import _plays_into, chalice_tell
-from shipwreck_env.vector.powers import sands_attached
+from shipwreck_env.vector.number_lines import (
+    hours_kept_mask,
+    kept_mask,
+    play_lines,
+    visible_bits,
+)
+from shipwreck_env.vector.plays import _plays_into, chalice_tell, landing_slot
 
 __all__ = ["FEATURES", "NUM_FEATURES", "FeatureWork", "action_features", "features_rows"]
 
@@ -137,18 +143,6 @@ def _literal(line, counts, belief) -> None:
 
 
 @rule
-def _landing(s, g, target) -> int:
-    """The slot a fate played on ``target`` ends in front of (``plays.landing_slot``):
-    an Hours play slides to the first card in play; -1 when none is."""
-    if target != HOURS_TARGET:
-        return target
-    for slot in range(4):
-        if s.slots[g, slot] >= 0:
-            return slot
-    return -1
-
-
-@rule
 def _outcome(s, g, value, target, landed, kept) -> tuple:
     """(The Chalice's tell, The Fall's announcement) after ``value`` played on
     ``target`` (landing on ``landed``) keeping ``kept``, each 1 / 0, -1 for none
@@ -176,22 +170,6 @@ def _fades_after(s, r, g, value, landed, fall) -> int:
         if fades:
             fading |= 1 << slot
     return fading
-
-
-@rule
-def _fade_doom(s, r, g, fading) -> tuple:
-    """(doom the fades of ``fading`` cost without a correct prediction, amplified?)
-    (``public_record.fade_doom``): 2 a card, one more each when Sands sits on one of
-    them, none for a card that fades free (The Blind Man)."""
-    amplified = False
-    for slot in range(4):
-        if (fading >> slot) & 1 and sands_attached(s, r, g, slot):
-            amplified = True
-    doom = 0
-    for slot in range(4):
-        if (fading >> slot) & 1 and not r.card_free_fade[s.slots[g, slot]]:
-            doom += 3 if amplified else 2
-    return doom, amplified
 
 
 @rule
@@ -231,8 +209,8 @@ def _play_row(s, r, g, a, visible, cards_in_play, row, work) -> None:
         cond = hours_kept_mask(s, r, g, visible, v)
     else:
         cond = kept_mask(s.slots, s.tcount, s.shadows, s.feast_done, r, g, visible, target, v)
-    tracked = s.tracked[g]
-    line = (tracked & cond) | (cond if (tracked >> (v - 1)) & 1 else 0)
+    line_tracked, line_fresh = play_lines(s.tracked[g], v, cond)
+    line = line_tracked | line_fresh
     counts = work.counts[1]
     for k in range(7):
         counts[k] = work.counts[0, k]
@@ -257,7 +235,7 @@ def _play_row(s, r, g, a, visible, cards_in_play, row, work) -> None:
             options += weight * count
     row[FORCED] = forced
     row[OPTIONS] = options / 8
-    landed = _landing(s, g, target)
+    landed = landing_slot(s, g, target)
     chalice, fall = _outcome(s, g, v, target, landed, kept + (1 if s.shadows[g] else 0))
     if chalice == 1:
         row[CHALICE_HIGHER] = 1.0
@@ -268,7 +246,7 @@ def _play_row(s, r, g, a, visible, cards_in_play, row, work) -> None:
     elif fall == 0:
         row[FALL_NOT] = 1.0
     fading = _fades_after(s, r, g, v, landed, fall)
-    doom, amplified = _fade_doom(s, r, g, fading)
+    doom, amplified = fades_doom(s, r, g, fading)
     faded = 0
     for slot in range(4):
         faded += (fading >> slot) & 1

@@ -33,7 +33,7 @@ from shipwreck_env.vector.powers import (
 )
 from shipwreck_env.vector.turn_start import start_turn
 
-__all__ = ["end_turn", "game_over", "slot_hours", "slot_hours_after"]
+__all__ = ["end_turn", "fades_doom", "game_over", "slot_hours", "slot_hours_after"]
 
 WIN_SCORE = 7
 LOSE_DOOM = 7
@@ -59,15 +59,28 @@ def slot_hours_after(s, r, g, slot, value, landed) -> int:
     """Hours in front of ``slot`` once a fate of ``value`` has landed in front of slot
     ``landed`` (-1 none), on the table as it stands; it changes nothing (``fading.fates_hours``
     of the fates after that play)."""
+    hours = slot_hours(s, r, g, slot)
     if landed != slot:
-        return slot_hours(s, r, g, slot)
+        return hours
     if scions_attached(s, r, g, slot):
-        return scions_hours(s, g, slot) + 1  # the landed fate counts 1 hour too
-    hours = r.hours_of[value]
-    for v in range(7):
-        hours += s.tcount[g, slot, v] * r.hours_of[v + 1]
-    sevens = s.tcount[g, slot, 6] + (1 if value == 7 else 0)
-    return imago_hours_of(s.slots[g, slot], sevens, hours)
+        return hours + 1  # with Scions the landed fate counts 1 hour too
+    return hours + imago_hours_of(s.slots[g, slot], 1 if value == 7 else 0, r.hours_of[value])
+
+
+@rule
+def fades_doom(s, r, g, fading) -> tuple:
+    """(the doom the cards of ``fading`` (a bit per slot) cost without a correct
+    prediction, whether Sands sits on one of them): 2 a card, 3 when amplified, none
+    for a card that fades free (``fading.fade_cost``). It changes nothing."""
+    amplified = False
+    for slot in range(4):
+        if (fading >> slot) & 1 and sands_attached(s, r, g, slot):
+            amplified = True
+    doom = 0
+    for slot in range(4):
+        if (fading >> slot) & 1 and not r.card_free_fade[s.slots[g, slot]]:
+            doom += 3 if amplified else 2
+    return doom, amplified
 
 
 @rule
@@ -87,21 +100,14 @@ def _fades(s, r, g, slot) -> bool:
 def end_turn(s, r, g) -> None:
     """Score or doom, fade, refill, then end the game or start the next seat's turn."""
     fading = 0  # bit per slot
-    amplified = False  # Sands sits on a fading card
     for slot in range(4):
         if s.slots[g, slot] >= 0 and _fades(s, r, g, slot):
             fading |= 1 << slot
-            if sands_attached(s, r, g, slot):
-                amplified = True
-    bonus = 1 if amplified else 0
+    doom, amplified = fades_doom(s, r, g, fading)
     if s.correct[g]:
-        s.score[g] += 1 + bonus
+        s.score[g] += 2 if amplified else 1
     else:
-        doom = 1 if s.pred_len[g] > 0 else 0
-        for slot in range(4):
-            if (fading >> slot) & 1 and not r.card_free_fade[s.slots[g, slot]]:
-                doom += 2 + bonus
-        s.doom[g] += doom
+        s.doom[g] += doom + (1 if s.pred_len[g] > 0 else 0)
     refill = False
     for slot in range(4):
         if (fading >> slot) & 1:

@@ -19,6 +19,7 @@ __all__ = [
     "greater_mask",
     "hours_kept_mask",
     "kept_mask",
+    "play_lines",
     "real_mask",
     "record_play",
     "table_row",
@@ -96,12 +97,21 @@ def hours_kept_mask(s, r, g, visible, played) -> int:
 
 
 @rule
+def play_lines(tracked, played, condition) -> tuple:
+    """(the tracked fate's line, the fresh fate's line) after ``played`` was played under
+    ``condition`` with ``tracked`` the tracked fate's line so far: the tracked fate stays
+    possible where the play allows it; a fate drawn this turn only if ``played`` could be
+    the tracked one. The seat's line is their union. It changes nothing."""
+    line_tracked = tracked & condition
+    line_fresh = condition if (tracked >> (played - 1)) & 1 else 0
+    return line_tracked, line_fresh
+
+
+@rule
 def record_play(s, g, played, condition) -> None:
     """Update the active seat's lines after it played ``played`` under ``condition``
     (mask of real kept values that allowed the play), as ``number_lines.record_play``."""
-    tracked = s.tracked[g]
-    line_tracked = tracked & condition
-    line_fresh = condition if (tracked >> (played - 1)) & 1 else 0
+    line_tracked, line_fresh = play_lines(s.tracked[g], played, condition)
     s.line_tracked[g] = line_tracked
     s.line_fresh[g] = line_fresh
     s.lines[g, s.active[g]] = line_fresh | line_tracked

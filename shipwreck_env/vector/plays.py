@@ -47,6 +47,7 @@ __all__ = [
     "apply_play_phase",
     "apply_steal",
     "chalice_tell",
+    "landing_slot",
     "play_legal",
     "play_phase_legal",
     "steal_legal",
@@ -125,6 +126,18 @@ def apply_play_phase(s, r, g, action) -> bool:
 
 
 @rule
+def landing_slot(s, g, target) -> int:
+    """The slot a fate played on ``target`` ends in front of (``plays.landing_slot``):
+    The Hours slides it to the first card in play; -1 when no card is."""
+    if target != HOURS_TARGET:
+        return target
+    for slot in range(4):
+        if s.slots[g, slot] >= 0:
+            return slot
+    return -1
+
+
+@rule
 def _play(s, r, g, value, target) -> bool:
     visible = visible_bits(s.tcount, g)
     hours = target == HOURS_TARGET
@@ -145,13 +158,7 @@ def _play(s, r, g, value, target) -> bool:
     s.hands[g, seat, 1] = 0
     s.hand_len[g, seat] = 1
     record_play(s, g, value, condition)
-    # where the fate lands: The Hours slides it to the first card in play
-    landed = target
-    if hours:
-        landed = -1
-        for slot in range(3, -1, -1):
-            if s.slots[g, slot] >= 0:
-                landed = slot
+    landed = landing_slot(s, g, target)
     if landed >= 0:
         table_append(s, g, landed, value)
     else:
