@@ -296,20 +296,7 @@ class BayesGroup(Policy):
             legal = legal_actions(state)
             if action not in legal:
                 return None
-            hyp_view = make_view(state, active)
-            key = (
-                hyp_view.phase,
-                hyp_view.my_hands,
-                hyp_view.my_carried,
-                len(state.events),
-                hyp_view.lines,
-            )
-            chosen = decisions.get(key)
-            if chosen is None:
-                mask = np.zeros(len(ACTIONS), dtype=np.int8)
-                mask[legal] = 1
-                chosen = decisions[key] = self.model.act(None, mask, hyp_view, self._model_rng)
-            likelihood *= (1 - self.epsilon) * (chosen == action) + self.epsilon / len(legal)
+            likelihood *= self._chance(state, legal, action, decisions)
             try:
                 step_inplace(state, action, draws, check=False)
             except ForcedDraws.Impossible:
@@ -320,6 +307,19 @@ class BayesGroup(Policy):
         if len(kept) != 1:
             return None
         return kept[0], likelihood
+
+    def _chance(self, state: State, legal: list[int], action: int, decisions: dict) -> float:
+        """P(the model, mixed with ``epsilon`` of uniform play, takes ``action``) at the
+        active player's decision in the replayed ``state`` (``decisions`` caches the
+        model's choices for this turn's replays)."""
+        view = make_view(state, state.active_player)
+        key = (view.phase, view.my_hands, view.my_carried, len(state.events), view.lines)
+        chosen = decisions.get(key)
+        if chosen is None:
+            mask = np.zeros(len(ACTIONS), dtype=np.int8)
+            mask[legal] = 1
+            chosen = decisions[key] = self.model.act(None, mask, view, self._model_rng)
+        return (1 - self.epsilon) * (chosen == action) + self.epsilon / len(legal)
 
 
 def _own_revealed(view: AgentView) -> list[int]:

@@ -45,6 +45,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import torch
 
 from shipwreck_agents.convention.team import ConventionPolicy
 from shipwreck_agents.scripted.bayes import BayesGroup
@@ -60,11 +61,20 @@ from shipwreck_env.envs.policy import BatchedPartner, Policy
 from shipwreck_env.rules.actions import ACTIONS, HOURS_TARGET
 from shipwreck_env.rules.config import GameConfig
 from shipwreck_env.rules.engine import step_inplace
+from shipwreck_env.rules.observation import ObservationLayout, encode
 from shipwreck_env.rules.scenario import ForcedDraws, hypothetical_turn_start
 from shipwreck_env.rules.state import State
 from shipwreck_env.rules.view import AgentView, make_view
 
-__all__ = ["DEFAULT_TYPES", "TypeGroup", "TypeReader", "make_reader", "only_watched"]
+__all__ = [
+    "DEFAULT_TYPES",
+    "LIBRARY_TYPES",
+    "NetworkReader",
+    "TypeGroup",
+    "TypeReader",
+    "make_reader",
+    "only_watched",
+]
 
 DEFAULT_TYPES = ("uniform", "heuristic", "convention")
 """The library's types, by name (:func:`make_reader`)."""
@@ -84,6 +94,10 @@ class TypeReader(BayesGroup):
         # after posterior() this is the model part it used.
         self._last_part = super()._model_posterior(view)
         return self._last_part
+
+    def supports(self, config: GameConfig) -> bool:
+        """Can this type stand for a player of ``config``'s game? (A scripted type can.)"""
+        return True
 
     def joint(self, view: AgentView) -> np.ndarray:
         """P(the turn's observed actions, kept fate = v + 1 | this type), v = 0..6, from
@@ -133,9 +147,72 @@ class _ConventionReader(TypeReader):
         self.model.reset()
 
 
+class NetworkReader(TypeReader):
+    """A learned team's play network as a type (``fast``: the shipped ``fast:best``).
+
+    The probability of each action the replayed active player takes is the network's
+    softmax over the legal actions, on the observation the engine's encoder gives that
+    player in the replayed state (its hypothetical hand, the public rest), mixed with
+    ``epsilon`` of uniform play. The softmax rather than the network's greedy choice: a
+    stranger trained another way ranks near-equal plays differently, and a type that
+    calls such a play impossible would drop out at once. Only the games the network was
+    trained for are read (:meth:`supports`); in others the type has no say.
+    """
+
+    def __init__(self, type_name: str, path: str, epsilon: float) -> None:
+        super().__init__(type_name, RandomPolicy(), epsilon)  # the model is the network
+        from shipwreck_agents.learned.actor_critic import load_sb3
+        from shipwreck_agents.learned.sb3 import check_game, read_meta
+
+        self.network = load_sb3(path)
+        self._meta = read_meta(path)
+        self._check_game = check_game
+        self._supported: dict[GameConfig, bool] = {}
+        self._layouts: dict[GameConfig, ObservationLayout] = {}
+
+    def supports(self, config: GameConfig) -> bool:
+        if config not in self._supported:
+            try:
+                self._check_game(self._meta, config, self.type_name)
+                self._supported[config] = True
+            except ValueError:
+                self._supported[config] = False
+        return self._supported[config]
+
+    def joint(self, view: AgentView) -> np.ndarray:
+        if not self.supports(view.config):
+            return np.zeros(7)
+        return super().joint(view)
+
+    def _chance(self, state: State, legal: list[int], action: int, decisions: dict) -> float:
+        config = state.config
+        layout = self._layouts.get(config)
+        if layout is None:
+            layout = self._layouts[config] = ObservationLayout.for_config(
+                config, bool(self._meta.get("belief", False))
+            )
+        view = make_view(state, state.active_player)
+        key = (view.phase, view.my_hands, view.my_carried, len(state.events), view.lines)
+        probabilities = decisions.get(key)
+        if probabilities is None:
+            obs = torch.from_numpy(encode(state, state.active_player, layout)[None])
+            mask = torch.zeros((1, len(ACTIONS)), dtype=torch.bool)
+            mask[0, legal] = True
+            with torch.no_grad():
+                logits = self.network.logits(obs, mask)[0]
+            probabilities = decisions[key] = torch.softmax(logits, -1).numpy()
+        chance = float(probabilities[action])
+        return (1 - self.epsilon) * chance + self.epsilon / len(legal)
+
+
+LIBRARY_TYPES = (*DEFAULT_TYPES, "fast")
+"""Every type :func:`make_reader` knows: the default library and the shipped network."""
+
+
 def make_reader(type_name: str, epsilon: float = 0.05) -> TypeReader:
     """The reader of one library type: ``uniform`` (every legal action alike),
-    ``heuristic`` or ``convention``, each mixed with ``epsilon`` of uniform play.
+    ``heuristic``, ``convention`` or ``fast`` (the shipped learned team's play network,
+    :class:`NetworkReader`), each mixed with ``epsilon`` of uniform play.
 
     Raises:
         ValueError: an unknown type name or an epsilon outside [0, 1].
@@ -148,7 +225,11 @@ def make_reader(type_name: str, epsilon: float = 0.05) -> TypeReader:
         return TypeReader(type_name, HeuristicPlayer(), epsilon)
     if type_name == "convention":
         return _ConventionReader(type_name, _ConventionModel(), epsilon)
-    raise ValueError(f"type {type_name!r} is not known; allowed: {', '.join(DEFAULT_TYPES)}")
+    if type_name == "fast":
+        from shipwreck_agents.models import model_path
+
+        return NetworkReader(type_name, str(model_path("best")), epsilon)
+    raise ValueError(f"type {type_name!r} is not known; allowed: {', '.join(LIBRARY_TYPES)}")
 
 
 class TypeGroup(BayesGroup):
@@ -195,6 +276,8 @@ class TypeGroup(BayesGroup):
             )
         with np.errstate(divide="ignore"):  # a type the prior rules out: log 0
             self.log_prior = np.log(weights / weights.sum())
+        self._game_priors: dict[GameConfig, np.ndarray] = {}
+        self._game_prior = self.log_prior
         self.signal = signal
         if not 0.0 <= margin <= 1.0:
             raise ValueError(f"margin {margin!r} is not allowed; allowed: 0 to 1")
@@ -229,9 +312,24 @@ class TypeGroup(BayesGroup):
         """Log P(the finished turns of ``seat`` that ``player`` watched | type), by type."""
         return self._evidence.get((player, seat), np.zeros(len(self.types)))
 
+    def _meet(self, config: GameConfig) -> None:
+        """Play ``config``'s game: a type that cannot stand for its players (a network
+        trained for another game) gets prior 0, the others share its weight."""
+        prior = self._game_priors.get(config)
+        if prior is None:
+            supported = [reader.supports(config) for reader in self.readers]
+            prior = np.where(supported, self.log_prior, -np.inf)
+            if not np.isfinite(prior).any():
+                raise ValueError(
+                    f"types {list(self.types)!r} cannot play this game ({config}); allowed: "
+                    "a library with a scripted type"
+                )
+            prior = self._game_priors[config] = _normalised(prior)
+        self._game_prior = prior
+
     def log_post(self, player: int, seat: int) -> np.ndarray:
         """Log P(type) of ``seat`` for ``player`` from the finished turns it watched."""
-        return _normalised(self.log_prior + self.log_evidence(player, seat))
+        return _normalised(self._game_prior + self.log_evidence(player, seat))
 
     def type_posterior(self, player: int, seat: int) -> np.ndarray:
         """P(type) of ``seat``'s player as ``player`` has concluded so far."""
@@ -243,6 +341,7 @@ class TypeGroup(BayesGroup):
         seat = view.active_seat
         if sum(view.holding[seat : seat + 1]) != 1:
             return np.zeros(7)
+        self._meet(view.config)
         self._commit(view.player, view.turn)
         joints = [reader.joint(view) for reader in self.readers]
         with np.errstate(divide="ignore"):
@@ -270,6 +369,7 @@ class TypeGroup(BayesGroup):
     # --- the player ----------------------------------------------------------------------
 
     def act(self, observation, mask, view: AgentView, rng, state: State | None = None) -> int:
+        self._meet(view.config)
         if view.decider == view.active_player:
             self._commit(view.player, view.turn)
             heuristic = self.model.act(observation, mask, view, rng)
@@ -297,7 +397,7 @@ class TypeGroup(BayesGroup):
         ]
         if per_reader:
             return np.mean(per_reader, axis=0)
-        pooled = self.log_prior + sum((self.log_evidence(me, s) for s in seats), 0.0)
+        pooled = self._game_prior + sum((self.log_evidence(me, s) for s in seats), 0.0)
         return np.exp(_normalised(pooled))
 
     def play_values(self, view: AgentView) -> dict[int, float]:
