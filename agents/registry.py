@@ -49,7 +49,7 @@ SPECS: tuple[tuple[str, str], ...] = (
     ("oracle", "CHEATS: the group reads the hidden fate (never at a person's table)"),
     (
         "types[:T,...]",
-        "infers its partners' types (uniform, heuristic, convention; fast) from their plays",
+        "infers its partners' types (uniform, heuristic, convention, fast) from their plays",
     ),
     (
         "ally[:pool,nolisten,nowatch,doubt=D,hedge=Q]",

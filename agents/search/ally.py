@@ -67,7 +67,7 @@ import numpy as np
 
 from shipwreck_agents.base import Policy
 from shipwreck_agents.convention.team import ConventionPolicy
-from shipwreck_agents.search.type_inference import DEFAULT_TYPES, TypeGroup, only_watched
+from shipwreck_agents.search.type_inference import SCRIPTED_TYPES, TypeGroup, only_watched
 from shipwreck_env.envs.policy import BatchedPartner
 from shipwreck_env.rules.actions import ACTIONS, PASS
 from shipwreck_env.rules.config import GameConfig
@@ -83,7 +83,7 @@ class AllyTeam(Policy):
     """See the module docstring. One object plays both roles.
 
     Args:
-        types: type inference's library (:data:`DEFAULT_TYPES`).
+        types: type inference's library (the scripted types, :data:`SCRIPTED_TYPES`).
         pooled: a refuted partner anywhere makes this player's plays type inference's
             (off by default: measured worse, docs/adhoc.md).
         listen: refute a leader that ended this player's turn as no convention leader
@@ -101,7 +101,7 @@ class AllyTeam(Policy):
 
     def __init__(
         self,
-        types: Sequence[str] = DEFAULT_TYPES,
+        types: Sequence[str] = SCRIPTED_TYPES,
         pooled: bool = False,
         listen: bool = True,
         margin: float = 0.1,

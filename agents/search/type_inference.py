@@ -5,7 +5,9 @@ resulting mixture. Scripted Bayesian reasoning; nothing is trained.
 The library. Each *type* is a model of how an active player plays: uniformly random
 legal play (``uniform``), the heuristic player (``heuristic``,
 :mod:`shipwreck_agents.scripted.heuristic`) and the convention player (``convention``,
-:class:`~shipwreck_agents.convention.team.ConventionPolicy`). Each type owns a
+:class:`~shipwreck_agents.convention.team.ConventionPolicy`), and the shipped learned
+team's play network (``fast``, :class:`NetworkReader`: its probabilities, in the games it
+was trained for; elsewhere it has prior 0). Each type owns a
 :class:`~shipwreck_agents.scripted.bayes.BayesGroup` with that model, which replays the public turn
 for every hand the active seat could hold and scores the observed actions (mixed with
 ``epsilon`` of uniform play, so a deviation is never impossible). The sum over kept fates
@@ -68,7 +70,7 @@ from shipwreck_env.rules.view import AgentView, make_view
 
 __all__ = [
     "DEFAULT_TYPES",
-    "LIBRARY_TYPES",
+    "SCRIPTED_TYPES",
     "NetworkReader",
     "TypeGroup",
     "TypeReader",
@@ -76,8 +78,13 @@ __all__ = [
     "only_watched",
 ]
 
-DEFAULT_TYPES = ("uniform", "heuristic", "convention")
-"""The library's types, by name (:func:`make_reader`)."""
+SCRIPTED_TYPES = ("uniform", "heuristic", "convention")
+"""The scripted types, by name (:func:`make_reader`): the library before a learned
+network joined it, and the ally's (:mod:`shipwreck_agents.search.ally`)."""
+
+DEFAULT_TYPES = (*SCRIPTED_TYPES, "fast")
+"""The library's types, by name (:func:`make_reader`): the scripted ones and the shipped
+learned team's network, which has a say only in the games it was trained for."""
 
 
 class TypeReader(BayesGroup):
@@ -205,10 +212,6 @@ class NetworkReader(TypeReader):
         return (1 - self.epsilon) * chance + self.epsilon / len(legal)
 
 
-LIBRARY_TYPES = (*DEFAULT_TYPES, "fast")
-"""Every type :func:`make_reader` knows: the default library and the shipped network."""
-
-
 def make_reader(type_name: str, epsilon: float = 0.05) -> TypeReader:
     """The reader of one library type: ``uniform`` (every legal action alike),
     ``heuristic``, ``convention`` or ``fast`` (the shipped learned team's play network,
@@ -229,7 +232,7 @@ def make_reader(type_name: str, epsilon: float = 0.05) -> TypeReader:
         from shipwreck_agents.models import model_path
 
         return NetworkReader(type_name, str(model_path("best")), epsilon)
-    raise ValueError(f"type {type_name!r} is not known; allowed: {', '.join(LIBRARY_TYPES)}")
+    raise ValueError(f"type {type_name!r} is not known; allowed: {', '.join(DEFAULT_TYPES)}")
 
 
 class TypeGroup(BayesGroup):

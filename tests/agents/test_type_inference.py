@@ -14,7 +14,11 @@ from shipwreck_agents.evaluation.crossplay import MixedTable
 from shipwreck_agents.scripted.bayes import BayesGroup
 from shipwreck_agents.scripted.heuristic import HeuristicPlayer
 from shipwreck_agents.scripted.simple import RandomPolicy
-from shipwreck_agents.search.type_inference import DEFAULT_TYPES, TypeGroup, make_reader
+from shipwreck_agents.search.type_inference import (
+    SCRIPTED_TYPES,
+    TypeGroup,
+    make_reader,
+)
 from shipwreck_env.envs.policy import Team, let_watch
 from shipwreck_env.rules.actions import NUM_ACTIONS, play_action
 from shipwreck_env.rules.config import GameConfig
@@ -63,17 +67,17 @@ def _decisions(
 # --- the type posterior ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("true_type", DEFAULT_TYPES)
+@pytest.mark.parametrize("true_type", SCRIPTED_TYPES)
 def test_type_posterior_concentrates_on_the_partner_s_true_type(true_type):
     """A TypeGroup at seat 0 of a 3-player leader game watches seat 2 (it decides for the
     group on seat 2's turns), whose player plays like ``true_type``; over a few games
     (the turns it watched, each game's evidence pooled) the posterior puts nearly all its
     mass on that type, and in most single games it is already the most likely one."""
     config = GameConfig(num_players=3, difficulty="normal")
-    types = TypeGroup()
+    types = TypeGroup(types=SCRIPTED_TYPES)
     partner = _partner(true_type)
     games, right = 6, 0
-    evidence = np.zeros(len(DEFAULT_TYPES))
+    evidence = np.zeros(len(SCRIPTED_TYPES))
     rng = np.random.default_rng(4)
     for _ in range(games):
         table = MixedTable([Team(types, types), partner, partner])
@@ -82,16 +86,16 @@ def test_type_posterior_concentrates_on_the_partner_s_true_type(true_type):
         while not s.over:
             step_inplace(s, _act(table.policy_for(make_view(s, s.decider)), s), rng)
         posterior = types.type_posterior(0, 2)
-        right += int(np.argmax(posterior)) == DEFAULT_TYPES.index(true_type)
+        right += int(np.argmax(posterior)) == SCRIPTED_TYPES.index(true_type)
         evidence += types.log_evidence(0, 2)
     pooled = np.exp(evidence - evidence.max())
     pooled /= pooled.sum()
-    assert pooled[DEFAULT_TYPES.index(true_type)] > 0.99, pooled
+    assert pooled[SCRIPTED_TYPES.index(true_type)] > 0.99, pooled
     assert right >= games // 2 + 1, right
 
 
 def test_posterior_is_the_prior_before_any_turn_was_watched():
-    types = TypeGroup(prior=(1, 2, 1))
+    types = TypeGroup(types=SCRIPTED_TYPES, prior=(1, 2, 1))
     assert np.allclose(types.type_posterior(0, 2), [0.25, 0.5, 0.25])
 
 
@@ -99,7 +103,7 @@ def test_a_type_the_prior_rules_out_stays_out_and_the_rest_stay_numbers():
     """A prior of zero on a type keeps it at zero after watched turns, as the player's
     pooled weights do, and nothing turns into NaN."""
     config = GameConfig(num_players=3, difficulty="normal")
-    types = TypeGroup(prior=(0, 1, 1))
+    types = TypeGroup(types=SCRIPTED_TYPES, prior=(0, 1, 1))
     table = MixedTable([Team(types, types), _partner("heuristic"), _partner("heuristic")])
     checked = 0
     for _, s, _ in _decisions(config, lambda i: table, games=1, seed=1):
@@ -118,9 +122,9 @@ def test_a_type_the_prior_rules_out_stays_out_and_the_rest_stay_numbers():
         (dict(types=("heuristic", "psychic")), "type 'psychic' is not known"),
         (dict(types=()), "distinct names"),
         (dict(types=("heuristic", "heuristic")), "distinct names"),
-        (dict(prior=(1.0, 1.0)), "3 non-negative weights"),
-        (dict(prior=(1.0, -1.0, 1.0)), "3 non-negative weights"),
-        (dict(prior=(0, 0, 0)), "not all zero"),
+        (dict(prior=(1.0, 1.0)), "4 non-negative weights"),
+        (dict(prior=(1.0, -1.0, 1.0, 1.0)), "4 non-negative weights"),
+        (dict(prior=(0, 0, 0, 0)), "not all zero"),
         (dict(epsilon=1.5), "epsilon 1.5"),
         (dict(margin=-0.1), "margin -0.1"),
     ],
@@ -192,7 +196,7 @@ def test_decisions_do_not_depend_on_hidden_fates_of_others(host):
     decision, as player and as group (the full state is handed over too, which a fair
     policy ignores, so that a peek at it would show here)."""
     config = GameConfig(num_players=3, difficulty="normal")
-    types = TypeGroup()
+    types = TypeGroup(types=SCRIPTED_TYPES)
     partner = _partner(host)
 
     def table(i: int) -> Team:
@@ -258,13 +262,13 @@ def test_the_player_takes_the_best_valued_play_and_keeps_the_heuristic_s_on_ties
     heuristic's is as good within ``margin`` or cannot be valued); and the signalling
     changes some plays."""
     config = GameConfig(num_players=3, difficulty="normal")
-    prior = [float(t == believed) for t in DEFAULT_TYPES]
+    prior = [float(t == believed) for t in SCRIPTED_TYPES]
     changed = checked = 0
     for _, s, _ in _decisions(config, lambda i: _partner("heuristic"), games=6, seed=9):
         if s.decider != s.active_player or s.phase != Phase.PLAY or s.turn_actions:
             continue
         view = make_view(s, s.decider)
-        player = TypeGroup(prior=prior, margin=margin)
+        player = TypeGroup(types=SCRIPTED_TYPES, prior=prior, margin=margin)
         chosen, heuristic = _act(player, s), _act(HeuristicPlayer(), s)
         values = player.play_values(view)
         if heuristic in values:
@@ -289,7 +293,7 @@ def test_watching_gives_a_player_evidence_on_its_own_reader():
     config = GameConfig(num_players=3, difficulty="normal")
     convention = _partner("convention")
     for watch in (True, False):
-        group = TypeGroup(watch=watch)
+        group = TypeGroup(types=SCRIPTED_TYPES, watch=watch)
         table = MixedTable([Team(group, group), convention, convention])
         rng = np.random.default_rng(21)
         table.reset()
@@ -311,8 +315,8 @@ def test_watching_gives_a_player_evidence_on_its_own_reader():
             group.watch(watched[-1][3])  # shown the same turn again: nothing new
             assert len(calls) == len(watched) + len([c for c in calls if c[2]])
             posterior = group.type_posterior(0, 1)
-            assert np.argmax(posterior) == DEFAULT_TYPES.index("convention")
+            assert np.argmax(posterior) == SCRIPTED_TYPES.index("convention")
             assert posterior.max() > 0.5
         else:
             assert not watched
-            assert np.allclose(group.type_posterior(0, 1), 1 / len(DEFAULT_TYPES))
+            assert np.allclose(group.type_posterior(0, 1), 1 / len(SCRIPTED_TYPES))
