@@ -60,21 +60,25 @@ cleared by :meth:`reset`.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
 
 from shipwreck_agents.base import Policy
 from shipwreck_agents.convention.team import ConventionPolicy
+from shipwreck_agents.search.listening import (
+    PlayedTurn,
+    leader_holdings,
+    note_turn,
+    outcome_seen,
+    replay_leader,
+)
 from shipwreck_agents.search.type_inference import SCRIPTED_TYPES, TypeGroup, only_watched
 from shipwreck_env.envs.policy import BatchedPartner
-from shipwreck_env.rules.actions import ACTIONS, PASS
+from shipwreck_env.rules.actions import ACTIONS
 from shipwreck_env.rules.config import GameConfig
-from shipwreck_env.rules.engine import legal_actions, step_inplace
-from shipwreck_env.rules.scenario import ForcedDraws, hypothetical_turn_start
 from shipwreck_env.rules.state import State
-from shipwreck_env.rules.view import AgentView, make_view
+from shipwreck_env.rules.view import AgentView
 
 __all__ = ["AllyTeam"]
 
@@ -113,7 +117,7 @@ class AllyTeam(Policy):
         self.watching = watch
         self._watcher = ConventionPolicy()  # its own memory: the decisions' is untouched
         self._watched: set[tuple[int, int]] = set()
-        self.types = TypeGroup(types=types, margin=margin)
+        self.types = TypeGroup(types=types, margin=margin)  # the ally listens itself
         self.pooled = pooled
         self.listen = listen
         self.doubt = doubt
@@ -123,7 +127,7 @@ class AllyTeam(Policy):
         self._why: dict[tuple[int, int], str] = {}  # (player, partner) -> first evidence
         self._mode: dict[tuple[int, int], bool] = {}  # (player, turn) -> convention?
         self._guess: dict[int, tuple[int, int, np.ndarray, int, int]] = {}
-        self._played: dict[int, _Played] = {}
+        self._played: dict[int, PlayedTurn] = {}
         self._leader_model = ConventionPolicy()  # a convention leader, for replays
 
     def reset(self) -> None:
@@ -173,7 +177,7 @@ class AllyTeam(Policy):
         played = self._played.get(me)
         if played is not None and view.turn > played.start.turn:
             del self._played[me]
-            seen = _outcome_seen(played, view)
+            seen = outcome_seen(played, view)
             expected = self._convention_outcomes(played) if seen is not None else None
             reader = played.start.leader % view.config.num_players
             if expected is not None and seen not in expected:
@@ -345,121 +349,37 @@ class AllyTeam(Policy):
         for :meth:`_convention_outcomes`."""
         me = view.player
         played = self._played.get(me)
-        if played is None or played.start.turn != view.turn:
-            if view.carried_into_turn and not self.plays_convention(view):
-                return  # its memory of the carried fate is not the one a reader keeps
-            key = ConventionPolicy.hand_key(view)
-            played = _Played(view, key, view.carried_into_turn, [], view.score)
-            self._played[me] = played
-        played.actions[:] = [*view.turn_actions, action]  # every action so far is its own
-        played.score = view.score
+        new_turn = played is None or played.start.turn != view.turn
+        if new_turn and view.carried_into_turn and not self.plays_convention(view):
+            return  # its memory of the carried fate is not the one a reader keeps
+        self._played[me] = note_turn(played, view, action)
 
-    def _convention_outcomes(self, played: _Played) -> set[str] | None:
+    def _convention_outcomes(self, played: PlayedTurn) -> set[str] | None:
         """How a convention leader could end the turn ``played`` records: a set of
-        ``"pass"``, ``"right"`` and ``"wrong"``, one for each fate the leader may hold
-        (its own pool changes its reading), found by replaying the turn from its public
-        start with this player's own hand, the leader deciding as the convention does
-        (its memory of a carried fate is the one this player keeps: the same public
+        :data:`~shipwreck_agents.search.listening.ENDINGS`, one for each fate the leader
+        may hold (its own pool changes its reading), found by replaying the turn from its
+        public start with this player's own hand, the leader deciding as the convention
+        does (its memory of a carried fate is the one this player keeps: the same public
         likelihood); ``None`` if the turn cannot be replayed (it drew a fate this player
         did not record)."""
         start = played.start
         reader = start.leader % start.config.num_players
+        before = start.turn - len(start.holding)
+        memory = self.convention._carry.get((start.player, start.active_seat, before))
+
+        def prepare(leader: ConventionPolicy) -> None:
+            if memory is not None:
+                leader._carry[(reader, start.active_seat, before)] = memory
+
         outcomes = set()
-        if start.holding[reader] == 1:
-            line, unseen = start.lines[reader], start.unseen
-            held = [v for v in range(1, 8) if line >> (v - 1) & 1 and unseen[v - 1] > 0]
-        else:
-            held = [0]
-        for value in held:
-            outcome = self._replay_leader(played, reader, value)
+        for value, _ in leader_holdings(start):
+            outcome = replay_leader(played, value, self._leader_model, prepare)
             if outcome is None:
                 return None
             outcomes.add(outcome)
         return outcomes
 
-    def _replay_leader(self, played: _Played, reader: int, held: int) -> str | None:
-        """One replay of :meth:`_convention_outcomes`, the leader holding ``held`` (0:
-        nothing)."""
-        start = played.start
-        leader = self._leader_model
-        leader.reset()
-        before = start.turn - len(start.holding)
-        memory = self.convention._carry.get((start.player, start.active_seat, before))
-        if memory is not None:
-            leader._carry[(reader, start.active_seat, before)] = memory
-        try:
-            state = hypothetical_turn_start(start, list(played.hand), carried=played.carried)
-            if held:
-                if state.bag[held - 1] <= 0:
-                    return None
-                state.bag[held - 1] -= 1
-                state.hands[reader] = [held]
-            draws = ForcedDraws(state, [])
-            for action in played.actions:
-                step_inplace(state, action, draws, check=False)
-        except (ForcedDraws.Impossible, ValueError, IndexError, KeyError):
-            return None  # a draw or a card this player did not record (The Feast, Sparrows)
-        guessed = False
-        rng = np.random.default_rng(0)
-        try:
-            while not state.over and state.turn == start.turn:
-                if state.decider != reader:
-                    if PASS not in legal_actions(state):
-                        return None
-                    step_inplace(state, PASS, draws, check=False)  # a reveal: none is used
-                    continue
-                view = make_view(state, reader)
-                action = leader.act(None, None, view, rng)
-                if ACTIONS[action].kind == "predict":
-                    if ACTIONS[action].value == state.kept_eff:
-                        return "right"
-                    guessed = True
-                elif action == PASS and view.phase in ("group", "vote"):
-                    break
-                step_inplace(state, action, draws, check=False)
-        except ForcedDraws.Impossible:  # the turn ended and the next one drew
-            pass
-        except (ValueError, IndexError, KeyError):
-            return None
-        return "wrong" if guessed else "pass"
-
 
 def _chance(log_odds: float) -> float:
     """The probability whose log odds are ``log_odds``."""
     return float(1.0 / (1.0 + np.exp(-log_odds)))
-
-
-@dataclasses.dataclass
-class _Played:
-    """One turn of this player's, as it played it: the view at its first decision, its
-    hand as the code lists it, whether it carried a fate in, its actions, the score at
-    its last decision."""
-
-    start: AgentView
-    hand: tuple[int, int]
-    carried: bool
-    actions: list[int]
-    score: int
-
-
-def _outcome_seen(played: _Played, view: AgentView) -> str | None:
-    """How the leader ended ``played``'s turn, as far as this player's ``view`` (its next
-    decision) shows: ``"pass"`` (it still holds the fate), ``"wrong"`` (the fate is gone
-    and no point was scored since), ``"right"`` (a point was scored and no other turn
-    ended between that could have scored it), else ``None``."""
-    seat = played.start.active_seat
-    # on its own next turn: did it carry the fate in? else: does it hold it still?
-    own_turn = view.active_seat == seat
-    gone = not view.carried_into_turn if own_turn else view.holding[seat] == 0
-    if not gone:
-        return "pass"
-    if view.score == played.score:
-        return "wrong"
-    between = view.turn - played.start.turn - 1
-    if between == 0:
-        return "right"
-    if between == 1:
-        other = (seat + 1) % view.config.num_seats
-        if other != view.active_seat and view.holding[other] == 1:
-            return "right"  # the turn between ended in a pass: the point was ours
-    return None

@@ -59,6 +59,13 @@ from shipwreck_agents.scripted.knowledge import (
     mask_to_array,
 )
 from shipwreck_agents.scripted.simple import RandomPolicy
+from shipwreck_agents.search.listening import (
+    ENDINGS,
+    PlayedTurn,
+    ending_likelihood,
+    note_turn,
+    outcome_seen,
+)
 from shipwreck_env.envs.policy import BatchedPartner, Policy
 from shipwreck_env.rules.actions import ACTIONS, HOURS_TARGET
 from shipwreck_env.rules.config import GameConfig
@@ -74,6 +81,7 @@ __all__ = [
     "NetworkReader",
     "TypeGroup",
     "TypeReader",
+    "make_leader",
     "make_reader",
     "only_watched",
 ]
@@ -212,6 +220,29 @@ class NetworkReader(TypeReader):
         return (1 - self.epsilon) * chance + self.epsilon / len(legal)
 
 
+def make_leader(type_name: str) -> Policy | None:
+    """The group of the team a library type stands for, deciding as that team's leader
+    would (for :meth:`TypeGroup.listen`): the heuristic player's Bayesian group, the
+    convention's group, the shipped learned team (its own instance: a replay resets it);
+    ``None`` for ``uniform``, which explains every ending alike.
+
+    Raises:
+        ValueError: an unknown type name.
+    """
+    if type_name == "uniform":
+        return None
+    if type_name == "heuristic":
+        return BayesGroup()
+    if type_name == "convention":
+        return ConventionPolicy()
+    if type_name == "fast":
+        from shipwreck_agents.learned.fast_team import FastTeamPolicy
+        from shipwreck_agents.models import model_path
+
+        return FastTeamPolicy(str(model_path("best")))
+    raise ValueError(f"type {type_name!r} is not known; allowed: {', '.join(DEFAULT_TYPES)}")
+
+
 def make_reader(type_name: str, epsilon: float = 0.05) -> TypeReader:
     """The reader of one library type: ``uniform`` (every legal action alike),
     ``heuristic``, ``convention`` or ``fast`` (the shipped learned team's play network,
@@ -248,6 +279,8 @@ class TypeGroup(BayesGroup):
             (0.1 measured best of 0 and 0.1: docs/type-inference.md).
         watch: keep evidence on the partners whose turns this player only watches
             (:meth:`watch`), so it knows its own reader.
+        listen: keep evidence on the leader of each of this player's turns from how it
+            ended the turn (:meth:`listen`; leader mode; off by default until measured).
     """
 
     name = "types"
@@ -262,6 +295,7 @@ class TypeGroup(BayesGroup):
         signal: bool = True,
         margin: float = 0.1,
         watch: bool = True,
+        listen: bool = False,
     ) -> None:
         super().__init__(
             model=HeuristicPlayer(), epsilon=epsilon, info_value=info_value, power_cost=power_cost
@@ -286,6 +320,9 @@ class TypeGroup(BayesGroup):
             raise ValueError(f"margin {margin!r} is not allowed; allowed: 0 to 1")
         self.margin = margin
         self.watching = watch
+        self.listening = listen
+        self._leaders = [make_leader(t) for t in self.types] if listen else []
+        self._played: dict[int, PlayedTurn] = {}  # player -> its last turn, as it played it
         self._watched: set[tuple[int, int]] = set()
         self._evidence: dict[tuple[int, int], np.ndarray] = {}  # summed log evidence
         self._pending: dict[tuple[int, int], tuple[int, np.ndarray]] = {}
@@ -297,6 +334,7 @@ class TypeGroup(BayesGroup):
         self._evidence.clear()
         self._pending.clear()
         self._watched.clear()
+        self._played.clear()
 
     def batched(self, num_games: int, config: GameConfig, decisions: str) -> BatchedPartner | None:
         """No compiled twin (BayesGroup's twin would model one type only)."""
@@ -364,6 +402,7 @@ class TypeGroup(BayesGroup):
         """A turn this player neither plays nor decides on (leader mode): at its first
         group decision, note the turn's evidence on the active partner's type, as the
         leader does (folded in when a later turn is seen). Other views are ignored."""
+        self.listen(view)
         key = (view.player, view.turn)
         if self.watching and only_watched(view) and key not in self._watched:
             self._watched.add(key)
@@ -373,13 +412,55 @@ class TypeGroup(BayesGroup):
 
     def act(self, observation, mask, view: AgentView, rng, state: State | None = None) -> int:
         self._meet(view.config)
+        self.listen(view)
         if view.decider == view.active_player:
             self._commit(view.player, view.turn)
-            heuristic = self.model.act(observation, mask, view, rng)
+            action = self.model.act(observation, mask, view, rng)
             if self.signal and view.phase == "play" and not view.turn_actions:
-                return self._signal(view, heuristic)
-            return heuristic
+                action = self._signal(view, action)
+            self._note_turn(view, action)
+            return action
         return super().act(observation, mask, view, rng, state)
+
+    # --- listening: how the leader ended this player's turn ------------------------------
+
+    def _note_turn(self, view: AgentView, action: int) -> None:
+        """Record this player's own turn (its first view, hand, every action it takes)
+        for :meth:`listen`."""
+        if not self.listening or view.config.group_decision != "leader" or view.phase == "cost":
+            return
+        self._played[view.player] = note_turn(self._played.get(view.player), view, action)
+
+    def listen(self, view: AgentView) -> None:
+        """Once ``view`` (any later view of this player's) shows how the leader ended the
+        player's last turn (passed, predicted right or wrong:
+        :func:`~shipwreck_agents.search.listening.outcome_seen`), add to the evidence on
+        that leader's type the log probability of that ending under each type: the turn
+        replayed with the group of the team the type stands for (:func:`make_leader`)
+        deciding, over the fates the leader may hold
+        (:func:`~shipwreck_agents.search.listening.ending_likelihood`), mixed with
+        ``epsilon`` of a uniform ending; 1/3 for ``uniform``. Only turns that carried
+        nothing in: on a carried turn the leader's reading rests on its own memory of the
+        player's last turn, which a replay does not have. A turn that cannot be replayed
+        (The Feast, Sparrows) or whose ending the view does not show adds nothing."""
+        me = view.player
+        played = self._played.get(me)
+        if played is None or view.turn <= played.start.turn:
+            return
+        del self._played[me]
+        seen = outcome_seen(played, view)
+        if seen is None or played.carried:
+            return
+        log_likelihood = np.full(len(self.types), -np.log(len(ENDINGS)))
+        for i, leader in enumerate(self._leaders):
+            if leader is None or not np.isfinite(self._game_prior[i]):
+                continue  # explains every ending alike, or ruled out for this game
+            likelihood = ending_likelihood(played, seen, leader, self.epsilon)
+            if likelihood is None:
+                return
+            log_likelihood[i] = np.log(likelihood)
+        reader = played.start.leader % view.config.num_players
+        self._evidence[(me, reader)] = self.log_evidence(me, reader) + log_likelihood
 
     def reader_weights(self, view: AgentView) -> np.ndarray:
         """P(type) of the partners who read this player's play: the leader's (every
