@@ -320,3 +320,14 @@ def test_watching_gives_a_player_evidence_on_its_own_reader():
         else:
             assert not watched
             assert np.allclose(group.type_posterior(0, 1), 1 / len(SCRIPTED_TYPES))
+
+
+def test_the_spec_gives_a_prior_per_type_and_refuses_bad_ones():
+    from shipwreck_agents.registry import make_policy
+
+    group = make_policy("types:prior=1/1/1/0.25")
+    assert np.allclose(np.exp(group.log_prior), np.array([1, 1, 1, 0.25]) / 3.25)
+    with pytest.raises(ValueError, match="4 non-negative weights"):
+        make_policy("types:prior=1/1")
+    with pytest.raises(ValueError, match="allowed: a number from 0"):
+        make_policy("types:prior=1/x/1/1")
