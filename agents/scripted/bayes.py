@@ -48,7 +48,7 @@ from shipwreck_env.rules.scenario import ForcedDraws, hypothetical_turn_start
 from shipwreck_env.rules.state import State
 from shipwreck_env.rules.view import AgentView, make_view
 
-__all__ = ["BayesGroup", "race_value"]
+__all__ = ["BayesGroup", "race_value", "replay_decision"]
 
 _COST_ORDER = (
     "sparrows",
@@ -312,14 +312,20 @@ class BayesGroup(Policy):
         """P(the model, mixed with ``epsilon`` of uniform play, takes ``action``) at the
         active player's decision in the replayed ``state`` (``decisions`` caches the
         model's choices for this turn's replays)."""
-        view = make_view(state, state.active_player)
-        key = (view.phase, view.my_hands, view.my_carried, len(state.events), view.lines)
+        view, key = replay_decision(state)
         chosen = decisions.get(key)
         if chosen is None:
             mask = np.zeros(len(ACTIONS), dtype=np.int8)
             mask[legal] = 1
             chosen = decisions[key] = self.model.act(None, mask, view, self._model_rng)
         return (1 - self.epsilon) * (chosen == action) + self.epsilon / len(legal)
+
+
+def replay_decision(state: State) -> tuple[AgentView, tuple]:
+    """The replayed active player's view of ``state`` and the key its decision is cached
+    under for one turn's replays (what the player knows that differs between hands)."""
+    view = make_view(state, state.active_player)
+    return view, (view.phase, view.my_hands, view.my_carried, len(state.events), view.lines)
 
 
 def _own_revealed(view: AgentView) -> list[int]:

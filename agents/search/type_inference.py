@@ -45,12 +45,13 @@ memory is keyed by the reading player and starts empty in each game (:meth:`rese
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import torch
 
 from shipwreck_agents.convention.team import ConventionPolicy
-from shipwreck_agents.scripted.bayes import BayesGroup
+from shipwreck_agents.scripted.bayes import BayesGroup, replay_decision
 from shipwreck_agents.scripted.heuristic import HeuristicPlayer
 from shipwreck_agents.scripted.knowledge import (
     doom_of_fades,
@@ -179,8 +180,10 @@ class NetworkReader(TypeReader):
         from shipwreck_agents.learned.actor_critic import load_sb3
         from shipwreck_agents.learned.sb3 import check_game, read_meta
 
-        self.network = load_sb3(path)
-        self._meta = read_meta(path)
+        key = str(Path(path).resolve())
+        if key not in _NETWORKS:  # one copy a process: every library reads it, none trains it
+            _NETWORKS[key] = load_sb3(path), read_meta(path)
+        self.network, self._meta = _NETWORKS[key]
         self._check_game = check_game
         self._supported: dict[GameConfig, bool] = {}
         self._layouts: dict[GameConfig, ObservationLayout] = {}
@@ -206,8 +209,7 @@ class NetworkReader(TypeReader):
             layout = self._layouts[config] = ObservationLayout.for_config(
                 config, bool(self._meta.get("belief", False))
             )
-        view = make_view(state, state.active_player)
-        key = (view.phase, view.my_hands, view.my_carried, len(state.events), view.lines)
+        _, key = replay_decision(state)
         probabilities = decisions.get(key)
         if probabilities is None:
             obs = torch.from_numpy(encode(state, state.active_player, layout)[None])
@@ -218,6 +220,9 @@ class NetworkReader(TypeReader):
             probabilities = decisions[key] = torch.softmax(logits, -1).numpy()
         chance = float(probabilities[action])
         return (1 - self.epsilon) * chance + self.epsilon / len(legal)
+
+
+_NETWORKS: dict[str, tuple] = {}  # resolved path -> (network, metadata), for NetworkReader
 
 
 def make_leader(type_name: str) -> Policy | None:
