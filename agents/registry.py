@@ -8,7 +8,7 @@
 | ``bayes`` | the Bayesian group (models the heuristic player) | group |
 | ``convention`` / ``convention:A`` | the convention team: one public code per turn (agents/convention/team.py) | both |
 | ``oracle`` | CHEATS: the group sees the hidden fate | group |
-| ``types`` / ``types:T,...[,nosignal][,nowatch][,listen][,m=M][,prior=W/...]`` | reads and signals under a posterior over partner types T (``agents/search/type_inference.py``) | both |
+| ``types`` / ``types:T,...[,nosignal][,nowatch][,listen][,m=M][,prior=W/...][,quiet=T/...]`` | reads and signals under a posterior over partner types T (``agents/search/type_inference.py``) | both |
 | ``ally`` / ``ally:[pool][,nolisten][,nowatch][,doubt=D][,hedge=Q][,lib=T/...]`` | the convention with partners who play it, type inference with the rest (``agents/search/ally.py``) | both |
 | ``natural`` | plays and reads as the rulebook suggests a newcomer would (``agents/scripted/natural.py``) | both |
 | ``noisy:E:SPEC`` | ``SPEC`` (a policy, or a team with ``+``), its plays random with probability E (``agents/scripted/noisy.py``) | as ``SPEC`` |
@@ -275,11 +275,11 @@ def _blueprint_search(spec: str, name: str, arg: str) -> Policy:
 
 
 def _types_options(spec: str, arg: str) -> dict:
-    """``types:T,...,nosignal,nowatch,listen,m=M,prior=W/W/...``: library type names,
+    """``types:T,...,nosignal,nowatch,listen,m=M,prior=W/W/...,quiet=T/...``: library type names,
     ``nosignal`` (play like the heuristic player), ``nowatch`` (no evidence from turns it
     only watches), ``listen`` (evidence from how its leader ended its turns), ``prior``
-    (a weight per library type, in its order) and
-    ``m=M`` (the margin a signalling play must beat the heuristic's play by)."""
+    (a weight per library type, in its order), ``quiet`` (types left out of the weights
+    it signals to) and ``m=M`` (the margin a signalling play must beat the heuristic's play by)."""
     options: dict = {}
     names = []
     for part in filter(None, arg.split(",")):
@@ -293,6 +293,8 @@ def _types_options(spec: str, arg: str) -> dict:
             options["margin"] = spec_number(spec, part[2:], 0.0, 1.0)
         elif part.startswith("prior="):
             options["prior"] = [spec_number(spec, w, 0.0, 1e6) for w in part[6:].split("/")]
+        elif part.startswith("quiet="):
+            options["quiet"] = part[6:].split("/")
         else:
             names.append(part)
     if names:

@@ -286,6 +286,9 @@ class TypeGroup(BayesGroup):
             (:meth:`watch`), so it knows its own reader.
         listen: keep evidence on the leader of each of this player's turns from how it
             ended the turn (:meth:`listen`; leader mode; off by default until measured).
+        quiet: library types left out of the weights the player signals to (still read
+            by, and believed of partners): its plays are chosen for the other types'
+            readings, renormalised (when only quiet types have weight, all types count).
     """
 
     name = "types"
@@ -301,6 +304,7 @@ class TypeGroup(BayesGroup):
         margin: float = 0.1,
         watch: bool = True,
         listen: bool = False,
+        quiet: Sequence[str] = (),
     ) -> None:
         super().__init__(
             model=HeuristicPlayer(), epsilon=epsilon, info_value=info_value, power_cost=power_cost
@@ -308,6 +312,13 @@ class TypeGroup(BayesGroup):
         self.types = tuple(types)
         if not self.types or len(set(self.types)) != len(self.types):
             raise ValueError(f"types {list(types)!r} are not allowed; allowed: distinct names")
+        unknown = [t for t in quiet if t not in self.types]
+        if unknown:
+            raise ValueError(
+                f"quiet types {unknown!r} are not allowed; allowed: types of the library "
+                f"{list(self.types)}"
+            )
+        self.loud = np.array([t not in quiet for t in self.types])
         self.readers = [make_reader(t, epsilon) for t in self.types]
         self._signal_readers = [make_reader(t, epsilon) for t in self.types]
         weights = np.ones(len(self.types)) if prior is None else np.asarray(prior, dtype=float)
@@ -494,6 +505,8 @@ class TypeGroup(BayesGroup):
         type-weighted mass its reading puts on the kept fate, less the heuristic's
         penalty for the doom of the fades it leaves (``view`` is the active player's)."""
         weights = self.reader_weights(view)
+        if (weights * self.loud).sum() > 0:
+            weights = weights * self.loud / (weights * self.loud).sum()
         reader = view.leader if view.leader != view.player else (view.player + 1)
         reader %= view.config.num_players
         hand = view.my_hands[view.my_seats.index(view.active_seat)]

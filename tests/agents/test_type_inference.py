@@ -127,6 +127,7 @@ def test_a_type_the_prior_rules_out_stays_out_and_the_rest_stay_numbers():
         (dict(prior=(0, 0, 0, 0)), "not all zero"),
         (dict(epsilon=1.5), "epsilon 1.5"),
         (dict(margin=-0.1), "margin -0.1"),
+        (dict(quiet=("psychic",)), "quiet types \\['psychic'\\]"),
     ],
 )
 def test_bad_options_are_refused_by_name(kwargs, says):
@@ -331,3 +332,30 @@ def test_the_spec_gives_a_prior_per_type_and_refuses_bad_ones():
         make_policy("types:prior=1/1")
     with pytest.raises(ValueError, match="allowed: a number from 0"):
         make_policy("types:prior=1/x/1/1")
+
+
+def test_quiet_types_are_left_out_of_the_weights_the_player_signals_to(monkeypatch):
+    """With ``quiet``, the play values are those of the same library with the quiet
+    types' weights set to 0 (the rest renormalised); and they differ from the values with
+    every type counted at some first play, so the option does something."""
+    from shipwreck_agents.registry import make_policy
+
+    config = GameConfig(num_players=3, difficulty="normal")
+    weights = np.array([0.1, 0.2, 0.3, 0.4])
+    without = np.array([0.1, 0.2, 0.0, 0.4]) / 0.7
+    quiet, loud = TypeGroup(quiet=("convention",)), TypeGroup()
+    assert make_policy("types:quiet=convention").loud.tolist() == [True, True, False, True]
+    differ = checked = 0
+    for _, s, _ in _decisions(config, lambda i: _partner("heuristic"), games=4, seed=3):
+        if s.decider != s.active_player or s.phase != Phase.PLAY or s.turn_actions:
+            continue
+        view = make_view(s, s.decider)
+        monkeypatch.setattr(TypeGroup, "reader_weights", lambda self, view: weights)
+        got, every = quiet.play_values(view), loud.play_values(view)
+        monkeypatch.setattr(TypeGroup, "reader_weights", lambda self, view: without)
+        want = loud.play_values(view)
+        assert got.keys() == want.keys()
+        assert all(got[a] == pytest.approx(want[a], abs=1e-12) for a in got)
+        differ += any(abs(got[a] - every[a]) > 1e-6 for a in got)
+        checked += 1
+    assert checked > 10 and differ > 0, (checked, differ)
