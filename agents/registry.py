@@ -14,7 +14,7 @@
 | ``noisy:E:SPEC`` | ``SPEC`` (a policy, or a team with ``+``), its plays random with probability E (``agents/scripted/noisy.py``) | as ``SPEC`` |
 | ``ppo:PATH`` | a trained Stable-Baselines3 model | as trained |
 | ``rllib:PATH`` | an RLlib checkpoint of ``shipwreck_training.rllib`` (``agents/learned/rllib.py``) | as trained |
-| ``fast:PATH`` | a ``shipwreck_training.fast`` team, one object for both roles (``agents/learned/fast_team.py``) | both |
+| ``fast:PATH`` | a ``shipwreck_training.fast`` team, one object for both roles (``agents/learned/fast_team.py``; an action scorer, ``"network": "action_scorer"`` in its ``.meta.json``: ``agents/learned/scorer_team.py``) | both |
 | ``search:PATH[,samples=N,margin=M,uncertain=U,confirm=C,phases=P+Q]`` | that team with test-time search (``agents/search/sparta.py``) | both |
 | ``search:SPEC``, ``search[samples=N,margin=M,uncertain=U,doom=D,phases=P+Q]:SPEC`` | the scripted team ``SPEC`` (``convention``, ``heuristic+bayes``, ...) with test-time search over it (``agents/search/blueprint.py``) | both |
 | ``fast:best``, ``search:best[,...]`` | the best learned team, shipped in the package (``shipwreck_agents.models``) | both |
@@ -226,9 +226,16 @@ def make_policy(spec: str) -> Policy:
 
         return load_policy(arg)
     if name == "fast" and arg:
+        from shipwreck_agents.learned.action_scorer import is_scorer
         from shipwreck_agents.learned.fast_team import shared_policy
+        from shipwreck_agents.learned.sb3 import read_meta
 
-        return shared_policy(_network(arg))
+        path = _network(arg)
+        if is_scorer(read_meta(path)):
+            from shipwreck_agents.learned.scorer_team import shared_scorer
+
+            return shared_scorer(path)
+        return shared_policy(path)
     if name == "search" and arg:
         from shipwreck_agents.search.options import parse_search_spec
         from shipwreck_agents.search.sparta import shared_search_policy

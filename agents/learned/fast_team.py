@@ -46,6 +46,7 @@ from shipwreck_agents.base import Policy
 from shipwreck_agents.learned.actor_critic import load_sb3
 from shipwreck_agents.learned.policy_belief import (
     carry_weights,
+    group_belief,
     kept_is_carried,
     kept_masks,
     kept_probabilities,
@@ -216,9 +217,8 @@ class FastTeamPolicy(Policy):
         seat = view.active_seat
         if self._turn != view.turn or len(view.plays) != 1 or view.holding[seat] != 1:
             return
-        line = view.lines[seat]
-        weights = self._likelihood * [(line >> v) & 1 for v in range(7)]
-        if weights.sum() > 0:
-            self.last_belief = weights / weights.sum()
+        belief = group_belief(self._likelihood, view.lines[seat])
+        if belief is not None:
+            self.last_belief = belief
             offset = layout.offsets["belief"]
             obs[0, offset : offset + 7] = self.last_belief

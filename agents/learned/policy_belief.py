@@ -50,6 +50,7 @@ __all__ = [
     "AfterPlayTerms",
     "carry_weights",
     "chosen_probabilities",
+    "group_belief",
     "hand_play_logits",
     "hypothetical_observations",
     "kept_is_carried",
@@ -453,3 +454,13 @@ class AfterPlayTerms:
         """Put back :meth:`state` (the same number of games)."""
         for key in self.STATE:
             getattr(self, key)[...] = state[key]
+
+
+def group_belief(likelihood: np.ndarray, line: int) -> np.ndarray | None:
+    """float[7]: the group's posterior over the active seat's kept fate, ``likelihood``
+    (per kept value, :func:`likelihood`) on the values of its number line ``line``,
+    normalised; ``None`` when no value of the line has any likelihood (the block is then
+    left literal). Both learned teams write it into the group's belief block."""
+    weights = np.asarray(likelihood, np.float64) * [(line >> v) & 1 for v in range(7)]
+    total = weights.sum()
+    return weights / total if total > 0 else None

@@ -122,7 +122,8 @@ class Table:
             getattr(p, "needs_state", False) for p in (self.team.play, self.team.group)
         ):
             raise ValueError(
-                f"teammates {teammates!r} cheat (they read hidden fates): a table with a "
+                f"teammates {teammates!r} are handed the game's state (cheats, or the "
+                "action scorer, whose features are computed from it): a table with a "
                 "person seats only policies that play from their own view"
             )
         self.seed = int(seed) if seed is not None else secrets.randbits(63)

@@ -42,6 +42,7 @@ __all__ = [
     "record_games",
     "record_teacher",
     "same_deals",
+    "teacher_labels",
 ]
 
 _RECORD_GAMES = 256
@@ -104,6 +105,27 @@ Annotate = Callable[[Games, dict[bool, ScriptedRole], np.ndarray], np.ndarray]
 """A hook called at each step of a recording, after the teacher chose: (games, the
 teacher's roles keyed by "the decider is the active player", bool[N] active) ->
 int[N], stored as the decisions' ``note``."""
+
+
+def teacher_labels(
+    games: Games, play: ScriptedRole, group: ScriptedRole, annotate: Annotate | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The teacher's choice at every game's decision now: (bool[N] the active player
+    decides, int64[N] the action of ``play`` there and of ``group`` elsewhere, int32[N]
+    what ``annotate`` said of each decision, -1 without a hook). Every game's teacher is
+    asked, so its memory keeps in step with the games whoever plays them."""
+    n = games.num_games
+    active = learner_decides(games, "play")
+    label = np.zeros(n, np.int64)
+    for role, which in ((play, np.flatnonzero(active)), (group, np.flatnonzero(~active))):
+        if len(which):
+            label[which] = role.act(games, which)
+    note = (
+        np.asarray(annotate(games, {True: play, False: group}, active), np.int32)
+        if annotate is not None
+        else np.full(n, -1, np.int32)
+    )
+    return active, label, note
 
 
 def record_teacher(
@@ -169,16 +191,7 @@ def record_games(
         o, m = games.observe(), games.legal_mask()
         if belief is not None:
             belief.fill(o, games)
-        active = learner_decides(games, "play")
-        label = np.zeros(n, np.int64)
-        for role, which in ((play, np.flatnonzero(active)), (group, np.flatnonzero(~active))):
-            if len(which):
-                label[which] = role.act(games, which)
-        note = (
-            np.asarray(annotate(games, {True: play, False: group}, active), np.int32)
-            if annotate is not None
-            else np.full(n, -1, np.int32)
-        )
+        active, label, note = teacher_labels(games, play, group, annotate)
         taken = label
         if actor is not None:
             with torch.no_grad():
