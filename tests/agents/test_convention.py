@@ -197,6 +197,24 @@ def test_convention_is_a_deterministic_function_of_public_facts():
             assert team.play.convention(view) == first
 
 
+def test_the_convention_never_draws_at_random():
+    """Every decision is the same whatever generator the policy is handed (its one random
+    draw, the codebook's restarts, has a fixed seed of its own): so an imitator's misses
+    are never turns where the teacher itself drew at random (docs/imitation.md)."""
+    decisions = 0
+    for difficulty in ("normal", "hard"):
+        config = GameConfig(num_players=3, difficulty=difficulty)
+        for s, team in _games(config, 3, seed=21):
+            view = make_view(s, s.decider)
+            policy = team.policy_for(view)
+            twin = copy.deepcopy(policy)  # the same memory, asked with another generator
+            want = policy.act(None, _mask(s), view, np.random.default_rng(decisions))
+            got = twin.act(None, _mask(s), view, np.random.default_rng(10_000 + decisions))
+            assert got == want, (difficulty, s.turn, view.phase)
+            decisions += 1
+    assert decisions > 100
+
+
 def test_same_seed_same_game():
     config = GameConfig(num_players=3, difficulty="hard")
     records = []
