@@ -9,7 +9,7 @@
 | ``convention`` / ``convention:A`` | the convention team: one public code per turn (agents/convention/team.py) | both |
 | ``oracle`` | CHEATS: the group sees the hidden fate | group |
 | ``types`` / ``types:T,...[,nosignal][,nowatch][,listen][,m=M][,prior=W/...][,quiet=T/...]`` | reads and signals under a posterior over partner types T (``agents/search/type_inference.py``) | both |
-| ``ally`` / ``ally:[pool][,nolisten][,nowatch][,doubt=D][,hedge=Q][,lib=T/...]`` | the convention with partners who play it, type inference with the rest (``agents/search/ally.py``) | both |
+| ``ally`` / ``ally:[pool][,nolisten][,nowatch][,doubt=D][,hedge=Q][,read=R][,lib=T/...]`` | the convention with partners who play it, type inference with the rest (``agents/search/ally.py``) | both |
 | ``natural`` | plays and reads as the rulebook suggests a newcomer would (``agents/scripted/natural.py``) | both |
 | ``noisy:E:SPEC`` | ``SPEC`` (a policy, or a team with ``+``), its plays random with probability E (``agents/scripted/noisy.py``) | as ``SPEC`` |
 | ``ppo:PATH`` | a trained Stable-Baselines3 model | as trained |
@@ -52,7 +52,7 @@ SPECS: tuple[tuple[str, str], ...] = (
         "infers its partners' types (uniform, heuristic, convention, fast) from their plays",
     ),
     (
-        "ally[:pool,nolisten,nowatch,doubt=D,hedge=Q]",
+        "ally[:pool,nolisten,nowatch,doubt=D,hedge=Q,read=R]",
         "the convention with partners who play it, type inference with the rest",
     ),
     ("natural", "plays and reads as the rulebook suggests a newcomer would (both roles)"),
@@ -310,9 +310,10 @@ def _types_options(spec: str, arg: str) -> dict:
 
 
 def _ally_options(spec: str, arg: str) -> dict:
-    """``ally:pool,nolisten,nowatch,doubt=D,hedge=Q,lib=T/T...``: plays by type inference
-    once any watched partner is refuted (``pool``), no reading of how readers read its
-    plays (``nolisten``), no test of the turns it only watches (``nowatch``), and
+    """``ally:pool,nolisten,nowatch,doubt=D,hedge=Q,read=R,lib=T/T...``: plays by type
+    inference once any watched partner is refuted (``pool``), no reading of how readers
+    read its plays (``nolisten``), no test of the turns it only watches (``nowatch``),
+    group decisions by type inference on a doubtful partner's turn (``read``), and
     type inference's library (``lib=``, names joined by ``/``)."""
     options: dict = {}
     for part in filter(None, arg.split(",")):
@@ -326,12 +327,14 @@ def _ally_options(spec: str, arg: str) -> dict:
             options["doubt"] = spec_number(spec, part[6:], 0.0, 1.0)
         elif part.startswith("hedge="):
             options["hedge"] = spec_number(spec, part[6:], 0.0, 1.0)
+        elif part.startswith("read="):
+            options["read"] = spec_number(spec, part[5:], 0.0, 1.0)
         elif part.startswith("lib="):
             options["types"] = part[4:].split("/")
         else:
             raise ValueError(
                 f"policy {shown(spec)}: option {part!r} is not known; allowed: pool, "
-                "nolisten, nowatch, doubt=D, hedge=Q, lib=T/T/... (type inference's library)"
+                "nolisten, nowatch, doubt=D, hedge=Q, read=R, lib=T/T/... (type inference's library)"
             )
     return options
 

@@ -41,7 +41,10 @@ exact, so they never refute a convention player.
 
 What it does. The group decision on a partner's turn is the convention's while that
 partner stands, else type inference's (the posterior over partner types, which the ally
-keeps up to date on every turn it watches, in either mode). The active player plays the
+keeps up to date on every turn it watches, in either mode). With ``read=r`` (off by default:
+it measured a worse trade, docs/adhoc.md) a standing partner whose chance of being an
+ally (as for ``doubt``) is below ``r`` is read by type inference too, without being
+refuted. The active player plays the
 convention's line while its reader (the leader; every partner in vote mode) stands (with
 ``pooled``, also only while no partner this player has watched is refuted: in a 3-player
 leader game a player never watches its own reader, so a stranger seen anywhere may be
@@ -97,6 +100,11 @@ class AllyTeam(Policy):
             plays' likelihood ratio (:meth:`ally_odds`), is below this (0: proofs only).
         hedge: weigh first plays by the chance the reader is an ally once a stranger is
             seen (0: off; else the chance a stranger's ending agrees with the code's).
+        read: on the turn of a partner still standing, decide for the group as type
+            inference does when the partner's chance of being an ally, from even odds and
+            its plays' likelihood ratio (:meth:`ally_odds`), is below this (0: off). Unlike
+            ``doubt`` it refutes no one itself (an outcome of the guesses it makes is
+            still judged as any guess is).
         watch: test the plays of the partners whose turns this player only watches,
             and keep type inference's evidence on them (:meth:`watch`).
     """
@@ -112,6 +120,7 @@ class AllyTeam(Policy):
         doubt: float = 0.0,
         hedge: float = 0.0,
         watch: bool = True,
+        read: float = 0.0,
     ) -> None:
         self.convention = ConventionPolicy()
         self.watching = watch
@@ -122,6 +131,7 @@ class AllyTeam(Policy):
         self.listen = listen
         self.doubt = doubt
         self.hedge = hedge
+        self.read = read
         self._agreed: dict[tuple[int, int], int] = {}  # (player, reader) -> endings agreed
         self._refuted: dict[int, set[int]] = {}
         self._why: dict[tuple[int, int], str] = {}  # (player, partner) -> first evidence
@@ -271,6 +281,11 @@ class AllyTeam(Policy):
         if self.doubt and _chance(self.ally_odds(player, partner)) < self.doubt:
             self._refute(player, partner, "types")
 
+    def _doubted(self, player: int, partner: int) -> bool:
+        """With ``read`` on: is ``partner``'s chance of being an ally, from even odds and
+        its plays' likelihood ratio (:meth:`ally_odds`), below ``read``?"""
+        return bool(self.read) and _chance(self.ally_odds(player, partner)) < self.read
+
     def watch(self, view: AgentView) -> None:
         """A turn this player neither plays nor decides on (leader mode): once the code
         covers it, refute the active partner if no hand its line allows shows what it
@@ -329,7 +344,7 @@ class AllyTeam(Policy):
         partner = view.active_player
         if view.phase in ("group", "vote"):
             reading = self._judge(self.convention, view, "play")
-            if partner in self._refuted.get(me, ()):
+            if partner in self._refuted.get(me, ()) or self._doubted(me, partner):
                 action = self.types.act(observation, mask, view, rng)
             else:
                 action = self.convention.act(observation, mask, view, rng)

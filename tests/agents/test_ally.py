@@ -405,3 +405,49 @@ def test_what_a_watcher_concludes_does_not_depend_on_fates_it_cannot_see():
                     np.testing.assert_allclose(probe.types._pending[key][1], evidence)
                 checked += 1
     assert checked > 50
+
+
+@pytest.mark.parametrize(
+    ("read", "odds", "by_types"),
+    [(0.0, -5.0, False), (0.5, -5.0, True), (0.5, 5.0, False), (0.9, 1.0, True)],
+)
+def test_read_decides_as_type_inference_for_a_doubtful_partner_and_refutes_no_one(
+    monkeypatch, read, odds, by_types
+):
+    """With ``read=R`` a group decision on a standing partner's turn is type inference's
+    when the partner's chance of being an ally (even odds times the likelihood ratio, here
+    set by hand) is below R, the convention's otherwise. Above R (or with ``read`` off)
+    a table of allies plays as the convention: every play the convention's, no one
+    refuted."""
+    config = GameConfig(num_players=3, difficulty="normal")
+    ally = AllyTeam(read=read)
+    monkeypatch.setattr(AllyTeam, "ally_odds", lambda self, player, partner: odds)
+    asked: list[str] = []
+    for who in ("types", "convention"):
+        inner = getattr(ally, who)
+        monkeypatch.setattr(
+            inner,
+            "act",
+            lambda *a, _act=inner.act, _who=who, **k: asked.append(_who) or _act(*a, **k),
+        )
+    groups = plays = 0
+    kinds = []  # what each decision the games made was, in order
+    for s in _games(config, Team(ally, ally), games=2, seed=5):
+        view = make_view(s, s.decider)
+        kinds.append(
+            "group"
+            if s.decider != s.active_player and view.phase == "group"
+            else "play"
+            if s.decider == s.active_player and view.phase == "play" and not s.turn_actions
+            else None
+        )
+        if len(kinds) > 1:  # the last decision has been made by now: judge it
+            if kinds[-2] == "group":
+                assert asked == (["types"] if by_types else ["convention"]), asked
+                groups += 1
+            elif kinds[-2] == "play":
+                plays += asked == ["convention"]
+        asked.clear()
+    assert groups > 5
+    if not by_types:
+        assert plays > 5 and all(not ally.refuted(p) for p in range(3))
