@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from shipwreck_agents.evaluation.adhoc import ADHOC_SEED, HELD_OUT_PARTNERS
@@ -23,12 +24,40 @@ from shipwreck_agents.search.ally import AllyTeam
 from shipwreck_env.rules.config import GameConfig
 
 
+def tell(team, ours: set[int], players: int) -> Callable[[], None]:
+    """Tell ``team``'s ally (its policy, if an :class:`AllyTeam`) which players of a
+    reset table are strangers (all but ``ours``), a cheat for measurement, and keep the
+    evaluator's reset from forgetting it; returns what puts its reset back."""
+    ally = team.play
+    if not isinstance(ally, AllyTeam):
+        return lambda: None
+    for me in ours:
+        for other in set(range(players)) - ours:
+            ally._refute(me, other, "told")
+    keep, ally.reset = ally.reset, lambda: None
+
+    def restore() -> None:
+        ally.reset = keep
+
+    return restore
+
+
+def write_study(out: Path, report: dict, caption: str, rows: list[str]) -> None:
+    """Write ``report`` as JSON to ``out`` and its table ``rows`` under the study's
+    command and ``caption`` to ``out`` with ``.md``."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    out.with_suffix(".md").write_text(
+        f"`{report['command']}` ({caption})\n\n" + "\n".join(rows) + "\n"
+    )
+    print(f"wrote {out}")
+
+
 def run(task: tuple) -> list[bool]:
     """Wins of one cell: ``(difficulty, partner spec, seating, told, game numbers)``."""
     difficulty, partner_spec, seating, told, games = task
     config = GameConfig(num_players=3, difficulty=difficulty)
     ally_team, partner = make_team("ally"), make_team(partner_spec)
-    ally: AllyTeam = ally_team.play
     out = []
     for i in games:
         newcomer, host = (
@@ -37,16 +66,11 @@ def run(task: tuple) -> list[bool]:
         table = seated_table(newcomer, host, 3, i)
         ours = {p for p in range(3) if table.teams[p] is ally_team}
         table.reset()
-        if told:
-            for me in ours:
-                for other in set(range(3)) - ours:
-                    ally._refute(me, other, "told")
-            reset, ally.reset = ally.reset, lambda: None  # keep what it was told
+        restore = tell(ally_team, ours, 3) if told else (lambda: None)
         try:
             out.append(play_game(config, table, game_seed(ADHOC_SEED, difficulty, i)).won)
         finally:
-            if told:
-                ally.reset = reset
+            restore()
     return out
 
 
@@ -90,13 +114,8 @@ def main() -> None:
         )
     print("\n".join(rows))
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(report, indent=2) + "\n")
-        args.out.with_suffix(".md").write_text(
-            f"`{report['command']}` ({args.difficulty}, {args.games} games a cell, seed "
-            f"{ADHOC_SEED})\n\n" + "\n".join(rows) + "\n"
-        )
-        print(f"wrote {args.out}")
+        caption = f"{args.difficulty}, {args.games} games a cell, seed {ADHOC_SEED}"
+        write_study(args.out, report, caption, rows)
 
 
 if __name__ == "__main__":
