@@ -78,8 +78,10 @@ from shipwreck_env.rules.view import AgentView, make_view
 
 __all__ = [
     "DEFAULT_TYPES",
+    "KNOWN_TYPES",
     "SCRIPTED_TYPES",
     "NetworkReader",
+    "SelfModel",
     "TypeGroup",
     "TypeReader",
     "make_leader",
@@ -94,6 +96,16 @@ network joined it, and the ally's (:mod:`shipwreck_agents.search.ally`)."""
 DEFAULT_TYPES = (*SCRIPTED_TYPES, "fast")
 """The library's types, by name (:func:`make_reader`): the scripted ones and the shipped
 learned team's network, which has a say only in the games it was trained for."""
+
+_READINGS: dict[tuple, np.ndarray] = {}
+"""Signal readers' readings of the candidate plays of one public turn
+(:meth:`TypeGroup._readings_of`), shared by every type-inference player of the process."""
+_READINGS_TURN: list = [None]
+"""The public turn :data:`_READINGS` holds: (config, turn start, active seat)."""
+
+KNOWN_TYPES = (*DEFAULT_TYPES, "self")
+"""Every type :func:`make_reader` knows: the default library's and ``self``, a player of
+this team itself (:class:`SelfModel`), which a library may add."""
 
 
 class TypeReader(BayesGroup):
@@ -245,13 +257,16 @@ def make_leader(type_name: str) -> Policy | None:
         from shipwreck_agents.models import model_path
 
         return FastTeamPolicy(str(model_path("best")))
-    raise ValueError(f"type {type_name!r} is not known; allowed: {', '.join(DEFAULT_TYPES)}")
+    if type_name == "self":
+        return TypeGroup()
+    raise ValueError(f"type {type_name!r} is not known; allowed: {', '.join(KNOWN_TYPES)}")
 
 
 def make_reader(type_name: str, epsilon: float = 0.05) -> TypeReader:
     """The reader of one library type: ``uniform`` (every legal action alike),
-    ``heuristic``, ``convention`` or ``fast`` (the shipped learned team's play network,
-    :class:`NetworkReader`), each mixed with ``epsilon`` of uniform play.
+    ``heuristic``, ``convention``, ``fast`` (the shipped learned team's play network,
+    :class:`NetworkReader`) or ``self`` (a type-inference player, :class:`SelfModel`),
+    each mixed with ``epsilon`` of uniform play.
 
     Raises:
         ValueError: an unknown type name or an epsilon outside [0, 1].
@@ -268,7 +283,9 @@ def make_reader(type_name: str, epsilon: float = 0.05) -> TypeReader:
         from shipwreck_agents.models import model_path
 
         return NetworkReader(type_name, str(model_path("best")), epsilon)
-    raise ValueError(f"type {type_name!r} is not known; allowed: {', '.join(DEFAULT_TYPES)}")
+    if type_name == "self":
+        return TypeReader(type_name, SelfModel(epsilon), epsilon)
+    raise ValueError(f"type {type_name!r} is not known; allowed: {', '.join(KNOWN_TYPES)}")
 
 
 class TypeGroup(BayesGroup):
@@ -517,18 +534,53 @@ class TypeGroup(BayesGroup):
                 spec.slot != HOURS_TARGET and view.slots[spec.slot] == "feast"
             ):
                 continue
-            after = _view_after(view, hand, action, reader)
-            if after is None or after.holding[view.active_seat] != 1:
+            read = self._readings_of(view, hand, action, reader, weights)
+            if read is None:
                 continue
+            readings, doom = read
             kept = hand[1] if hand[0] == spec.value else hand[0]
-            reading = 0.0
-            for weight, signal_reader in zip(weights, self._signal_readers, strict=True):
-                if weight > 1e-6:
-                    signal_reader.reset()  # public facts only: no memory of past turns
-                    reading += weight * float(signal_reader.posterior(after)[kept - 1])
-            doom = doom_of_fades(after, fading_slots(after))
+            reading = float(weights @ readings[:, kept - 1])
             values[action] = reading - self.model.doom_weight * doom * (1.0 - reading)
         return values
+
+    def _readings_of(
+        self, view: AgentView, hand: tuple[int, ...], action: int, reader: int, weights: np.ndarray
+    ) -> tuple[np.ndarray, int] | None:
+        """After the active player, holding ``hand``, takes first play ``action``: each
+        signal reader's posterior as ``reader`` would see the turn (float[types, 7], rows
+        of types with no weight at 0) and the doom of the fades it leaves; ``None`` when
+        the play cannot be scored (the turn cannot be replayed, or it leaves the seat
+        without one fate). Both rest on public facts only (each reader starts with no
+        memory) and are the same for every hand that can make the play and for every
+        player who asks, so they are kept (:data:`_READINGS`) under the public turn, the
+        play, the reader and the type: :class:`SelfModel` asks for every hand of a turn."""
+        turn = (view.config, view.turn_start, view.active_seat)
+        if _READINGS_TURN[0] != turn:
+            _READINGS.clear()
+            _READINGS_TURN[0] = turn
+        where = (tuple(view.turn_actions), action, reader)
+        if where not in _READINGS:
+            after = _view_after(view, hand, action, reader)
+            scored = after is not None and after.holding[view.active_seat] == 1
+            _READINGS[where] = (
+                (after, doom_of_fades(after, fading_slots(after))) if scored else None
+            )
+        if _READINGS[where] is None:
+            return None
+        after, doom = _READINGS[where]
+        out = np.zeros((len(self.types), 7))
+        for i, (name, signal_reader) in enumerate(
+            zip(self.types, self._signal_readers, strict=True)
+        ):
+            if weights[i] <= 1e-6:
+                continue
+            key = (*where, name, self.epsilon)
+            reading = _READINGS.get(key)
+            if reading is None:
+                signal_reader.reset()  # public facts only: no memory of past turns
+                reading = _READINGS[key] = signal_reader.posterior(after)
+            out[i] = reading
+        return out, doom
 
     def _signal(self, view: AgentView, heuristic: int) -> int:
         """The play of highest :meth:`play_values`; ties (within ``margin``) and plays it
@@ -538,6 +590,50 @@ class TypeGroup(BayesGroup):
         if heuristic not in values or values[heuristic] >= best - self.margin - 1e-9:
             return heuristic
         return max(values, key=lambda a: (values[a], -a))
+
+
+class SelfModel(Policy):
+    """A player of this team as a library type (``self``): the heuristic player's
+    decisions, its first play of a turn replaced by the signal a type-inference player
+    of the default library (:data:`DEFAULT_TYPES`, margin 0.1) makes when it has no
+    evidence on its reader yet (the library's prior weights). A reader of this type can
+    so invert the team's own signals. It keeps no memory between turns: the readings
+    of the turn's candidate plays, public facts only, are shared by every hand the
+    replay asks about (:meth:`TypeGroup._readings_of`)."""
+
+    name = "self"
+
+    def __init__(self, epsilon: float = 0.05) -> None:
+        self.inner = TypeGroup(types=DEFAULT_TYPES, epsilon=epsilon)
+        self._turn: tuple | None = None
+        self._chosen: dict[tuple, int] = {}
+
+    def reset(self) -> None:
+        self.inner.reset()
+        self._turn, self._chosen = None, {}
+
+    def act(self, observation, mask, view: AgentView, rng, state: State | None = None) -> int:
+        # A reader replays the same hands once for every play it weighs: each choice is
+        # kept for the public turn, under what the replayed player knows.
+        turn = (view.config, view.turn_start, view.active_seat)
+        if self._turn != turn:
+            self._turn, self._chosen = turn, {}
+        key = (
+            tuple(view.turn_actions),
+            view.phase,
+            view.my_hands,
+            view.my_carried,
+            len(view.events),
+            view.lines,
+        )
+        chosen = self._chosen.get(key)
+        if chosen is None:
+            self.inner._meet(view.config)
+            chosen = self.inner.model.act(observation, mask, view, rng)
+            if view.phase == "play" and not view.turn_actions:
+                chosen = self.inner._signal(view, chosen)
+            self._chosen[key] = chosen
+        return chosen
 
 
 def only_watched(view: AgentView) -> bool:
