@@ -72,6 +72,22 @@ def act_at(policy, s: State, state: State | None = None) -> int:
     return policy.act(None, legal_mask(s), view, np.random.default_rng(0), state=state)
 
 
+def decision_states(config, table, games: int, seed: int):
+    """Every decision state of ``games`` games of ``table`` (a team, reset before each
+    game), its players let watch as the evaluator lets them; one seeded generator."""
+    from shipwreck_env.envs.policy import let_watch
+    from shipwreck_env.rules.engine import new_game, step_inplace
+
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        table.reset()
+        s = new_game(config, rng)
+        while not s.over:
+            yield s
+            step_inplace(s, act_at(table.policy_for(make_view(s, s.decider)), s), rng)
+            let_watch(table, s)
+
+
 def run(s: State, *actions: int, seed: int = 0) -> State:
     """Apply ``actions`` in order with one seeded generator; return the final state."""
     rng = np.random.default_rng(seed)

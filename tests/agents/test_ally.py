@@ -9,14 +9,14 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from helpers import act_at, legal_mask
+from helpers import act_at, decision_states, legal_mask
 from twins import decider_twins, swapped
 
 from shipwreck_agents.convention.team import ConventionPolicy
 from shipwreck_agents.evaluation.crossplay import MixedTable
 from shipwreck_agents.registry import make_policy, make_team
 from shipwreck_agents.search.ally import AllyTeam
-from shipwreck_env.envs.policy import Team, let_watch
+from shipwreck_env.envs.policy import Team
 from shipwreck_env.rules.actions import ACTIONS
 from shipwreck_env.rules.config import GameConfig
 from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
@@ -30,15 +30,9 @@ def _one_stranger(stranger: Team, ally: AllyTeam, game: int) -> MixedTable:
 
 
 def _games(config: GameConfig, table: Team, games: int, seed: int) -> Iterator[State]:
-    """Every decision state of ``games`` games of ``table`` (reset before each game)."""
-    rng = np.random.default_rng(seed)
-    for _ in range(games):
-        table.reset()
-        s = new_game(config, rng)
-        while not s.over:
-            yield s
-            step_inplace(s, act_at(table.policy_for(make_view(s, s.decider)), s), rng)
-            let_watch(table, s)  # as the evaluator does
+    """Every decision state of ``games`` games of ``table`` (reset before each game),
+    its players let watch as the evaluator does."""
+    return decision_states(config, table, games, seed)
 
 
 @pytest.mark.parametrize(

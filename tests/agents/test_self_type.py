@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import copy
 
-import numpy as np
 import pytest
+from helpers import act_at, decision_states
 from twins import decider_twins
 
 from shipwreck_agents.registry import make_policy
@@ -20,11 +20,10 @@ from shipwreck_agents.search.type_inference import (
     make_reader,
 )
 from shipwreck_env.envs.policy import Policy, Team
-from shipwreck_env.rules.actions import ACTIONS, NUM_ACTIONS
+from shipwreck_env.rules.actions import ACTIONS
 from shipwreck_env.rules.config import GameConfig
-from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
 from shipwreck_env.rules.scenario import hypothetical_turn_start
-from shipwreck_env.rules.state import Phase, State
+from shipwreck_env.rules.state import Phase
 from shipwreck_env.rules.view import make_view
 
 
@@ -32,28 +31,6 @@ def _forget() -> None:
     """Empty the readings type-inference players share, so a call computes its own."""
     type_inference._READINGS.clear()
     type_inference._READINGS_TURN[0] = None
-
-
-def _mask(s: State) -> np.ndarray:
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    mask[legal_actions(s)] = 1
-    return mask
-
-
-def _act(policy, s: State, state: State | None = None) -> int:
-    view = make_view(s, s.decider)
-    return policy.act(None, _mask(s), view, np.random.default_rng(0), state=state)
-
-
-def _states(config: GameConfig, team: Team, games: int, seed: int):
-    """Every decision state of ``games`` games of ``team``."""
-    rng = np.random.default_rng(seed)
-    for _ in range(games):
-        team.reset()
-        s = new_game(config, rng)
-        while not s.over:
-            yield s
-            step_inplace(s, _act(team.policy_for(make_view(s, s.decider)), s), rng)
 
 
 class _Uncached(Policy):
@@ -80,7 +57,7 @@ def test_a_play_looks_the_same_to_its_reader_whatever_hand_made_it():
     config = GameConfig(num_players=3, difficulty="normal")
     player = make_policy("heuristic")
     checked = 0
-    for s in _states(config, Team(player, make_policy("bayes")), games=3, seed=4):
+    for s in decision_states(config, Team(player, make_policy("bayes")), games=3, seed=4):
         if s.phase != Phase.PLAY or s.turn_actions or s.decider != s.active_player:
             continue
         view = make_view(s, s.decider)
@@ -114,7 +91,7 @@ def test_the_self_reader_s_joint_is_the_brute_force_s():
     config = GameConfig(num_players=3, difficulty="hard")
     team = make_policy("heuristic")
     checked = 0
-    for s in _states(config, Team(team, make_policy("bayes")), games=3, seed=8):
+    for s in decision_states(config, Team(team, make_policy("bayes")), games=3, seed=8):
         if s.decider == s.active_player or s.phase != Phase.GROUP:
             continue
         if len(s.turn_actions) != 1 or ACTIONS[s.turn_actions[0]].kind != "play":
@@ -137,12 +114,12 @@ def test_a_library_with_itself_does_not_depend_on_hidden_fates():
     config = GameConfig(num_players=3, difficulty="normal")
     types = TypeGroup(types=("heuristic", "convention", "self"))
     checked = 0
-    for s in _states(config, Team(types, types), games=2, seed=12):
+    for s in decision_states(config, Team(types, types), games=2, seed=12):
         _forget()
-        before = _act(copy.deepcopy(types), s, state=s)
+        before = act_at(copy.deepcopy(types), s, state=s)
         for t in decider_twins(s):
             _forget()
-            assert _act(copy.deepcopy(types), t, state=t) == before, (s.turn, s.phase)
+            assert act_at(copy.deepcopy(types), t, state=t) == before, (s.turn, s.phase)
             checked += 1
     assert checked > 30
 
