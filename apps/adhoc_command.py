@@ -16,7 +16,7 @@ import re
 import sys
 from pathlib import Path
 
-__all__ = ["add_adhoc", "report_folder", "run_adhoc"]
+__all__ = ["add_adhoc", "foreign_reports", "is_adhoc_report", "report_folder", "run_adhoc"]
 
 
 def add_adhoc(sub: argparse._SubParsersAction, formatter: type) -> None:
@@ -74,6 +74,16 @@ def run_adhoc(args: argparse.Namespace) -> int:
 
     command = "shipwreck-arcana " + " ".join(sys.argv[1:])
     partners = [p for p in args.partners.split(";") if p] if args.partners else None
+    if args.out_dir:
+        others = foreign_reports(Path(args.out_dir), _study(args))
+        if others:  # refused before any game is played, not after the run
+            print(
+                f"shipwreck-arcana adhoc: error: --study {_study(args) or '(main)'!r}: "
+                f"{others[0]} is not an ad-hoc report (another study's file); allowed: a "
+                "study folder that holds ad-hoc reports only (choose another --study)",
+                file=sys.stderr,
+            )
+            return 2
     reports = []
     for team in args.teams:
         try:
@@ -110,6 +120,33 @@ def _study(args: argparse.Namespace) -> str:
     if args.study:
         return args.study
     return "" if args.players == 3 else f"{args.players}p"
+
+
+def is_adhoc_report(report: object) -> bool:
+    """Does ``report`` (a parsed JSON file) look like what :func:`adhoc` returns: a team,
+    its partners and a pooled ad-hoc rate per difficulty?"""
+    return (
+        isinstance(report, dict)
+        and isinstance(report.get("team"), str)
+        and isinstance(report.get("partners"), list)
+        and isinstance(report.get("results"), dict)
+        and all(isinstance(r, dict) and "adhoc" in r for r in report["results"].values())
+    )
+
+
+def foreign_reports(out_dir: Path, study: str = "") -> list[Path]:
+    """The JSON files of ``out_dir/adhoc/[study/]`` that are not ad-hoc reports (another
+    study's files, which :func:`report_folder` cannot tabulate)."""
+    folder = out_dir / "adhoc" / study
+    out = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            report = json.loads(path.read_text())
+        except (OSError, ValueError):
+            report = None
+        if not is_adhoc_report(report):
+            out.append(path)
+    return out
 
 
 def report_folder(out_dir: Path, study: str = "") -> list[Path]:

@@ -187,6 +187,24 @@ def test_the_command_refuses_an_unknown_team_in_one_line(capsys):
     assert len(err) == 1 and "not known" in err[0]
 
 
+def test_a_study_folder_holding_another_study_s_files_is_refused_before_any_game(
+    tmp_path, capsys, monkeypatch
+):
+    """--study into a folder with a JSON file that is not an ad-hoc report: refused in one
+    line naming the file, before a single game is played, and nothing is written."""
+    import shipwreck_agents.evaluation.adhoc as adhoc_module
+
+    folder = tmp_path / "adhoc" / "self"
+    folder.mkdir(parents=True)
+    (folder / "paired.json").write_text(json.dumps({"a": [], "b": [], "results": {}}))
+    monkeypatch.setattr(adhoc_module, "adhoc", lambda *a, **k: pytest.fail("games were played"))
+    args = ["adhoc", "random", "--games", "1", "--study", "self", "--out-dir", str(tmp_path)]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "paired.json is not an ad-hoc report" in err[0], err
+    assert sorted(p.name for p in folder.iterdir()) == ["paired.json"]
+
+
 # --- the strangers ----------------------------------------------------------------------
 
 
