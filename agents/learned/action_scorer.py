@@ -38,7 +38,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from shipwreck_agents.learned.actor_critic import MASKED
+from shipwreck_agents.learned.actor_critic import MASKED, tanh_mlp
 from shipwreck_env.rules.actions import ACTIONS
 
 __all__ = [
@@ -52,14 +52,6 @@ __all__ = [
 
 NETWORK_KIND = "action_scorer"
 """The ``"network"`` of a scorer's file and ``.meta.json``."""
-
-
-def _mlp(width_in: int, hidden: tuple[int, ...]) -> nn.Sequential:
-    layers: list[nn.Module] = []
-    for width in hidden:
-        layers += [nn.Linear(width_in, width), nn.Tanh()]
-        width_in = width
-    return nn.Sequential(*layers)
 
 
 def compact(
@@ -126,8 +118,8 @@ class ActionScorer(nn.Module):
         predicted = [a.value if a.kind == "predict" else 0 for a in ACTIONS[:num_actions]]
         predicted += [0] * (num_actions - len(predicted))
         self.register_buffer("predicted", torch.tensor(predicted, dtype=torch.int64), False)
-        self.body = _mlp(obs_dim, self.hidden)
-        self.value_body = _mlp(obs_dim, self.hidden)
+        self.body = tanh_mlp(obs_dim, self.hidden)
+        self.value_body = tanh_mlp(obs_dim, self.hidden)
         self.from_state = nn.Linear(self.hidden[-1], self.score_width)
         self.from_action = nn.Embedding(num_actions, self.score_width)
         extra = 0 if self.belief_at is None else 1

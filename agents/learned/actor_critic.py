@@ -29,6 +29,7 @@ __all__ = [
     "export_sb3",
     "load_sb3",
     "rename",
+    "tanh_mlp",
     "widen",
 ]
 
@@ -45,7 +46,9 @@ RLLIB_LEGACY_NAMES = {
 (``MaskedActorCritic``) -> this module's (SB3's) names."""
 
 
-def _mlp(width_in: int, hidden: tuple[int, ...]) -> nn.Sequential:
+def tanh_mlp(width_in: int, hidden: tuple[int, ...]) -> nn.Sequential:
+    """Linear layers of widths ``hidden`` from ``width_in``, each followed by tanh (the
+    body of every network kind here)."""
     layers: list[nn.Module] = []
     for width in hidden:
         layers += [nn.Linear(width_in, width), nn.Tanh()]
@@ -56,8 +59,8 @@ def _mlp(width_in: int, hidden: tuple[int, ...]) -> nn.Sequential:
 class _Extractor(nn.Module):
     def __init__(self, obs_dim: int, hidden: tuple[int, ...]) -> None:
         super().__init__()
-        self.policy_net = _mlp(obs_dim, hidden)
-        self.value_net = _mlp(obs_dim, hidden)
+        self.policy_net = tanh_mlp(obs_dim, hidden)
+        self.value_net = tanh_mlp(obs_dim, hidden)
 
 
 class ActorCritic(nn.Module):
