@@ -127,11 +127,7 @@ class FastTeamPolicy(Policy):
         self._check_game(view.config)
         obs = np.asarray(observation, np.float32)[None].copy()
         legal = np.asarray(mask, bool)[None]
-        if obs.shape[1] != self.model.obs_dim:
-            raise ValueError(
-                f"model {self.name} expects observations of size {self.model.obs_dim}, got "
-                f"{obs.shape[1]}: evaluate it with the player count it was trained on"
-            )
+        self._check_game.observation_size(obs.shape[1], self.model.obs_dim)
         self.last_belief = None
         policy_belief = self.belief_kind in POLICY_KINDS
         layout = self._layout(view)

@@ -93,6 +93,18 @@ class GameCheck:
             check_game(self.meta, config, self.name)
             self._checked = config
 
+    def observation_size(self, got: int, expected: int) -> None:
+        """Refuse an observation of ``got`` numbers for a network that takes ``expected``.
+
+        Raises:
+            ValueError: naming both sizes and what to do.
+        """
+        if got != expected:
+            raise ValueError(
+                f"model {self.name} expects observations of size {expected}, got {got}: "
+                "evaluate it with the player count it was trained on"
+            )
+
 
 def check_game(meta: dict, config: GameConfig, name: str = "model") -> None:
     """Refuse to play ``config`` with a model whose metadata says otherwise.

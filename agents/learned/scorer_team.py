@@ -210,11 +210,7 @@ class ScorerTeamPolicy(Policy):
                 f"{self.name} needs the observation and the state (for its per-action "
                 "features); allowed: ask it through shipwreck_env.envs.policy.decide"
             )
-        if len(observation) != self.model.obs_dim:
-            raise ValueError(
-                f"model {self.name} expects observations of size {self.model.obs_dim}, got "
-                f"{len(observation)}: evaluate it with the player count it was trained on"
-            )
+        self._check_game.observation_size(len(observation), self.model.obs_dim)
         observation = np.array(observation, np.float32)
         policy = self.belief_kind == "policy"
         layout = self._layout(view.config)

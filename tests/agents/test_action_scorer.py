@@ -227,3 +227,14 @@ def test_the_play_table_refuses_the_scorer_naming_why(tmp_path):
     (tmp_path / "s.meta.json").write_text(json.dumps({"network": "action_scorer"}))
     with pytest.raises(ValueError, match="action scorer"):
         Table(config, [0], f"fast:{tmp_path / 's.pth'}", seed=1)
+
+
+def test_the_team_refuses_an_observation_of_another_size_naming_both(policy):
+    s = new_game(GameConfig(num_players=3), np.random.default_rng(0))
+    obs = encode(s, s.decider, observation_layouts(s.config)[True])
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    mask[legal_actions(s)] = 1
+    from shipwreck_env.rules.view import make_view
+
+    with pytest.raises(ValueError, match=f"size {obs.size}, got {obs.size - 1}: evaluate"):
+        policy.act(obs[:-1], mask, make_view(s, s.decider), None, state=s)

@@ -347,3 +347,14 @@ def test_the_after_play_belief_is_off_by_default_and_a_run_with_it_resumes_exact
     assert FastTeamPolicy(str(tmp_path / "a" / "model.pth")).after_play is True
     meta = json.loads((tmp_path / "a" / "model.meta.json").read_text())
     assert meta["belief_after_play"] is True
+
+
+def test_a_fast_model_refuses_an_observation_of_another_size_naming_both(tmp_path):
+    policy = FastTeamPolicy(_exported(tmp_path, "literal"))
+    s = new_game(GameConfig(num_players=3), np.random.default_rng(0))
+    view = make_view(s, s.decider)
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    mask[list(view.legal)] = 1
+    obs = encode(s, s.decider, ObservationLayout(3, belief=True))
+    with pytest.raises(ValueError, match=f"size {obs.size}, got {obs.size - 1}: evaluate"):
+        policy.act(obs[:-1], mask, view, None)
