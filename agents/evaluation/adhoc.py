@@ -47,6 +47,7 @@ __all__ = [
     "Partner",
     "adhoc",
     "adhoc_markdown",
+    "cell_wins",
     "model_files",
 ]
 
@@ -120,6 +121,34 @@ def model_files(spec: str) -> list[str]:
     return files
 
 
+def cell_wins(
+    cells: Sequence[tuple[str, str]],
+    difficulties: Sequence[str],
+    games: int,
+    seed: int,
+    players: int = 3,
+    jobs: int = 1,
+    **config: object,
+) -> dict[tuple[str, str, str], int]:
+    """Games won in each cell ``(newcomer spec, host spec)`` at each difficulty, on the
+    deals of ``seed`` (one newcomer at a table of hosts, its seat turning with the game
+    number: :func:`~shipwreck_agents.evaluation.crossplay.run_cell`), keyed by
+    ``(difficulty, newcomer, host)``; the same for any ``jobs``. No team is checked
+    here: :func:`adhoc` refuses cheating ones first."""
+    chunk = max(1, min(100, games // max(1, 2 * jobs)))
+    tasks = []
+    for difficulty in difficulties:
+        base = GameConfig(num_players=players, difficulty=difficulty, **config).to_dict()
+        for newcomer, host in cells:
+            for start in range(0, games, chunk):
+                tasks.append((base, newcomer, host, seed, range(start, min(games, start + chunk))))
+    won: dict[tuple[str, str, str], int] = {}
+    for task, out in zip(tasks, map_tasks(run_cell, tasks, jobs), strict=True):
+        key = (task[0]["difficulty"], task[1], task[2])
+        won[key] = won.get(key, 0) + sum(out)
+    return won
+
+
 def adhoc(
     team: str,
     *,
@@ -158,18 +187,8 @@ def adhoc(
     for spec in (team, *partners):  # fail early, here, on an unknown or cheating team
         if make_team(spec).cheating:
             raise ValueError(f"team {spec!r} cheats (reads hidden fates); the benchmark is fair")
-    chunk = max(1, min(100, games // max(1, 2 * jobs)))
-    tasks = []
-    for difficulty in difficulties:
-        base = GameConfig(num_players=players, difficulty=difficulty, **config).to_dict()
-        cells = [(team, team)] + [(p, team) for p in partners] + [(team, p) for p in partners]
-        for newcomer, host in cells:
-            for start in range(0, games, chunk):
-                tasks.append((base, newcomer, host, seed, range(start, min(games, start + chunk))))
-    won: dict[tuple, int] = {}
-    for task, out in zip(tasks, map_tasks(run_cell, tasks, jobs), strict=True):
-        key = (task[0]["difficulty"], task[1], task[2])
-        won[key] = won.get(key, 0) + sum(out)
+    cells = [(team, team)] + [(p, team) for p in partners] + [(team, p) for p in partners]
+    won = cell_wins(cells, difficulties, games, seed, players, jobs, **config)
     results = {}
     for difficulty in difficulties:
         cells = {
