@@ -6,10 +6,10 @@
 | ``literal`` / ``literal:T`` | random plays; predict when certain (or posterior >= T) | both |
 | ``heuristic`` | the heuristic player | play |
 | ``bayes`` | the Bayesian group (models the heuristic player) | group |
-| ``convention`` / ``convention:A`` | the convention team: one public code per turn (agents/convention/team.py) | both |
+| ``convention`` / ``convention:A[,noplan][,noown][,kN][,legible=L]`` | the convention team: one public code per turn (agents/convention/team.py) | both |
 | ``oracle`` | CHEATS: the group sees the hidden fate | group |
 | ``types`` / ``types:T,...[,nosignal][,nowatch][,listen][,m=M][,prior=W/...][,quiet=T/...]`` | reads and signals under a posterior over partner types T (``agents/search/type_inference.py``) | both |
-| ``ally`` / ``ally:[pool][,nolisten][,nowatch][,doubt=D][,hedge=Q][,read=R][,lib=T/...]`` | the convention with partners who play it, type inference with the rest (``agents/search/ally.py``) | both |
+| ``ally`` / ``ally:[pool][,nolisten][,nowatch][,doubt=D][,hedge=Q][,read=R][,legible=L][,lib=T/...]`` | the convention with partners who play it, type inference with the rest (``agents/search/ally.py``) | both |
 | ``natural`` | plays and reads as the rulebook suggests a newcomer would (``agents/scripted/natural.py``) | both |
 | ``noisy:E:SPEC`` | ``SPEC`` (a policy, or a team with ``+``), its plays random with probability E (``agents/scripted/noisy.py``) | as ``SPEC`` |
 | ``ppo:PATH`` | a trained Stable-Baselines3 model | as trained |
@@ -52,7 +52,7 @@ SPECS: tuple[tuple[str, str], ...] = (
         "infers its partners' types (uniform, heuristic, convention, fast) from their plays",
     ),
     (
-        "ally[:pool,nolisten,nowatch,doubt=D,hedge=Q,read=R]",
+        "ally[:pool,nolisten,nowatch,doubt=D,hedge=Q,read=R,legible=L]",
         "the convention with partners who play it, type inference with the rest",
     ),
     ("natural", "plays and reads as the rulebook suggests a newcomer would (both roles)"),
@@ -115,7 +115,8 @@ def spec_number(spec: str, text: str, low: float, high: float, integer: bool = F
 def _convention_options(spec: str, arg: str) -> dict:
     """``convention:A`` sets the accuracy of its race value; ``noplan`` (after a comma)
     stops it planning the group's powers into its code, ``noown`` stops the player using
-    Shells and Sinners, ``kN`` makes a failed turn of its race value cost N doom."""
+    Shells and Sinners, ``kN`` makes a failed turn of its race value cost N doom,
+    ``legible=L`` leans the code toward lines a reader without it reads right."""
     options: dict = {}
     for part in filter(None, arg.split(",")):
         if part == "noplan":
@@ -124,6 +125,8 @@ def _convention_options(spec: str, arg: str) -> dict:
             options["player_powers"] = False
         elif part.startswith("k"):
             options["fail_doom"] = int(spec_number(spec, part[1:], 0, 7, integer=True))
+        elif part.startswith("legible="):
+            options["legible"] = spec_number(spec, part[8:], 0.0, 1.0)
         else:
             options["accuracy"] = spec_number(spec, part, 0.0, 1.0)
     return options
@@ -310,11 +313,12 @@ def _types_options(spec: str, arg: str) -> dict:
 
 
 def _ally_options(spec: str, arg: str) -> dict:
-    """``ally:pool,nolisten,nowatch,doubt=D,hedge=Q,read=R,lib=T/T...``: plays by type
-    inference once any watched partner is refuted (``pool``), no reading of how readers
-    read its plays (``nolisten``), no test of the turns it only watches (``nowatch``),
-    group decisions by type inference on a doubtful partner's turn (``read``), and
-    type inference's library (``lib=``, names joined by ``/``)."""
+    """``ally:pool,nolisten,nowatch,doubt=D,hedge=Q,read=R,legible=L,lib=T/T...``: plays by
+    type inference once any watched partner is refuted (``pool``), no reading of how
+    readers read its plays (``nolisten``), no test of the turns it only watches
+    (``nowatch``), group decisions by type inference on a doubtful partner's turn
+    (``read``), the convention's ``legible`` setting for the code it shares with its own
+    kind, and type inference's library (``lib=``, names joined by ``/``)."""
     options: dict = {}
     for part in filter(None, arg.split(",")):
         if part == "pool":
@@ -329,12 +333,15 @@ def _ally_options(spec: str, arg: str) -> dict:
             options["hedge"] = spec_number(spec, part[6:], 0.0, 1.0)
         elif part.startswith("read="):
             options["read"] = spec_number(spec, part[5:], 0.0, 1.0)
+        elif part.startswith("legible="):
+            options["legible"] = spec_number(spec, part[8:], 0.0, 1.0)
         elif part.startswith("lib="):
             options["types"] = part[4:].split("/")
         else:
             raise ValueError(
                 f"policy {shown(spec)}: option {part!r} is not known; allowed: pool, "
-                "nolisten, nowatch, doubt=D, hedge=Q, read=R, lib=T/T/... (type inference's library)"
+                "nolisten, nowatch, doubt=D, hedge=Q, read=R, legible=L, lib=T/T/... (type "
+                "inference's library)"
             )
     return options
 

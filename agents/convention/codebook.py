@@ -190,7 +190,7 @@ def compute_convention(
         config, start, seat, carried, likelihood, settings, second_play=second_play
     )
     restarts = settings.restarts_at(start.doom)
-    codebook = _Codebook(weights, lines, outcomes)
+    codebook = _Codebook(weights, lines, outcomes, settings.legible)
     codebook.greedy()
     codebook.best_responses(sweeps)
     codebook.ascend(sweeps)
@@ -280,11 +280,35 @@ class _Codebook:
     is the prior mass, by kept value, of the hands whose picked line shows ``o``."""
 
     def __init__(
-        self, weights: list[float], options: list[list[Option]], outcomes: list[Outcomes]
+        self,
+        weights: list[float],
+        options: list[list[Option]],
+        outcomes: list[Outcomes],
+        legible: float = 0.0,
     ) -> None:
         self.weights, self.options, self.outcomes = weights, options, outcomes
         self.pick = [0] * len(options)
         self.mass = [[0.0] * 7 for _ in outcomes]
+        self.bonus = self._legibility(legible)
+
+    def _legibility(self, legible: float) -> list[list[float]]:
+        """``bonus[i][j]``: ``legible`` times the chance that a reader who knows no code
+        names hand ``i``'s kept value from the observation of its line ``j``: the prior
+        mass, by kept value, of every hand able to show that observation (any of its
+        lines), normalised. All zero when ``legible`` is 0."""
+        if legible <= 0:
+            return [[0.0] * len(opts) for opts in self.options]
+        literal = [[0.0] * 7 for _ in self.outcomes]
+        for w, opts in zip(self.weights, self.options, strict=True):
+            for o in {o for _, o, _ in opts}:
+                for _, o2, kept in opts:
+                    if o2 == o:
+                        literal[o][kept - 1] += w
+                        break
+        return [
+            [legible * literal[o][kept - 1] / (sum(literal[o]) or 1.0) for _, o, kept in opts]
+            for opts in self.options
+        ]
 
     def _move(self, i: int, j: int) -> tuple[int, int]:
         """Hand ``i`` takes line ``j``: (old observation, new observation)."""
@@ -305,10 +329,10 @@ class _Codebook:
                 literal[o][kept - 1] += w
         payoff = [out.payoffs(m) for out, m in zip(self.outcomes, literal, strict=True)]
         for i, opts in enumerate(self.options):
-            best, best_value = 0, -np.inf
+            best, best_value, bonus = 0, -np.inf, self.bonus[i]
             for j, (_, o, kept) in enumerate(opts):
-                if payoff[o][kept - 1] > best_value + EPS:
-                    best, best_value = j, payoff[o][kept - 1]
+                if payoff[o][kept - 1] + bonus[j] > best_value + EPS:
+                    best, best_value = j, payoff[o][kept - 1] + bonus[j]
             self.pick[i] = best
             _, o, kept = opts[best]
             self.mass[o][kept - 1] += self.weights[i]
@@ -325,10 +349,11 @@ class _Codebook:
                 if len(opts) < 2:
                     continue
                 _, o1, k1 = opts[self.pick[i]]
-                best, best_value = self.pick[i], payoff[o1][k1 - 1]
+                bonus = self.bonus[i]
+                best, best_value = self.pick[i], payoff[o1][k1 - 1] + bonus[self.pick[i]]
                 for j, (_, o, kept) in enumerate(opts):
-                    if payoff[o][kept - 1] > best_value + EPS:
-                        best, best_value = j, payoff[o][kept - 1]
+                    if payoff[o][kept - 1] + bonus[j] > best_value + EPS:
+                        best, best_value = j, payoff[o][kept - 1] + bonus[j]
                 if best != self.pick[i]:
                     for o in self._move(i, best):
                         payoff[o] = outcomes[o].payoffs(mass[o])
@@ -351,13 +376,14 @@ class _Codebook:
                 without = mass[o1][:]
                 without[k1 - 1] -= w
                 loss = outcomes[o1].group(without) - value[o1]
+                bonus = self.bonus[i]
                 best, best_gain = -1, EPS
                 for j, (_, o, kept) in enumerate(opts):
                     if j == now or o == o1:
                         continue
                     moved = mass[o][:]  # as _moved(mass[o], kept, w), inlined
                     moved[kept - 1] += w
-                    gain = loss + outcomes[o].group(moved) - value[o]
+                    gain = loss + outcomes[o].group(moved) - value[o] + w * (bonus[j] - bonus[now])
                     if gain > best_gain:
                         best, best_gain = j, gain
                 if best >= 0:
@@ -388,8 +414,12 @@ class _Codebook:
         """An upper bound of the summed value: each hand on its best line, read as if no
         other hand shared its observation (sharing never helps the group)."""
         return sum(
-            w * max(self.outcomes[o].payoffs([0.0] * 7)[kept - 1] for _, o, kept in opts)
-            for w, opts in zip(self.weights, self.options, strict=True)
+            w
+            * max(
+                self.outcomes[o].payoffs([0.0] * 7)[kept - 1] + bonus
+                for (_, o, kept), bonus in zip(opts, b, strict=True)
+            )
+            for w, opts, b in zip(self.weights, self.options, self.bonus, strict=True)
         )
 
     def _assign(self, pick: list[int]) -> None:
@@ -413,5 +443,10 @@ class _Codebook:
         return out
 
     def value(self) -> float:
-        """The summed team value of the current choice."""
-        return float(sum(out.group(m) for out, m in zip(self.outcomes, self.mass, strict=True)))
+        """The summed team value of the current choice (with its legibility bonus)."""
+        value = sum(out.group(m) for out, m in zip(self.outcomes, self.mass, strict=True))
+        if any(any(b) for b in self.bonus):
+            value += sum(
+                w * b[j] for w, b, j in zip(self.weights, self.bonus, self.pick, strict=True)
+            )
+        return float(value)

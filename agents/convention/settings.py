@@ -59,6 +59,9 @@ class ConventionSettings:
         tie_ahead: above 0 (and without ``lookahead``), each line's value loses this much
             times the chance that the table it leaves forces the next seat: it breaks
             near-ties toward tables where the next seat can play without a fade.
+        legible: above 0, each hand's line gains this much times the chance that a
+            reader who knows no code (only which hands could show what it sees) names the
+            hand's kept value: the code leans toward lines a stranger reads right.
     """
 
     info_value: float = 0.01
@@ -79,6 +82,7 @@ class ConventionSettings:
     pre_play_shadows: bool = False
     pre_play_forced: bool = True
     tie_ahead: float = 0.0
+    legible: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("accuracy", "lookahead", "read_ahead"):
@@ -91,7 +95,7 @@ class ConventionSettings:
                 raise ValueError(
                     f"convention setting {name}={value!r}: allowed a whole number >= 0"
                 )
-        for name in ("info_value", "power_cost", "tie_ahead"):
+        for name in ("info_value", "power_cost", "tie_ahead", "legible"):
             value = getattr(self, name)
             if not value >= 0.0:
                 raise ValueError(f"convention setting {name}={value!r}: allowed a number >= 0")

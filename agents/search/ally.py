@@ -107,6 +107,9 @@ class AllyTeam(Policy):
             still judged as any guess is).
         watch: test the plays of the partners whose turns this player only watches,
             and keep type inference's evidence on them (:meth:`watch`).
+        legible: the convention it plays with its own kind leans its code toward lines
+            a reader without the code reads right (the convention's ``legible`` setting;
+            0: the shipped convention). Allies must share it: it is part of the code.
     """
 
     name = "ally"
@@ -121,10 +124,12 @@ class AllyTeam(Policy):
         hedge: float = 0.0,
         watch: bool = True,
         read: float = 0.0,
+        legible: float = 0.0,
     ) -> None:
-        self.convention = ConventionPolicy()
+        self.convention = ConventionPolicy(legible=legible)
         self.watching = watch
-        self._watcher = ConventionPolicy()  # its own memory: the decisions' is untouched
+        # its own memory: the decisions' is untouched
+        self._watcher = ConventionPolicy(self.convention.settings)
         self._watched: set[tuple[int, int]] = set()
         self.types = TypeGroup(types=types, margin=margin)  # the ally listens itself
         self.pooled = pooled
@@ -138,7 +143,8 @@ class AllyTeam(Policy):
         self._mode: dict[tuple[int, int], bool] = {}  # (player, turn) -> convention?
         self._guess: dict[int, tuple[int, int, np.ndarray, int, int]] = {}
         self._played: dict[int, PlayedTurn] = {}
-        self._leader_model = ConventionPolicy()  # a convention leader, for replays
+        # a convention leader, for replays
+        self._leader_model = ConventionPolicy(self.convention.settings)
 
     def reset(self) -> None:
         self.convention.reset()

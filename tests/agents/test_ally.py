@@ -36,15 +36,22 @@ def _games(config: GameConfig, table: Team, games: int, seed: int) -> Iterator[S
 
 
 @pytest.mark.parametrize(
-    ("difficulty", "hedge"), [("normal", 0.0), ("hard", 0.0), ("doomed", 0.0), ("hard", 0.9)]
+    ("difficulty", "hedge", "legible"),
+    [
+        ("normal", 0.0, 0.0),
+        ("hard", 0.0, 0.0),
+        ("doomed", 0.0, 0.0),
+        ("hard", 0.9, 0.0),
+        ("hard", 0.0, 0.2),
+    ],
 )
-def test_a_table_of_allies_decides_exactly_as_the_convention(difficulty, hedge):
-    """Self-play: every decision of a table of allies is the convention's at the same
-    state, and no ally refutes another (the exact tests never fire on the convention;
-    hedging waits for a stranger, so it never starts)."""
+def test_a_table_of_allies_decides_exactly_as_the_convention(difficulty, hedge, legible):
+    """Self-play: every decision of a table of allies is the convention's (with the same
+    ``legible`` setting) at the same state, and no ally refutes another (the exact tests
+    never fire on the convention; hedging waits for a stranger, so it never starts)."""
     config = GameConfig(num_players=3, difficulty=difficulty)
-    ally = AllyTeam(hedge=hedge)
-    shadow = ConventionPolicy()
+    ally = AllyTeam(hedge=hedge, legible=legible)
+    shadow = ConventionPolicy(legible=legible)
     table = Team(ally, ally)
     decisions = 0
     for s in _games(config, table, games=6, seed=11):
@@ -192,6 +199,10 @@ def test_the_registry_builds_the_ally_with_its_options():
     assert ally.types.types == ("heuristic", "convention")
     default = make_team("ally").play
     assert not default.pooled and default.listen and default.doubt == 0.0 and not default.hedge
+    assert default.convention.settings.legible == 0.0
+    legible = make_team("ally:legible=0.2").play
+    for convention in (legible.convention, legible._watcher, legible._leader_model):
+        assert convention.settings.legible == 0.2
 
 
 @pytest.mark.parametrize(

@@ -244,6 +244,8 @@ def test_same_seed_same_game():
         ),
         # the tie-break reads the public table each line leaves
         (GameConfig(num_players=3, difficulty="doomed"), 12, {"tie_ahead": 0.001}),
+        # the code leans toward lines a reader without the code reads right
+        (GameConfig(num_players=3, difficulty="hard"), 6, {"legible": 0.05}),
     ],
     ids=[
         "3p-base",
@@ -252,6 +254,7 @@ def test_same_seed_same_game():
         "3p-doomed-all-restarts",
         "3p-doomed-all-pre-play",
         "3p-doomed-tie-ahead",
+        "3p-hard-legible",
     ],
 )
 def test_decisions_do_not_depend_on_hidden_fates_of_others(config, games, options):
@@ -613,6 +616,82 @@ def test_restarts_run_only_from_their_doom_on():
         high = ConventionPolicy(restarts=3, restart_doom=view.doom)
         always = ConventionPolicy(restarts=3, restart_doom=0)
         assert high.convention(view) == always.convention(view)
+
+
+# --- legibility: a code a reader without it reads ---------------------------------------
+
+
+def _problems(config: GameConfig, games: int, seed: int):
+    """The code's problem (:func:`code_problem`) at the first play of every turn."""
+    for view, player in _turn_starts(config, games, seed=seed):
+        like = player._memory(view) if view.carried_into_turn else None
+        args = (config, view.turn_start, view.active_seat, view.carried_into_turn, like)
+        yield args, convention_module.code_problem(*args, BARE)
+
+
+def test_legibility_is_the_chance_a_reader_without_the_code_names_the_kept_value():
+    """``bonus[i][j]`` against a brute force: a reader who knows only which hands could
+    show an observation (not which line each would choose) weighs them by their prior;
+    the bonus is ``legible`` times its probability of the value line ``j`` keeps."""
+    checked = 0
+    for _, (_, weights, options, outs, _) in _problems(GameConfig(num_players=3), 3, 4):
+        book = convention_module._Codebook(weights, options, outs, legible=0.3)
+        for i, opts in enumerate(options):
+            for j, (_, o, kept) in enumerate(opts):
+                reading = np.zeros(7)
+                for w, hand_lines in zip(weights, options, strict=True):
+                    shown = [k for _, o2, k in hand_lines if o2 == o]
+                    if shown:
+                        reading[shown[0] - 1] += w
+                assert book.bonus[i][j] == pytest.approx(0.3 * reading[kept - 1] / reading.sum())
+                checked += 1
+        assert convention_module._Codebook(weights, options, outs).bonus == [
+            [0.0] * len(opts) for opts in options
+        ]
+    assert checked > 200
+
+
+def _code_value(pick: list[int], weights, options, outs, bonus) -> float:
+    """The summed group value of the code ``pick`` plus each hand's weight times its
+    line's bonus, from the observations' masses."""
+    mass = [[0.0] * 7 for _ in outs]
+    for w, opts, j in zip(weights, options, pick, strict=True):
+        mass[opts[j][1]][opts[j][2] - 1] += w
+    groups = sum(out.group(m) for out, m in zip(outs, mass, strict=True))
+    return groups + sum(w * b[j] for w, b, j in zip(weights, bonus, pick, strict=True))
+
+
+def test_the_legible_code_is_a_local_optimum_of_its_value_with_the_bonus():
+    """No hand gains by moving to another line when the code's value is the summed group
+    value plus each hand's weight times its line's legibility bonus, computed here from
+    the observations' masses (a move that raises it by more than 1e-9 fails)."""
+    checked = 0
+    for args, (_, weights, options, outs, _) in _problems(
+        GameConfig(num_players=3, difficulty="hard"), 3, 8
+    ):
+        code = compute_convention(*args, BARE.but(legible=0.2))
+        book = convention_module._Codebook(weights, options, outs, legible=0.2)
+        pick = []
+        for i, opts in enumerate(options):
+            chosen = (code.before[i], code.choice[i], code.power[i], code.steal[i])
+            pick.append(next(j for j, (line, _, _) in enumerate(opts) if tuple(line[:4]) == chosen))
+
+        problem = (weights, options, outs, book.bonus)
+        base = _code_value(pick, *problem)
+        assert code.value == pytest.approx(base)
+        for i, opts in enumerate(options):
+            for j in range(len(opts)):
+                assert _code_value([*pick[:i], j, *pick[i + 1 :]], *problem) <= base + 1e-9, (i, j)
+                checked += 1
+    assert checked > 100
+
+
+def test_legible_is_a_setting_and_a_spec_option_refused_out_of_range():
+    assert make_policy("convention:legible=0.05").settings.legible == 0.05
+    with pytest.raises(ValueError, match=r"legible=-0\.1"):
+        ConventionSettings(legible=-0.1)
+    with pytest.raises(ValueError, match="out of range"):
+        make_policy("convention:legible=2")
 
 
 # --- lines that start with a power before the play -------------------------------------------
