@@ -55,7 +55,8 @@ class Convention:
         kept: the kept value of each hand under its choice.
         payoff: what each hand's line gets from the group's best reply to it (race value
             of this turn alone, without the look-ahead).
-        value: the summed team value of the code.
+        value: the summed team value of the code (with each hand's legibility bonus,
+            weighted by the hand, when the settings' ``legible`` is on).
     """
 
     hands: tuple[tuple[int, int], ...]
