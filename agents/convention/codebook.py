@@ -301,11 +301,11 @@ class _Codebook:
             return [[0.0] * len(opts) for opts in self.options]
         literal = [[0.0] * 7 for _ in self.outcomes]
         for w, opts in zip(self.weights, self.options, strict=True):
-            for o in {o for _, o, _ in opts}:
-                for _, o2, kept in opts:
-                    if o2 == o:
-                        literal[o][kept - 1] += w
-                        break
+            shown: dict[int, int] = {}  # observation -> kept value of its first line
+            for _, o, kept in opts:
+                shown.setdefault(o, kept)
+            for o, kept in shown.items():
+                literal[o][kept - 1] += w
         return [
             [legible * literal[o][kept - 1] / (sum(literal[o]) or 1.0) for _, o, kept in opts]
             for opts in self.options
