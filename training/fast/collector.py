@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from shipwreck_training.fast.sigint import children_ignore_sigint, ignore_sigint
+from shipwreck_training.fast.sigint import children_ignore_sigint, ignore_sigint, sigint_held
 
 if TYPE_CHECKING:
     from shipwreck_agents.learned.actor_critic import ActorCritic
@@ -46,13 +46,26 @@ __all__ = ["CollectorProcess"]
 
 
 def _send(conn, message: Any) -> None:
-    """Send ``message`` as a plain pickle: tensors by value, never as descriptors."""
-    conn.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+    """Send ``message`` as a plain pickle: tensors by value, never as descriptors;
+    written whole even through a Ctrl-C (raised once it is written)."""
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    with sigint_held():
+        conn.send_bytes(data)
 
 
 def _receive(conn) -> Any:
-    """A message sent by :func:`_send`."""
-    return pickle.loads(conn.recv_bytes())
+    """The next message sent by :func:`_send`, read whole.
+
+    A Ctrl-C while it waits for one leaves it unread (:meth:`Connection.poll` reads
+    nothing); one while it reads is raised once the message is read, and the message is
+    lost with it. Never half a message: the collection state can be megabytes, read in
+    chunks, and a read cut between two chunks left the next read taking the middle of a
+    message for its length and waiting forever (a fresh clone's CI hung there).
+    """
+    conn.poll(None)
+    with sigint_held():
+        data = conn.recv_bytes()
+    return pickle.loads(data)
 
 
 def _serve(conn, cfg_data: dict, behaviour: ActorCritic, buffers: list, state: bytes) -> None:
@@ -136,6 +149,10 @@ class CollectorProcess:
         multiprocessing.resource_sharer.stop()
 
     def _answer(self) -> Any:
+        # a Ctrl-C while the answer is awaited leaves it owed; once it is there, it is
+        # read whole (a Ctrl-C then is raised after, the answer no longer owed)
+        self._conn.poll(None)
+        self._owed = False
         try:
             status, value = _receive(self._conn)
         except EOFError:
@@ -143,7 +160,6 @@ class CollectorProcess:
                 f"the collector process (pid {self._process.pid}) stopped without answering "
                 f"(exit code {self._process.exitcode})"
             ) from None
-        self._owed = False
         if status == "error":
             raise RuntimeError(f"the collector process failed:\n{value}")
         return value
@@ -176,14 +192,16 @@ class CollectorProcess:
         """Replace the collector's games, streams and memories by ``state``."""
         self._ask("load", state)
 
-    def close(self) -> None:
+    def close(self, wait: float = 600.0) -> None:
         """Stop the process, after the answer it owes (its start's, or a collection's:
-        stopped sooner, it could die while fetching shared memory from this one)."""
+        stopped sooner, it could die while fetching shared memory from this one), waiting
+        ``wait`` seconds at most for it before ending the process."""
         if self._process.is_alive():
             with contextlib.suppress(BrokenPipeError, OSError, RuntimeError):
-                if self._owed:
-                    self._answer()
-                _send(self._conn, ("close", None))
+                if not self._owed or self._conn.poll(wait):  # else it is ended below
+                    if self._owed:
+                        self._answer()
+                    _send(self._conn, ("close", None))
             self._process.join(timeout=30)
             if self._process.is_alive():
                 self._process.terminate()
