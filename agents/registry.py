@@ -285,7 +285,8 @@ def _blueprint_search(spec: str, name: str, arg: str) -> Policy:
 
 
 def _types_options(spec: str, arg: str) -> dict:
-    """``types:T,...,nosignal,nowatch,listen,m=M,prior=W/W/...,quiet=T/...``: library type names,
+    """``types:T,...,nosignal,nowatch,listen,m=M,prior=W/W/...,quiet=T/...``: library type names
+    (``T@E``: a careless version of ``T``, mixed with ``E`` of uniform play),
     ``nosignal`` (play like the heuristic player), ``nowatch`` (no evidence from turns it
     only watches), ``listen`` (evidence from how its leader ended its turns), ``prior``
     (a weight per library type, in its order), ``quiet`` (types left out of the weights

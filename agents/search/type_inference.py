@@ -246,6 +246,7 @@ def make_leader(type_name: str) -> Policy | None:
     Raises:
         ValueError: an unknown type name.
     """
+    type_name = split_type(type_name)[0]  # a careless version leads as the careful one
     if type_name == "uniform":
         return None
     if type_name == "heuristic":
@@ -262,17 +263,49 @@ def make_leader(type_name: str) -> Policy | None:
     raise ValueError(f"type {type_name!r} is not known; allowed: {', '.join(KNOWN_TYPES)}")
 
 
+def split_type(type_name: str) -> tuple[str, float | None]:
+    """``T@E`` -> (``T``, E), a library type mixed with its own ``E`` of uniform play
+    (a careless version of ``T``); a plain ``T`` -> (``T``, None).
+
+    Raises:
+        ValueError: an ``E`` that is not a number from 0 to 1.
+    """
+    base, at, text = type_name.partition("@")
+    if not at:
+        return type_name, None
+    try:
+        epsilon = float(text)
+    except ValueError:
+        epsilon = -1.0
+    if not 0.0 <= epsilon <= 1.0:
+        raise ValueError(
+            f"type {type_name!r}: {text!r} is not allowed after '@'; allowed: a number from 0 to 1"
+        )
+    return base, epsilon
+
+
 def make_reader(type_name: str, epsilon: float = 0.05) -> TypeReader:
     """The reader of one library type: ``uniform`` (every legal action alike),
     ``heuristic``, ``convention``, ``fast`` (the shipped learned team's play network,
     :class:`NetworkReader`) or ``self`` (a type-inference player, :class:`SelfModel`),
-    each mixed with ``epsilon`` of uniform play.
+    each mixed with ``epsilon`` of uniform play; ``T@E`` is type ``T`` mixed with ``E``
+    instead (:func:`split_type`), a careless version of it beside the careful one.
 
     Raises:
         ValueError: an unknown type name or an epsilon outside [0, 1].
     """
     if not 0.0 <= epsilon <= 1.0:
         raise ValueError(f"epsilon {epsilon!r} is not allowed; allowed: 0 to 1")
+    base, own = split_type(type_name)
+    if own is not None:
+        if base in ("uniform", "self"):
+            raise ValueError(
+                f"type {type_name!r} is not allowed: '@' makes a careless version of "
+                "heuristic, convention or fast"
+            )
+        reader = make_reader(base, own)
+        reader.type_name = type_name
+        return reader
     if type_name == "uniform":
         return TypeReader(type_name, RandomPolicy(), epsilon=1.0)
     if type_name == "heuristic":

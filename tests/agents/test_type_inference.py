@@ -187,6 +187,59 @@ def test_the_reader_s_joint_sums_to_the_likelihood_of_a_sure_observation():
             assert 0.0 < joint.sum() <= 1.0 + 1e-12
 
 
+@pytest.mark.parametrize("base", ["heuristic", "convention"])
+def test_a_careless_type_reads_as_its_base_type_with_its_own_noise(base):
+    """``T@E`` is type ``T`` mixed with ``E`` of uniform play whatever the library's
+    epsilon: its joint equals a plain ``T`` reader's made with epsilon ``E``, at every
+    decision of games between varied partners (and differs from the careful ``T``'s
+    somewhere, so the noise is used)."""
+    config = GameConfig(num_players=3, difficulty="hard")
+    careless = make_reader(f"{base}@0.3", epsilon=0.05)
+    plain = make_reader(base, epsilon=0.3)
+    careful = make_reader(base, epsilon=0.05)
+    assert careless.type_name == f"{base}@0.3" and careless.epsilon == 0.3
+    checked, differs, game = 0, 0, -1
+    for i, s, _ in _decisions(config, lambda i: _partner(("heuristic", "uniform")[i % 2]), 4, 9):
+        if i != game:
+            game = i
+            for reader in (careless, plain, careful):
+                reader.reset()
+        if s.decider == s.active_player or len(s.hands[s.active]) != 1:
+            continue
+        view = make_view(s, s.decider)
+        joint = careless.joint(view)
+        assert np.allclose(joint, plain.joint(view))
+        differs += not np.allclose(joint, careful.joint(view))
+        checked += 1
+    assert checked > 20 and differs > 0
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("convention@1.5", "'1.5' is not allowed after '@'"),
+        ("convention@x", "'x' is not allowed after '@'"),
+        ("uniform@0.3", "careless version of heuristic, convention or fast"),
+        ("psychic@0.3", "type 'psychic' is not known"),
+    ],
+)
+def test_a_bad_careless_type_is_refused_by_name(name, says):
+    with pytest.raises(ValueError, match=says):
+        make_reader(name)
+
+
+def test_the_spec_takes_a_careless_type_beside_the_careful_one():
+    from shipwreck_agents.registry import make_policy
+    from shipwreck_agents.search.type_inference import make_leader
+
+    group = make_policy("types:uniform,heuristic,convention,convention@0.3")
+    assert [(r.type_name, r.epsilon) for r in group.readers][2:] == [
+        ("convention", 0.05),
+        ("convention@0.3", 0.3),
+    ]
+    assert isinstance(make_leader("convention@0.3"), ConventionPolicy)
+
+
 # --- hidden facts --------------------------------------------------------------------------
 
 
