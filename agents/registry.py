@@ -8,7 +8,7 @@
 | ``bayes`` | the Bayesian group (models the heuristic player) | group |
 | ``convention`` / ``convention:A[,noplan][,noown][,kN][,legible=L]`` | the convention team: one public code per turn (agents/convention/team.py) | both |
 | ``oracle`` | CHEATS: the group sees the hidden fate | group |
-| ``types`` / ``types:T,...[,nosignal][,nowatch][,listen][,m=M][,prior=W/...][,quiet=T/...]`` | reads and signals under a posterior over partner types T (``agents/search/type_inference.py``) | both |
+| ``types`` / ``types:T,...[,nosignal][,nowatch][,listen][,m=M][,prior=W/...][,quiet=T/...][,race=A/F][,playrace]`` | reads and signals under a posterior over partner types T (``agents/search/type_inference.py``) | both |
 | ``ally`` / ``ally:[pool][,nolisten][,nowatch][,doubt=D][,hedge=Q][,read=R][,legible=L][,lib=T/...]`` | the convention with partners who play it, type inference with the rest (``agents/search/ally.py``) | both |
 | ``natural`` | plays and reads as the rulebook suggests a newcomer would (``agents/scripted/natural.py``) | both |
 | ``noisy:E:SPEC`` | ``SPEC`` (a policy, or a team with ``+``), its plays random with probability E (``agents/scripted/noisy.py``) | as ``SPEC`` |
@@ -37,6 +37,7 @@ from pathlib import Path
 
 from shipwreck_agents.base import Policy, Team
 from shipwreck_agents.models import model_path, shipped_names, shipped_team
+from shipwreck_agents.spec_text import shown, spec_number
 
 __all__ = ["GROUP_SPECS", "PLAY_SPECS", "SPECS", "make_policy", "make_team", "shown", "spec_number"]
 
@@ -79,37 +80,6 @@ PLAY_SPECS = ("random", "literal", "heuristic", "convention")
 """Scripted play policies, weakest first."""
 GROUP_SPECS = ("random", "literal", "bayes", "convention", "oracle")
 """Scripted group policies, weakest first (the oracle cheats)."""
-
-
-def shown(text: str, limit: int = 60) -> str:
-    """``text`` quoted for an error message, cut to ``limit`` characters (a refusal must
-    not echo a megabyte of input back)."""
-    return (
-        repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
-    )
-
-
-def spec_number(spec: str, text: str, low: float, high: float, integer: bool = False) -> float:
-    """The number ``text`` inside ``spec``, if it is finite and in ``[low, high]``.
-
-    Every number a spec carries passes here, so ``convention:nan``, ``random:inf`` or a
-    5,000-digit integer is refused with one sentence rather than accepted or answered
-    with a Python internal.
-
-    Raises:
-        ValueError: naming ``spec``, the bad text and the allowed range.
-    """
-    kind = "an integer" if integer else "a number"
-    allowed = f"allowed: {kind} from {low:g} to {high:g}"
-    if len(text) > 20:
-        raise ValueError(f"policy {shown(spec)}: {shown(text, 20)} is too long; {allowed}")
-    try:
-        value = int(text) if integer else float(text)
-    except ValueError:
-        raise ValueError(f"policy {shown(spec)}: {shown(text)} is not {kind}; {allowed}") from None
-    if not low <= value <= high:  # also refuses NaN and the infinities
-        raise ValueError(f"policy {shown(spec)}: {shown(text)} is out of range; {allowed}")
-    return value
 
 
 def _convention_options(spec: str, arg: str) -> dict:
@@ -285,12 +255,16 @@ def _blueprint_search(spec: str, name: str, arg: str) -> Policy:
 
 
 def _types_options(spec: str, arg: str) -> dict:
-    """``types:T,...,nosignal,nowatch,listen,m=M,prior=W/W/...,quiet=T/...``: library type names
+    """``types:T,...,nosignal,nowatch,listen,m=M,prior=W/W/...,quiet=T/...,race=A/F``: library type names
     (``T@E``: a careless version of ``T``, mixed with ``E`` of uniform play),
     ``nosignal`` (play like the heuristic player), ``nowatch`` (no evidence from turns it
     only watches), ``listen`` (evidence from how its leader ended its turns), ``prior``
     (a weight per library type, in its order), ``quiet`` (types left out of the weights
-    it signals to) and ``m=M`` (the margin a signalling play must beat the heuristic's play by)."""
+    it signals to), ``m=M`` (the margin a signalling play must beat the heuristic's play by)
+    ``playrace`` (a signalling play valued by the race after each reader's reply, not by
+    the mass on the kept fate) and ``race=A/F`` (the group values the race as one in which a later turn scores with
+    chance ``A`` and otherwise costs ``F`` doom, as the convention does, instead of the
+    rough race)."""
     options: dict = {}
     names = []
     for part in filter(None, arg.split(",")):
@@ -306,6 +280,12 @@ def _types_options(spec: str, arg: str) -> dict:
             options["prior"] = [spec_number(spec, w, 0.0, 1e6) for w in part[6:].split("/")]
         elif part.startswith("quiet="):
             options["quiet"] = part[6:].split("/")
+        elif part == "playrace":
+            options["play_value"] = "race"
+        elif part.startswith("race="):
+            accuracy, _, fail_doom = part[5:].partition("/")
+            options["accuracy"] = spec_number(spec, accuracy, 0.0, 1.0)
+            options["fail_doom"] = int(spec_number(spec, fail_doom or "1", 0, 7, integer=True))
         else:
             names.append(part)
     if names:

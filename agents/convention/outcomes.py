@@ -1,7 +1,8 @@
 """What one observation of the convention's code is worth: the race value and the group's
 best reply there.
 
-:func:`race_win` is the value of the race (score against doom); :func:`group_questions`
+:func:`~shipwreck_agents.scripted.bayes.race_win` is the value of the race (score against
+doom, kept beside the Bayesian group that also uses it); :func:`group_questions`
 lists the question powers the group may use after a play; :class:`Outcomes` holds one
 observation's race values if the group passes, names the kept fate right or wrong, or
 asks a question first (or uses Sorrows), and the best of them. The code's lines of play
@@ -11,38 +12,20 @@ them is :mod:`shipwreck_agents.convention.codebook`. Every input is public.
 
 from __future__ import annotations
 
-from functools import cache
 from operator import itemgetter
 
 from shipwreck_agents.convention.ahead import (
     ahead_value,
 )
-from shipwreck_agents.scripted.bayes import race_value
+from shipwreck_agents.scripted.bayes import race_win
 from shipwreck_env.rules.cards import CARDS
 from shipwreck_env.rules.questions import QUESTION_SETS, yes_values
 from shipwreck_env.rules.view import TurnStart
 
-__all__ = ["EPS", "Outcomes", "group_questions", "race_win"]
+__all__ = ["EPS", "Outcomes", "group_questions"]
 
 EPS = 1e-12
 """How much more a value must be to count as more (the codebook's ties)."""
-
-
-@cache
-def race_win(score: int, doom: int, accuracy: float, fail_doom: int = 1) -> float:
-    """P(win) if every later turn that changes the score or the doom scores with
-    probability ``accuracy`` and otherwise costs ``fail_doom`` doom: a race of
-    ``7 - score`` successes against the doom budget. ``accuracy <= 0`` falls back to
-    :func:`shipwreck_agents.scripted.bayes.race_value`."""
-    if accuracy <= 0:
-        return race_value(score, doom)
-    if doom >= 7:
-        return 0.0
-    if score >= 7:
-        return 1.0
-    return accuracy * race_win(score + 1, doom, accuracy, fail_doom) + (1 - accuracy) * race_win(
-        score, doom + fail_doom, accuracy, fail_doom
-    )
 
 
 def group_questions(start: TurnStart, played: int, visible: tuple[int, ...]) -> list[tuple]:

@@ -28,7 +28,7 @@ class ConventionSettings:
         info_value: value of passing to learn more next turn (in win-chance units).
         power_cost: minimum gain for the group to spend a faded power.
         accuracy, fail_doom: the value of the race
-            (:func:`~shipwreck_agents.convention.outcomes.race_win`): the chance a later
+            (:func:`~shipwreck_agents.scripted.bayes.race_win`): the chance a later
             turn is read right, and the doom a failed turn costs.
         plan: plan the group's question powers and Sorrows into the code.
         player_powers: let lines of play use Shells and Sinners after the play.

@@ -36,7 +36,8 @@ Method, in our words.
    out its own fates), times the number line (which carries the announcements, power
    answers and wrong guesses: each is a deterministic function of the kept value, so
    the product is exact). It then predicts, passes or uses a power by the value of the
-   race, as :class:`~shipwreck_agents.scripted.bayes.BayesGroup` does: a question power, Sorrows or Scions
+   race, as :class:`~shipwreck_agents.scripted.bayes.BayesGroup` does (with the settings'
+   race): a question power, Sorrows or Scions
    when the expected value after the answer beats not using it by ``power_cost``.
 4. **Value of the race.** ``V(score, doom)`` (:func:`race_win`) is the chance to win if
    every later turn that moves the score or the doom scores with probability
@@ -102,12 +103,11 @@ import numpy as np
 
 from shipwreck_agents.convention.codebook import Convention, after_feast, compute_convention
 from shipwreck_agents.convention.lines import public_hands
-from shipwreck_agents.convention.outcomes import race_win
 from shipwreck_agents.convention.rescue import way_out
 from shipwreck_agents.convention.settings import DEFAULT, ConventionSettings
-from shipwreck_agents.scripted.bayes import BayesGroup, _pool_at_start
+from shipwreck_agents.scripted.bayes import BayesGroup, _pool_at_start, race_win
 from shipwreck_agents.scripted.heuristic import HeuristicPlayer
-from shipwreck_agents.scripted.knowledge import doom_of_fades, literal_posterior, mask_to_array
+from shipwreck_agents.scripted.knowledge import literal_posterior, mask_to_array
 from shipwreck_env.rules.actions import ACTIONS, PASS
 from shipwreck_env.rules.public_record import onlooker_pool
 from shipwreck_env.rules.state import State
@@ -133,7 +133,11 @@ class ConventionPolicy(BayesGroup):
     def __init__(self, settings: ConventionSettings = DEFAULT, **options: Any) -> None:
         settings = settings.but(**options) if options else settings
         super().__init__(
-            model=HeuristicPlayer(), info_value=settings.info_value, power_cost=settings.power_cost
+            model=HeuristicPlayer(),
+            info_value=settings.info_value,
+            power_cost=settings.power_cost,
+            accuracy=settings.accuracy,
+            fail_doom=settings.fail_doom,
         )
         self.settings = settings
         self._rescues: dict[tuple[int, int], int] = {}  # the play after a rescuing power
@@ -334,25 +338,6 @@ class ConventionPolicy(BayesGroup):
         ):
             return way_out(view, hand, view.carried_into_turn, certain=True, calm=False)
         return None
-
-    def _predict_value(
-        self, view: AgentView, posterior: np.ndarray, guesses: int, fades: list[int]
-    ) -> tuple[float, int]:
-        """(value of the best choice, value guessed or 0 for pass), by :func:`race_win`."""
-        doom_fades = doom_of_fades(view, fades)
-        amplified = any("sands" in view.attached[s] for s in fades)
-        race = (self.settings.accuracy, self.settings.fail_doom)
-        pass_value = race_win(view.score, view.doom + doom_fades, *race) + self.info_value
-        if guesses <= 0 or posterior.sum() <= 0:
-            return pass_value, 0
-        order = np.argsort(-posterior, kind="stable")
-        p_right = float(posterior[order[:guesses]].sum())
-        right = race_win(view.score + 1 + amplified, view.doom, *race)
-        wrong = race_win(view.score, view.doom + 1 + doom_fades, *race)
-        predict_value = p_right * right + (1 - p_right) * wrong
-        if predict_value > pass_value:
-            return predict_value, int(order[0]) + 1
-        return pass_value, 0
 
     # --- the group's reading -------------------------------------------------------------
 

@@ -17,7 +17,9 @@ the turn, and a carried fate's prior is what this player concluded about it on e
 turns: the stored likelihood of that evidence times the copies unseen now. The result
 is restricted to the current number line (power answers, wrong predictions).
 
-Decision. With ``V(score, doom)`` a race estimate of the chance to win, the group
+Decision. With ``V(score, doom)`` a race estimate of the chance to win (:func:`race_win`:
+by default the rough :func:`race_value`; with ``accuracy`` above 0 the race in which every
+later turn scores with that chance and otherwise costs ``fail_doom`` doom), the group
 predicts the most likely value when ``P(right) V(after a point) + P(wrong) V(after the
 wrong guess and the fades)`` beats ``V(after the fades) + info_value`` (passing keeps the
 information for later). A power is used when its expected value after the answer beats
@@ -28,6 +30,7 @@ not using it by ``power_cost``: every question power, Sorrows (one more guess) a
 from __future__ import annotations
 
 import dataclasses
+from functools import cache
 
 import numpy as np
 
@@ -48,7 +51,7 @@ from shipwreck_env.rules.scenario import ForcedDraws, hypothetical_turn_start
 from shipwreck_env.rules.state import State
 from shipwreck_env.rules.view import AgentView, make_view
 
-__all__ = ["BayesGroup", "race_value", "replay_decision"]
+__all__ = ["BayesGroup", "race_value", "race_win", "replay_decision"]
 
 _COST_ORDER = (
     "sparrows",
@@ -80,6 +83,25 @@ def race_value(score: int, doom: int) -> float:
     return left / (left + needed)
 
 
+@cache
+def race_win(score: int, doom: int, accuracy: float, fail_doom: int = 1) -> float:
+    """P(win) if every later turn that changes the score or the doom scores with
+    probability ``accuracy`` and otherwise costs ``fail_doom`` doom: a race of
+    ``7 - score`` successes against the doom budget. ``accuracy <= 0`` falls back to
+    :func:`race_value`."""
+    if accuracy <= 0:
+        return race_value(score, doom)
+    if doom >= 7:
+        return 0.0
+    if score >= 7:
+        return 1.0
+    if fail_doom <= 0 or accuracy >= 1:  # a failed turn costs nothing: the next one may score
+        return race_win(score + 1, doom, accuracy, fail_doom)
+    return accuracy * race_win(score + 1, doom, accuracy, fail_doom) + (1 - accuracy) * race_win(
+        score, doom + fail_doom, accuracy, fail_doom
+    )
+
+
 class BayesGroup(Policy):
     """See the module docstring.
 
@@ -88,6 +110,9 @@ class BayesGroup(Policy):
         epsilon: weight of uniformly random play mixed into the model.
         info_value: value of passing to learn more next turn (in win-chance units).
         power_cost: minimum gain for spending a faded power.
+        accuracy, fail_doom: the value of the race (:func:`race_win`): the chance a later
+            turn scores and the doom it costs otherwise; ``accuracy`` 0 (the default) is
+            the rough :func:`race_value`.
     """
 
     name = "bayes"
@@ -98,11 +123,21 @@ class BayesGroup(Policy):
         epsilon: float = 0.05,
         info_value: float = 0.01,
         power_cost: float = 0.005,
+        accuracy: float = 0.0,
+        fail_doom: int = 1,
     ) -> None:
+        if not 0.0 <= accuracy <= 1.0:
+            raise ValueError(f"accuracy {accuracy!r} is not allowed; allowed: 0 to 1")
+        if isinstance(fail_doom, bool) or not isinstance(fail_doom, int) or fail_doom < 0:
+            raise ValueError(
+                f"fail_doom {fail_doom!r} is not allowed; allowed: a whole number >= 0"
+            )
         self.model = model if model is not None else HeuristicPlayer()
         self.epsilon = epsilon
         self.info_value = info_value
         self.power_cost = power_cost
+        self.accuracy = accuracy
+        self.fail_doom = fail_doom
         self._likelihood: dict[tuple[int, int], tuple[int, np.ndarray]] = {}
         self._cache: dict[tuple, np.ndarray] = {}
         self._model_rng = np.random.default_rng(0)  # for models that break ties at random
@@ -153,16 +188,17 @@ class BayesGroup(Policy):
     def _predict_value(
         self, view: AgentView, posterior: np.ndarray, guesses: int, fades: list[int]
     ) -> tuple[float, int]:
-        """(value of the best choice, value guessed or 0 for pass)."""
+        """(value of the best choice, value guessed or 0 for pass), by :func:`race_win`."""
         doom_fades = doom_of_fades(view, fades)
         amplified = any("sands" in view.attached[s] for s in fades)
-        pass_value = race_value(view.score, view.doom + doom_fades) + self.info_value
+        race = (self.accuracy, self.fail_doom)
+        pass_value = race_win(view.score, view.doom + doom_fades, *race) + self.info_value
         if guesses <= 0 or posterior.sum() <= 0:
             return pass_value, 0
         order = np.argsort(-posterior, kind="stable")
         p_right = float(posterior[order[:guesses]].sum())
-        right = race_value(view.score + 1 + amplified, view.doom)
-        wrong = race_value(view.score, view.doom + 1 + doom_fades)
+        right = race_win(view.score + 1 + amplified, view.doom, *race)
+        wrong = race_win(view.score, view.doom + 1 + doom_fades, *race)
         predict_value = p_right * right + (1 - p_right) * wrong
         if predict_value > pass_value:
             return predict_value, int(order[0]) + 1

@@ -634,6 +634,11 @@ class BatchedBayes:
                 f"model {type(group.model).__name__} is not allowed for the batched group; "
                 "allowed: HeuristicPlayer"
             )
+        if group.accuracy > 0:
+            raise ValueError(
+                f"accuracy {group.accuracy!r} is not allowed for the batched group; allowed: 0 "
+                "(the rough race value)"
+            )
         self.params = (float(group.epsilon), float(group.info_value), float(group.power_cost))
         self.model = (float(group.model.doom_weight), float(group.model.power_margin))
         self.num_players, self.num_seats = num_players, num_seats

@@ -108,8 +108,8 @@ def twin_of(
     check_decisions(decisions)
     if type(policy) is BayesGroup:
         if decisions == "group":
-            if type(policy.model) is not HeuristicPlayer:
-                return None  # the compiled group models the heuristic player only
+            if type(policy.model) is not HeuristicPlayer or policy.accuracy > 0:
+                return None  # the compiled group: the heuristic player, the rough race
             return BatchedBayesGroup(policy, num_games, config)
         policy = policy.model  # BayesGroup plays as its model
     if type(policy) is HeuristicPlayer:

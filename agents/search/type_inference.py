@@ -51,7 +51,7 @@ import numpy as np
 import torch
 
 from shipwreck_agents.convention.team import ConventionPolicy
-from shipwreck_agents.scripted.bayes import BayesGroup, replay_decision
+from shipwreck_agents.scripted.bayes import BayesGroup, race_win, replay_decision
 from shipwreck_agents.scripted.heuristic import HeuristicPlayer
 from shipwreck_agents.scripted.knowledge import (
     doom_of_fades,
@@ -67,6 +67,7 @@ from shipwreck_agents.search.listening import (
     note_turn,
     outcome_seen,
 )
+from shipwreck_agents.spec_text import spec_number
 from shipwreck_env.envs.policy import BatchedPartner, Policy
 from shipwreck_env.rules.actions import ACTIONS, HOURS_TARGET
 from shipwreck_env.rules.config import GameConfig
@@ -79,6 +80,7 @@ from shipwreck_env.rules.view import AgentView, make_view
 __all__ = [
     "DEFAULT_TYPES",
     "KNOWN_TYPES",
+    "PLAY_VALUES",
     "SCRIPTED_TYPES",
     "NetworkReader",
     "SelfModel",
@@ -102,6 +104,9 @@ _READINGS: dict[tuple, np.ndarray] = {}
 (:meth:`TypeGroup._readings_of`), shared by every type-inference player of the process."""
 _READINGS_TURN: list = [None]
 """The public turn :data:`_READINGS` holds: (config, turn start, active seat)."""
+
+PLAY_VALUES = ("mass", "race")
+"""How :meth:`TypeGroup.play_values` values a signalling play (``play_value``)."""
 
 KNOWN_TYPES = (*DEFAULT_TYPES, "self")
 """Every type :func:`make_reader` knows: the default library's and ``self``, a player of
@@ -273,15 +278,7 @@ def split_type(type_name: str) -> tuple[str, float | None]:
     base, at, text = type_name.partition("@")
     if not at:
         return type_name, None
-    try:
-        epsilon = float(text)
-    except ValueError:
-        epsilon = -1.0
-    if not 0.0 <= epsilon <= 1.0:
-        raise ValueError(
-            f"type {type_name!r}: {text!r} is not allowed after '@'; allowed: a number from 0 to 1"
-        )
-    return base, epsilon
+    return base, spec_number(type_name, text, 0.0, 1.0, what="type")
 
 
 def make_reader(type_name: str, epsilon: float = 0.05) -> TypeReader:
@@ -328,7 +325,12 @@ class TypeGroup(BayesGroup):
         types: the library, by name (:data:`DEFAULT_TYPES`).
         prior: prior probability of each type (uniform by default).
         epsilon: uniform play mixed into the heuristic and convention models.
-        info_value, power_cost: as in :class:`BayesGroup`.
+        info_value, power_cost, accuracy, fail_doom: as in :class:`BayesGroup` (the value
+            of the race its decisions weigh: the rough one by default).
+        play_value: how a signalling play is valued (:meth:`play_values`): ``"mass"``, the
+            type-weighted mass the readers put on the kept fate less the heuristic's fade
+            penalty; ``"race"``, the type-weighted race value of the reply each reader's
+            group would make, by this group's own rule and race.
         signal: choose plays by the mixture's reading (else play like the heuristic).
         margin: leave the heuristic's play only for a play valued this much higher
             (0.1 measured best of 0 and 0.1: docs/type-inference.md).
@@ -355,9 +357,22 @@ class TypeGroup(BayesGroup):
         watch: bool = True,
         listen: bool = False,
         quiet: Sequence[str] = (),
+        accuracy: float = 0.0,
+        fail_doom: int = 1,
+        play_value: str = "mass",
     ) -> None:
+        if play_value not in PLAY_VALUES:
+            raise ValueError(
+                f"play_value {play_value!r} is not allowed; allowed: {', '.join(PLAY_VALUES)}"
+            )
+        self.play_value = play_value
         super().__init__(
-            model=HeuristicPlayer(), epsilon=epsilon, info_value=info_value, power_cost=power_cost
+            model=HeuristicPlayer(),
+            epsilon=epsilon,
+            info_value=info_value,
+            power_cost=power_cost,
+            accuracy=accuracy,
+            fail_doom=fail_doom,
         )
         self.types = tuple(types)
         if not self.types or len(set(self.types)) != len(self.types):
@@ -553,7 +568,9 @@ class TypeGroup(BayesGroup):
     def play_values(self, view: AgentView) -> dict[int, float]:
         """For each legal first play the player can score (not The Feast's): the
         type-weighted mass its reading puts on the kept fate, less the heuristic's
-        penalty for the doom of the fades it leaves (``view`` is the active player's)."""
+        penalty for the doom of the fades it leaves (``view`` is the active player's);
+        with ``play_value="race"``, the type-weighted value of the race after the reply
+        each type's reader would make (:meth:`_race_after`)."""
         weights = self.reader_weights(view)
         if (weights * self.loud).sum() > 0:
             weights = weights * self.loud / (weights * self.loud).sum()
@@ -572,9 +589,45 @@ class TypeGroup(BayesGroup):
                 continue
             readings, doom = read
             kept = hand[1] if hand[0] == spec.value else hand[0]
+            if self.play_value == "race":
+                values[action] = self._race_after(view, readings, weights, kept, doom)
+                continue
             reading = float(weights @ readings[:, kept - 1])
             values[action] = reading - self.model.doom_weight * doom * (1.0 - reading)
         return values
+
+    def _race_after(
+        self, view: AgentView, readings: np.ndarray, weights: np.ndarray, kept: int, doom: int
+    ) -> float:
+        """The race value (:func:`~shipwreck_agents.scripted.bayes.race_win` with this
+        group's race) after a play whose readers believe ``readings`` (float[types, 7])
+        and whose fades cost ``doom``, the kept fate being ``kept``: each type's reader
+        names its likeliest value when this group's rule would (the right or wrong
+        guess's race) and passes otherwise (the race after the fades, plus
+        ``info_value``); weighted by ``weights``. Question powers and Sands are left
+        out. The value is given in units of the turn's stake, a right guess's race less
+        a wrong one's with no fade (0 for a wrong guess with no fade, 1 for a right
+        one), the same for every play of the turn, so that ``margin`` reads as it does
+        for the mass on the kept fate."""
+        race = (self.accuracy, self.fail_doom)
+        right = race_win(view.score + 1, view.doom, *race)
+        floor = race_win(view.score, view.doom + 1, *race)
+        stake = right - floor if right > floor else 1.0
+        wrong = race_win(view.score, view.doom + 1 + doom, *race)
+        calm = race_win(view.score, view.doom + doom, *race) + self.info_value
+        value = 0.0
+        for weight, reading in zip(weights, readings, strict=True):
+            total = float(reading.sum())
+            if weight <= 1e-6 or total <= 0:
+                value += weight * calm
+                continue
+            guess = int(np.argmax(reading))
+            sure = float(reading[guess]) / total
+            if sure * right + (1.0 - sure) * wrong > calm:
+                value += weight * (right if guess + 1 == kept else wrong)
+            else:
+                value += weight * calm
+        return (value - floor) / stake
 
     def _readings_of(
         self, view: AgentView, hand: tuple[int, ...], action: int, reader: int, weights: np.ndarray

@@ -9,7 +9,7 @@ from twins import swapped
 from shipwreck_agents.base import Team
 from shipwreck_agents.evaluation.evaluate import evaluate
 from shipwreck_agents.registry import make_policy, make_team
-from shipwreck_agents.scripted.bayes import BayesGroup, race_value
+from shipwreck_agents.scripted.bayes import BayesGroup, race_value, race_win
 from shipwreck_agents.scripted.heuristic import HeuristicPlayer
 from shipwreck_agents.scripted.simple import LiteralPolicy, OracleGroup, RandomPolicy
 from shipwreck_env.rules.actions import NUM_ACTIONS, PASS, play_action, predict_action
@@ -287,3 +287,47 @@ def test_bayes_posterior_matches_brute_force(slots, hand, table, carried, line):
     expected /= expected.sum()
     np.testing.assert_allclose(got, expected, atol=1e-9)
     assert got[s.hands[0][0] - 1] > 0  # the real kept fate is possible
+
+
+def test_the_bayesian_group_weighs_its_choices_by_the_race_it_is_given():
+    """At every group decision of games at hard, a group given a race (accuracy 0.95, 2
+    doom a failed turn) values passing and naming its likeliest value by that race
+    (:func:`race_win`), the default group by the rough :func:`race_value`; the two choose
+    differently somewhere."""
+    from shipwreck_agents.scripted.knowledge import doom_of_fades, fading_slots
+
+    rough, raced = BayesGroup(), BayesGroup(accuracy=0.95, fail_doom=2)
+    config = GameConfig(num_players=3, difficulty="hard")
+    rng = np.random.default_rng(5)
+    checked = differ = 0
+    for _ in range(6):
+        rough.reset()
+        raced.reset()
+        s = new_game(config, rng)
+        while not s.over:
+            view = make_view(s, s.decider)
+            if s.decider != s.active_player and view.phase == "group":
+                fades = fading_slots(view)
+                fade_doom = doom_of_fades(view, fades)
+                for group, value in (
+                    (rough, race_value),
+                    (raced, lambda a, b: race_win(a, b, 0.95, 2)),
+                ):
+                    posterior = group.posterior(view)
+                    got, guess = group._predict_value(view, posterior, 1, fades)
+                    sands = any("sands" in view.attached[slot] for slot in fades)
+                    p = float(posterior.max())
+                    calm = value(view.score, view.doom + fade_doom) + group.info_value
+                    name = p * value(view.score + 1 + sands, view.doom) + (1 - p) * value(
+                        view.score, view.doom + 1 + fade_doom
+                    )
+                    assert got == pytest.approx(name if name > calm else calm)
+                    assert (guess > 0) == (name > calm)
+                checked += 1
+                differ += _act_of(rough, s) != _act_of(raced, s)
+            step_inplace(s, _act_of(rough, s), rng)
+    assert checked > 40 and differ > 0
+
+
+def _act_of(policy, s: State) -> int:
+    return policy.act(None, _mask(s), make_view(s, s.decider), np.random.default_rng(0))

@@ -313,8 +313,7 @@ def test_registry_builds_the_convention_team():
 
 
 def test_race_win_is_a_bounded_race_monotone_in_score_and_doom():
-    from shipwreck_agents.convention.team import race_win
-    from shipwreck_agents.scripted.bayes import race_value
+    from shipwreck_agents.scripted.bayes import race_value, race_win
 
     for score in range(8):
         for doom in range(8):
@@ -324,6 +323,15 @@ def test_race_win_is_a_bounded_race_monotone_in_score_and_doom():
             if score < 7 and doom < 7:
                 assert race_win(score + 1, doom, 0.95, 2) >= v >= race_win(score, doom + 1, 0.95, 2)
     assert race_win(7, 3, 0.95, 2) == 1.0 and race_win(3, 7, 0.95, 2) == 0.0
+    # failed turns that cost no doom leave only the score to make (it once recursed forever)
+    assert race_win(3, 4, 0.9, 0) == 1.0 and race_win(3, 7, 0.9, 0) == 0.0
+    assert race_win(3, 4, 1.0, 2) == 1.0
+
+
+def test_the_convention_group_values_the_race_by_its_settings():
+    group = ConventionPolicy(accuracy=0.8, fail_doom=3)
+    assert (group.accuracy, group.fail_doom) == (0.8, 3)
+    assert (ConventionPolicy().accuracy, ConventionPolicy().fail_doom) == (0.95, 2)
 
 
 # --- The Thief's steal is part of the line --------------------------------------------------

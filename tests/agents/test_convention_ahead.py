@@ -9,8 +9,8 @@ import pytest
 
 from shipwreck_agents.convention.ahead import ahead_value, forced_share, table_left
 from shipwreck_agents.convention.lines import public_hands
-from shipwreck_agents.convention.outcomes import race_win
 from shipwreck_agents.convention.team import ConventionPolicy
+from shipwreck_agents.scripted.bayes import race_win
 from shipwreck_env.rules.actions import ACTIONS
 from shipwreck_env.rules.cards import CARD_INDEX
 from shipwreck_env.rules.config import GameConfig

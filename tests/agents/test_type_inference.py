@@ -20,7 +20,7 @@ from shipwreck_agents.search.type_inference import (
     make_reader,
 )
 from shipwreck_env.envs.policy import Team, let_watch
-from shipwreck_env.rules.actions import NUM_ACTIONS, play_action
+from shipwreck_env.rules.actions import ACTIONS, NUM_ACTIONS, play_action
 from shipwreck_env.rules.config import GameConfig
 from shipwreck_env.rules.engine import legal_actions, new_game, step_inplace
 from shipwreck_env.rules.scenario import arrange
@@ -128,6 +128,9 @@ def test_a_type_the_prior_rules_out_stays_out_and_the_rest_stay_numbers():
         (dict(epsilon=1.5), "epsilon 1.5"),
         (dict(margin=-0.1), "margin -0.1"),
         (dict(quiet=("psychic",)), "quiet types \\['psychic'\\]"),
+        (dict(accuracy=1.5), "accuracy 1.5 is not allowed; allowed: 0 to 1"),
+        (dict(fail_doom=-1), "fail_doom -1 is not allowed; allowed: a whole number >= 0"),
+        (dict(fail_doom=True), "fail_doom True is not allowed"),
     ],
 )
 def test_bad_options_are_refused_by_name(kwargs, says):
@@ -139,11 +142,17 @@ def test_bad_options_are_refused_by_name(kwargs, says):
 
 
 @pytest.mark.parametrize(
-    ("type_name", "bayes"),
+    ("type_name", "bayes", "race"),
     [
-        ("heuristic", lambda: BayesGroup()),
-        ("uniform", lambda: BayesGroup(model=RandomPolicy(), epsilon=1.0)),
+        ("heuristic", lambda: BayesGroup(), {}),
+        ("uniform", lambda: BayesGroup(model=RandomPolicy(), epsilon=1.0), {}),
+        (
+            "heuristic",
+            lambda: BayesGroup(accuracy=0.95, fail_doom=2),
+            dict(accuracy=0.95, fail_doom=2),
+        ),
     ],
+    ids=["heuristic", "uniform", "heuristic-race"],
 )
 @pytest.mark.parametrize(
     "config",
@@ -155,7 +164,7 @@ def test_bad_options_are_refused_by_name(kwargs, says):
     ids=["3p-normal", "3p-hard-all", "4p-all-vote"],
 )
 def test_one_type_library_decides_exactly_like_bayes_group_with_that_model(
-    type_name, bayes, config
+    type_name, bayes, race, config
 ):
     """At every group decision of games between varied partners, a TypeGroup whose library
     is one type gives the same posterior (to the bit) and the same decision as the
@@ -164,7 +173,7 @@ def test_one_type_library_decides_exactly_like_bayes_group_with_that_model(
     checked, game = 0, -1
     for i, s, _ in _decisions(config, lambda i: _partner(kinds[i % 3]), games=8, seed=11):
         if i != game:  # a new game: both start afresh
-            game, one, reference = i, TypeGroup(types=(type_name,)), bayes()
+            game, one, reference = i, TypeGroup(types=(type_name,), **race), bayes()
         if s.decider == s.active_player:
             continue
         view = make_view(s, s.decider)
@@ -217,8 +226,9 @@ def test_a_careless_type_reads_as_its_base_type_with_its_own_noise(base):
 @pytest.mark.parametrize(
     ("name", "says"),
     [
-        ("convention@1.5", "'1.5' is not allowed after '@'"),
-        ("convention@x", "'x' is not allowed after '@'"),
+        ("convention@1.5", r"type 'convention@1\.5': '1\.5' is out of range; allowed: a number"),
+        ("convention@x", "type 'convention@x': 'x' is not a number; allowed: a number from 0 to 1"),
+        ("convention@" + "9" * 40, "is too long; allowed: a number from 0 to 1"),
         ("uniform@0.3", "careless version of heuristic, convention or fast"),
         ("psychic@0.3", "type 'psychic' is not known"),
     ],
@@ -335,6 +345,67 @@ def test_the_player_takes_the_best_valued_play_and_keeps_the_heuristic_s_on_ties
     assert checked > 30 and changed > 0, (checked, changed)
 
 
+@pytest.mark.parametrize("believed", ["heuristic", "convention"])
+def test_a_play_valued_by_the_race_is_the_race_after_the_reader_s_reply(believed):
+    """With ``play_value="race"`` and the prior all on one type, each first play's value
+    is the race after the reply that type's reader would make, worked out here from the
+    reader's own posterior on the turn as the leader would see it: the right guess's
+    race when it would name the kept fate, the wrong guess's when it would name another,
+    the race after the fades (plus the information's value) when it would pass, in units
+    of the turn's stake (a right guess's race less a wrong one's with no fade); and the
+    three occur."""
+    from shipwreck_agents.scripted.bayes import race_win
+    from shipwreck_agents.scripted.knowledge import doom_of_fades, fading_slots
+    from shipwreck_agents.search.type_inference import _view_after
+
+    config = GameConfig(num_players=3, difficulty="hard")
+    prior = [float(t == believed) for t in SCRIPTED_TYPES]
+    reader = make_reader(believed)
+    seen: set[str] = set()
+    checked = 0
+    for _, s, _ in _decisions(config, lambda i: _partner("heuristic"), games=6, seed=9):
+        if s.decider != s.active_player or s.phase != Phase.PLAY or s.turn_actions:
+            continue
+        view = make_view(s, s.decider)
+        player = TypeGroup(
+            types=SCRIPTED_TYPES, prior=prior, accuracy=0.95, fail_doom=2, play_value="race"
+        )
+        hand = view.my_hands[view.my_seats.index(view.active_seat)]
+        leader = view.leader % config.num_players
+        for action, value in player.play_values(view).items():
+            after = _view_after(view, hand, action, leader)
+            doom = doom_of_fades(after, fading_slots(after))
+            reader.reset()
+            belief = reader.posterior(after)
+            kept = hand[1] if hand[0] == ACTIONS[action].value else hand[0]
+            right = race_win(view.score + 1, view.doom, 0.95, 2)
+            wrong = race_win(view.score, view.doom + 1 + doom, 0.95, 2)
+            calm = race_win(view.score, view.doom + doom, 0.95, 2) + player.info_value
+            guess = int(np.argmax(belief)) + 1
+            sure = belief.max() / belief.sum()
+            if sure * right + (1 - sure) * wrong <= calm:
+                expected, seen_as = calm, "pass"
+            elif guess == kept:
+                expected, seen_as = right, "right"
+            else:
+                expected, seen_as = wrong, "wrong"
+            floor = race_win(view.score, view.doom + 1, 0.95, 2)
+            stake = right - floor if right > floor else 1.0
+            assert value == pytest.approx((expected - floor) / stake), (s.turn, action, seen_as)
+            seen.add(seen_as)
+            checked += 1
+    assert checked > 50 and seen == {"pass", "right", "wrong"}, (checked, seen)
+
+
+def test_a_bad_play_value_is_refused_by_name():
+    with pytest.raises(ValueError, match="play_value 'vibes' is not allowed; allowed: mass, race"):
+        TypeGroup(play_value="vibes")
+    from shipwreck_agents.registry import make_policy
+
+    assert make_policy("types:playrace").play_value == "race"
+    assert make_policy("types").play_value == "mass"
+
+
 # --- watching the turns it does not decide on ----------------------------------------------
 
 
@@ -385,6 +456,21 @@ def test_the_spec_gives_a_prior_per_type_and_refuses_bad_ones():
         make_policy("types:prior=1/1")
     with pytest.raises(ValueError, match="allowed: a number from 0"):
         make_policy("types:prior=1/x/1/1")
+
+
+def test_the_spec_sets_the_race_value_and_refuses_bad_ones():
+    from shipwreck_agents.registry import make_policy
+
+    group = make_policy("types:race=0.95/2")
+    assert (group.accuracy, group.fail_doom) == (0.95, 2)
+    assert make_policy("types:race=0.8").fail_doom == 1
+    assert make_policy("types").accuracy == 0.0
+    with pytest.raises(ValueError, match=r"'1\.5' is out of range; allowed: a number from 0 to 1"):
+        make_policy("types:race=1.5/2")
+    with pytest.raises(
+        ValueError, match=r"'2\.5' is not an integer; allowed: an integer from 0 to 7"
+    ):
+        make_policy("types:race=0.9/2.5")
 
 
 def test_quiet_types_are_left_out_of_the_weights_the_player_signals_to(monkeypatch):

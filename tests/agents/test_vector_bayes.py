@@ -164,6 +164,17 @@ def test_another_model_is_refused():
         BatchedBayes(4, 3, 3, BayesGroup(model=Other()))
 
 
+def test_another_race_value_is_refused_and_gets_no_twin():
+    from shipwreck_agents.scripted.twins import twin_of
+    from shipwreck_env.rules.config import GameConfig
+
+    group = BayesGroup(accuracy=0.95, fail_doom=2)
+    with pytest.raises(ValueError, match=r"accuracy 0\.95 is not allowed for the batched group"):
+        BatchedBayes(4, 3, 3, group)
+    assert twin_of(group, 4, GameConfig(num_players=3), "group") is None
+    assert twin_of(BayesGroup(), 4, GameConfig(num_players=3), "group") is not None
+
+
 def test_memory_goes_to_a_python_group_and_back_unchanged():
     game = VectorGame(8, 4, num_players=3)
     group = BatchedBayes(8, 3, 3)

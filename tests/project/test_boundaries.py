@@ -73,12 +73,22 @@ def test_no_module_imports_a_package_above_it(package: str) -> None:
 AGENT_ROOMS = {
     "base": set(),
     "models": set(),
+    "spec_text": set(),
     "scripted": {"base"},
     "convention": {"base", "scripted"},
     "learned": {"base"},
-    "search": {"base", "scripted", "convention", "learned", "models"},
-    "registry": {"base", "scripted", "convention", "learned", "search", "models"},
-    "evaluation": {"base", "scripted", "convention", "learned", "search", "models", "registry"},
+    "search": {"base", "scripted", "convention", "learned", "models", "spec_text"},
+    "registry": {"base", "scripted", "convention", "learned", "search", "models", "spec_text"},
+    "evaluation": {
+        "base",
+        "scripted",
+        "convention",
+        "learned",
+        "search",
+        "models",
+        "registry",
+        "spec_text",
+    },
 }
 """Each room of ``shipwreck_agents`` (a subpackage, or a top-level module) and the rooms it
 may import besides itself: the agents' floors, lowest first (``docs/development.md``)."""
