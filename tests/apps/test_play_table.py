@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from shipwreck_agents.convention.team import ConventionPolicy
 from shipwreck_apps.play.replay_view import Replay
 from shipwreck_apps.play.seat_view import event_text
 from shipwreck_apps.play.table import (
@@ -136,11 +137,20 @@ def test_a_cheating_teammate_is_never_seated_with_a_person(spec: str) -> None:
             Table(GameConfig(num_players=3, group_decision=mode), [0], spec, seed=1)
 
 
-def test_a_team_that_fails_is_refused_before_the_game_even_if_a_person_moves_first() -> None:
-    """Issue 22, finding 3: ``convention:k0`` fails on its first decision (RecursionError),
-    which came only after the person's first action."""
-    with pytest.raises(ValueError, match=r"convention:k0.*RecursionError"):
-        Table(GameConfig(num_players=3), [0], "convention:k0", seed=1)
+def test_a_team_that_fails_is_refused_before_the_game_even_if_a_person_moves_first(
+    monkeypatch,
+) -> None:
+    """Issue 22, finding 3: a team that fails on its first decision (the convention with a
+    race that once recursed forever did: ``convention:k0``), which came only after the
+    person's first action. Here the convention is made to fail so."""
+    monkeypatch.setattr(ConventionPolicy, "act", _recursing)
+    with pytest.raises(ValueError, match=r"convention.*RecursionError"):
+        Table(GameConfig(num_players=3), [0], "convention", seed=1)
+
+
+def _recursing(*args, **kwargs) -> int:
+    """A decision that fails as a runaway recursion does."""
+    raise RecursionError("maximum recursion depth exceeded")
 
 
 class Flaky:

@@ -147,7 +147,15 @@ def test_serve_refuses_replays_off_this_machine_unless_public(tmp_path: Path, ca
 # --- finding 3: teammates that fail ------------------------------------------------------
 
 
-def test_a_teammate_that_fails_at_run_time_is_refused_at_creation(server) -> None:
+def test_a_teammate_that_fails_at_run_time_is_refused_at_creation(server, monkeypatch) -> None:
+    """A team that fails on its first decision (made to, as ``convention:k0`` once did by
+    recursing forever) is refused before a game exists."""
+    from shipwreck_agents.convention.team import ConventionPolicy
+
+    def recursing(*args, **kwargs) -> int:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(ConventionPolicy, "act", recursing)
     app, client = server
     r = create(client, teammates="convention:k0")
     assert r.status_code == 400, r.text
