@@ -255,16 +255,17 @@ def _blueprint_search(spec: str, name: str, arg: str) -> Policy:
 
 
 def _types_options(spec: str, arg: str) -> dict:
-    """``types:T,...,nosignal,nowatch,listen,m=M,prior=W/W/...,quiet=T/...,race=A/F``: library type names
+    """``types:T,...,nosignal,nowatch,listen,m=M,prior=W/W/...,quiet=T/...,race=A/F,playrace``:
+    library type names
     (``T@E``: a careless version of ``T``, mixed with ``E`` of uniform play),
     ``nosignal`` (play like the heuristic player), ``nowatch`` (no evidence from turns it
     only watches), ``listen`` (evidence from how its leader ended its turns), ``prior``
     (a weight per library type, in its order), ``quiet`` (types left out of the weights
-    it signals to), ``m=M`` (the margin a signalling play must beat the heuristic's play by)
-    ``playrace`` (a signalling play valued by the race after each reader's reply, not by
-    the mass on the kept fate) and ``race=A/F`` (the group values the race as one in which a later turn scores with
-    chance ``A`` and otherwise costs ``F`` doom, as the convention does, instead of the
-    rough race)."""
+    it signals to), ``m=M`` (the margin a signalling play must beat the heuristic's play
+    by), ``playrace`` (a signalling play valued by the race after each reader's reply, not
+    by the mass on the kept fate) and ``race=A/F`` (the group values the race as one in
+    which a later turn scores with chance ``A`` and otherwise costs ``F`` doom, as the
+    convention does, instead of the rough race)."""
     options: dict = {}
     names = []
     for part in filter(None, arg.split(",")):

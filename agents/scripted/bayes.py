@@ -185,20 +185,31 @@ class BayesGroup(Policy):
 
     # --- values ------------------------------------------------------------------------
 
+    def race_outcomes(
+        self, score: int, doom: int, fade_doom: int, amplified: bool = False
+    ) -> tuple[float, float, float]:
+        """(pass, right, wrong): the value of the race (:func:`race_win`, this group's
+        race) after the group passes (plus ``info_value``), names the kept fate (one point
+        more with Sands on a fading card, ``amplified``) or names another, from ``score``
+        and ``doom`` on a turn whose fades cost ``fade_doom``."""
+        race = (self.accuracy, self.fail_doom)
+        return (
+            race_win(score, doom + fade_doom, *race) + self.info_value,
+            race_win(score + 1 + amplified, doom, *race),
+            race_win(score, doom + 1 + fade_doom, *race),
+        )
+
     def _predict_value(
         self, view: AgentView, posterior: np.ndarray, guesses: int, fades: list[int]
     ) -> tuple[float, int]:
         """(value of the best choice, value guessed or 0 for pass), by :func:`race_win`."""
         doom_fades = doom_of_fades(view, fades)
         amplified = any("sands" in view.attached[s] for s in fades)
-        race = (self.accuracy, self.fail_doom)
-        pass_value = race_win(view.score, view.doom + doom_fades, *race) + self.info_value
+        pass_value, right, wrong = self.race_outcomes(view.score, view.doom, doom_fades, amplified)
         if guesses <= 0 or posterior.sum() <= 0:
             return pass_value, 0
         order = np.argsort(-posterior, kind="stable")
         p_right = float(posterior[order[:guesses]].sum())
-        right = race_win(view.score + 1 + amplified, view.doom, *race)
-        wrong = race_win(view.score, view.doom + 1 + doom_fades, *race)
         predict_value = p_right * right + (1 - p_right) * wrong
         if predict_value > pass_value:
             return predict_value, int(order[0]) + 1

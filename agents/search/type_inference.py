@@ -51,7 +51,7 @@ import numpy as np
 import torch
 
 from shipwreck_agents.convention.team import ConventionPolicy
-from shipwreck_agents.scripted.bayes import BayesGroup, race_win, replay_decision
+from shipwreck_agents.scripted.bayes import BayesGroup, replay_decision
 from shipwreck_agents.scripted.heuristic import HeuristicPlayer
 from shipwreck_agents.scripted.knowledge import (
     doom_of_fades,
@@ -599,8 +599,8 @@ class TypeGroup(BayesGroup):
     def _race_after(
         self, view: AgentView, readings: np.ndarray, weights: np.ndarray, kept: int, doom: int
     ) -> float:
-        """The race value (:func:`~shipwreck_agents.scripted.bayes.race_win` with this
-        group's race) after a play whose readers believe ``readings`` (float[types, 7])
+        """The race value (:meth:`~shipwreck_agents.scripted.bayes.BayesGroup.race_outcomes`,
+        this group's race) after a play whose readers believe ``readings`` (float[types, 7])
         and whose fades cost ``doom``, the kept fate being ``kept``: each type's reader
         names its likeliest value when this group's rule would (the right or wrong
         guess's race) and passes otherwise (the race after the fades, plus
@@ -609,12 +609,9 @@ class TypeGroup(BayesGroup):
         a wrong one's with no fade (0 for a wrong guess with no fade, 1 for a right
         one), the same for every play of the turn, so that ``margin`` reads as it does
         for the mass on the kept fate."""
-        race = (self.accuracy, self.fail_doom)
-        right = race_win(view.score + 1, view.doom, *race)
-        floor = race_win(view.score, view.doom + 1, *race)
+        calm, right, wrong = self.race_outcomes(view.score, view.doom, doom)
+        floor = self.race_outcomes(view.score, view.doom, 0)[2]
         stake = right - floor if right > floor else 1.0
-        wrong = race_win(view.score, view.doom + 1 + doom, *race)
-        calm = race_win(view.score, view.doom + doom, *race) + self.info_value
         value = 0.0
         for weight, reading in zip(weights, readings, strict=True):
             total = float(reading.sum())
