@@ -8,7 +8,7 @@
 | ``bayes`` | the Bayesian group (models the heuristic player) | group |
 | ``convention`` / ``convention:A[,noplan][,noown][,kN][,legible=L]`` | the convention team: one public code per turn (agents/convention/team.py) | both |
 | ``oracle`` | CHEATS: the group sees the hidden fate | group |
-| ``types`` / ``types:T,...[,nosignal][,nowatch][,listen][,m=M][,prior=W/...][,quiet=T/...][,race=A/F][,playrace]`` | reads and signals under a posterior over partner types T (``agents/search/type_inference.py``) | both |
+| ``types`` / ``types:T,...[,nosignal][,nowatch][,listen][,m=M][,prior=W/...][,quiet=T/...][,race=A/F][,racetable[=PATH]][,playrace]`` | reads and signals under a posterior over partner types T (``agents/search/type_inference.py``) | both |
 | ``ally`` / ``ally:[pool][,nolisten][,nowatch][,doubt=D][,hedge=Q][,read=R][,legible=L][,lib=T/...]`` | the convention with partners who play it, type inference with the rest (``agents/search/ally.py``) | both |
 | ``natural`` | plays and reads as the rulebook suggests a newcomer would (``agents/scripted/natural.py``) | both |
 | ``noisy:E:SPEC`` | ``SPEC`` (a policy, or a team with ``+``), its plays random with probability E (``agents/scripted/noisy.py``) | as ``SPEC`` |
@@ -265,7 +265,9 @@ def _types_options(spec: str, arg: str) -> dict:
     by), ``playrace`` (a signalling play valued by the race after each reader's reply, not
     by the mass on the kept fate) and ``race=A/F`` (the group values the race as one in
     which a later turn scores with chance ``A`` and otherwise costs ``F`` doom, as the
-    convention does, instead of the rough race)."""
+    convention does, instead of the rough race) or ``racetable`` (the race's value
+    measured from each score and doom in ``types``' own games, shipped in the package;
+    ``racetable=PATH``: another file of ``lab/runs/fit_race.py``)."""
     options: dict = {}
     names = []
     for part in filter(None, arg.split(",")):
@@ -283,6 +285,10 @@ def _types_options(spec: str, arg: str) -> dict:
             options["quiet"] = part[6:].split("/")
         elif part == "playrace":
             options["play_value"] = "race"
+        elif part == "racetable" or part.startswith("racetable="):
+            from shipwreck_agents.scripted.bayes import RaceTable
+
+            options["race_table"] = RaceTable.load(part[len("racetable=") :] or None)
         elif part.startswith("race="):
             accuracy, _, fail_doom = part[5:].partition("/")
             options["accuracy"] = spec_number(spec, accuracy, 0.0, 1.0)

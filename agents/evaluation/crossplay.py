@@ -21,7 +21,9 @@ Nothing here reads a hidden fate: each player's policy sees only its own view
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+
+import numpy as np
 
 from shipwreck_agents.evaluation.evaluate import (
     check_counts,
@@ -37,6 +39,7 @@ from shipwreck_env.rules.view import AgentView
 
 __all__ = [
     "MixedTable",
+    "cell_games",
     "crossplay",
     "crossplay_markdown",
     "method_markdown",
@@ -93,19 +96,22 @@ def seated_table(newcomer: Team, hosts: Team, players: int, game: int) -> Team:
     return MixedTable([newcomer if p == seat else hosts for p in range(players)])
 
 
-def run_cell(task: tuple) -> list[bool]:
-    """Win or loss of each game of one cell: ``task`` is ``(config as a dict, newcomer
-    spec, host spec, seed, game numbers)``; a worker process rebuilds the teams from
-    their specs."""
+def cell_games(task: tuple) -> Iterator[tuple[GameConfig, Team, np.random.SeedSequence]]:
+    """The games of one cell, each as (config, seated table, seed): ``task`` is
+    ``(config as a dict, newcomer spec, host spec, seed, game numbers)``; a worker
+    process rebuilds the teams from their specs."""
     config_dict, newcomer_spec, host_spec, seed, games = task
     config = GameConfig.from_dict(config_dict)
     newcomer = make_team(newcomer_spec)
     hosts = newcomer if newcomer_spec == host_spec else make_team(host_spec)
-    out = []
     for i in games:
         table = seated_table(newcomer, hosts, config.num_players, i)
-        out.append(play_game(config, table, game_seed(seed, config.difficulty, i)).won)
-    return out
+        yield config, table, game_seed(seed, config.difficulty, i)
+
+
+def run_cell(task: tuple) -> list[bool]:
+    """Win or loss of each game of one cell (:func:`cell_games`)."""
+    return [play_game(config, table, seed).won for config, table, seed in cell_games(task)]
 
 
 def rate(wins: int, games: int) -> dict:

@@ -87,12 +87,14 @@ def play_game(
     team: Team,
     seed_seq: np.random.SeedSequence,
     actions: list[int] | None = None,
+    turn_starts: list[tuple[int, int]] | None = None,
 ) -> GameRecord:
     """Play one game; ``seed_seq`` seeds the game and the policies (two streams).
 
     Policies that read observation vectors get them in the layout they were built for
     (``policy.belief``, default off). With ``actions``, every action taken is appended
-    to it (a replay record: ``shipwreck_agents.evaluation.records``).
+    to it (a replay record: ``shipwreck_agents.evaluation.records``); with
+    ``turn_starts``, the score and doom at the start of every turn.
     """
     game_seed, policy_seed = seed_seq.spawn(2)
     game_rng = np.random.default_rng(game_seed)
@@ -101,6 +103,8 @@ def play_game(
     layouts = observation_layouts(config)
     s = new_game(config, game_rng)
     guesses = correct = doom_fades = doom_wrong = 0
+    if turn_starts is not None:
+        turn_starts.append((s.score, s.doom))
     while not s.over:
         action = decide(team, s, layouts, policy_rng).action
         turn, doom = s.turn, s.doom
@@ -115,6 +119,8 @@ def play_game(
             wrong = 1 if turn_guesses and not turn_correct else 0
             doom_wrong += wrong
             doom_fades += s.doom - doom - wrong
+            if turn_starts is not None and not s.over:
+                turn_starts.append((s.score, s.doom))
     return GameRecord(
         won=s.won,
         truncated=s.truncated,

@@ -8,6 +8,9 @@ this repository, the fast-trained 150M-step network with carried belief
 only, not also in ``results/models/``: the figures quoted for it were measured on this
 file (``tests/project/test_wheel.py`` checks it). Its figures are in
 ``docs/agents.md`` (Test-time search, Shipped teams) and the README's Baselines table.
+Beside it, not a network: ``race_types.json``, the value of the race measured from
+``types``' own games (``lab/runs/fit_race.py``), which ``types:racetable`` reads
+(:meth:`shipwreck_agents.scripted.bayes.RaceTable.load`).
 
 The registry names them (``shipwreck_agents.registry``): ``fast:best`` is the network
 alone and ``search:best`` the same network with the test-time search at the setting

@@ -19,7 +19,8 @@ is restricted to the current number line (power answers, wrong predictions).
 
 Decision. With ``V(score, doom)`` a race estimate of the chance to win (:func:`race_win`:
 by default the rough :func:`race_value`; with ``accuracy`` above 0 the race in which every
-later turn scores with that chance and otherwise costs ``fail_doom`` doom), the group
+later turn scores with that chance and otherwise costs ``fail_doom`` doom; with a
+:class:`RaceTable`, the win rate measured from each score and doom), the group
 predicts the most likely value when ``P(right) V(after a point) + P(wrong) V(after the
 wrong guess and the fades)`` beats ``V(after the fades) + info_value`` (passing keeps the
 information for later). A power is used when its expected value after the answer beats
@@ -30,7 +31,11 @@ not using it by ``power_cost``: every question power, Sorrows (one more guess) a
 from __future__ import annotations
 
 import dataclasses
+import json
+from collections.abc import Mapping, Sequence
 from functools import cache
+from importlib import resources
+from pathlib import Path
 
 import numpy as np
 
@@ -51,7 +56,7 @@ from shipwreck_env.rules.scenario import ForcedDraws, hypothetical_turn_start
 from shipwreck_env.rules.state import State
 from shipwreck_env.rules.view import AgentView, make_view
 
-__all__ = ["BayesGroup", "race_value", "race_win", "replay_decision"]
+__all__ = ["BayesGroup", "RaceTable", "race_value", "race_win", "replay_decision"]
 
 _COST_ORDER = (
     "sparrows",
@@ -102,6 +107,75 @@ def race_win(score: int, doom: int, accuracy: float, fail_doom: int = 1) -> floa
     )
 
 
+SHIPPED_RACE = "race_types.json"
+"""The race table shipped in ``shipwreck_agents.models``: fitted to ``types``' own games
+with itself and the training partners (the command that made it is in the file)."""
+
+
+class RaceTable:
+    """A measured value of the race: the chance to win from the start of a turn at each
+    score and doom (0 to 6), one table per difficulty, for games of ``players`` players
+    (``lab/runs/fit_race.py`` fits one to the games a team plays). A game it has no table
+    for (another difficulty or number of players) is valued by the rough race.
+
+    Args:
+        tables: difficulty -> 7 x 7 values, ``[score][doom]``, each from 0 to 1.
+        players: the number of players the tables were measured with.
+        source: where the tables came from (shown in errors and specs).
+    """
+
+    SIZE = 7
+
+    def __init__(
+        self, tables: Mapping[str, Sequence[Sequence[float]]], players: int, source: str = ""
+    ) -> None:
+        self.source = source
+        self.players = players
+        self.tables: dict[str, np.ndarray] = {}
+        for difficulty, rows in tables.items():
+            table = np.asarray(rows, dtype=float)
+            if table.shape != (self.SIZE, self.SIZE) or not np.all((table >= 0) & (table <= 1)):
+                raise ValueError(
+                    f"race table {source!r} at {difficulty!r} is not allowed; allowed: "
+                    f"{self.SIZE} x {self.SIZE} win rates from 0 to 1, [score][doom]"
+                )
+            self.tables[difficulty] = table
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> RaceTable:
+        """The tables of a file written by ``lab/runs/fit_race.py``; with no path, the
+        table shipped in this package (:data:`SHIPPED_RACE`, measured from ``types``'
+        games)."""
+        source = str(path) if path is not None else f"shipwreck_agents.models/{SHIPPED_RACE}"
+        try:
+            if path is None:
+                text = resources.files("shipwreck_agents.models").joinpath(SHIPPED_RACE)
+                record = json.loads(text.read_text())
+            else:
+                record = json.loads(Path(path).read_text())
+            return cls(record["tables"], int(record["players"]), source=source)
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise ValueError(
+                f"race table {source!r} is not allowed ({error}); allowed: a file written "
+                "by lab/runs/fit_race.py"
+            ) from None
+
+    def table_for(self, config: GameConfig | None) -> np.ndarray | None:
+        """The table of ``config``'s game, or None when this one has none for it."""
+        if config is None or config.num_players != self.players:
+            return None
+        return self.tables.get(config.difficulty)
+
+    @staticmethod
+    def value(table: np.ndarray, score: int, doom: int) -> float:
+        """``table``'s chance to win from (score, doom): 1 from 7 points, 0 from 7 doom."""
+        if doom >= RaceTable.SIZE:
+            return 0.0
+        if score >= RaceTable.SIZE:
+            return 1.0
+        return float(table[score, doom])
+
+
 class BayesGroup(Policy):
     """See the module docstring.
 
@@ -113,6 +187,8 @@ class BayesGroup(Policy):
         accuracy, fail_doom: the value of the race (:func:`race_win`): the chance a later
             turn scores and the doom it costs otherwise; ``accuracy`` 0 (the default) is
             the rough :func:`race_value`.
+        race_table: a measured value of the race (:class:`RaceTable`), used instead of
+            the above in every game it has a table for.
     """
 
     name = "bayes"
@@ -125,6 +201,7 @@ class BayesGroup(Policy):
         power_cost: float = 0.005,
         accuracy: float = 0.0,
         fail_doom: int = 1,
+        race_table: RaceTable | None = None,
     ) -> None:
         if not 0.0 <= accuracy <= 1.0:
             raise ValueError(f"accuracy {accuracy!r} is not allowed; allowed: 0 to 1")
@@ -138,6 +215,7 @@ class BayesGroup(Policy):
         self.power_cost = power_cost
         self.accuracy = accuracy
         self.fail_doom = fail_doom
+        self.race_table = race_table
         self._likelihood: dict[tuple[int, int], tuple[int, np.ndarray]] = {}
         self._cache: dict[tuple, np.ndarray] = {}
         self._model_rng = np.random.default_rng(0)  # for models that break ties at random
@@ -186,12 +264,26 @@ class BayesGroup(Policy):
     # --- values ------------------------------------------------------------------------
 
     def race_outcomes(
-        self, score: int, doom: int, fade_doom: int, amplified: bool = False
+        self,
+        score: int,
+        doom: int,
+        fade_doom: int,
+        amplified: bool = False,
+        config: GameConfig | None = None,
     ) -> tuple[float, float, float]:
-        """(pass, right, wrong): the value of the race (:func:`race_win`, this group's
-        race) after the group passes (plus ``info_value``), names the kept fate (one point
-        more with Sands on a fading card, ``amplified``) or names another, from ``score``
-        and ``doom`` on a turn whose fades cost ``fade_doom``."""
+        """(pass, right, wrong): the value of the race (this group's race: its
+        :class:`RaceTable` where it has one for ``config``'s game, else :func:`race_win`)
+        after the group passes (plus ``info_value``), names the kept fate (one point more
+        with Sands on a fading card, ``amplified``) or names another, from ``score`` and
+        ``doom`` on a turn whose fades cost ``fade_doom``."""
+        table = self.race_table.table_for(config) if self.race_table is not None else None
+        if table is not None:
+            value = RaceTable.value
+            return (
+                value(table, score, doom + fade_doom) + self.info_value,
+                value(table, score + 1 + amplified, doom),
+                value(table, score, doom + 1 + fade_doom),
+            )
         race = (self.accuracy, self.fail_doom)
         return (
             race_win(score, doom + fade_doom, *race) + self.info_value,
@@ -205,7 +297,9 @@ class BayesGroup(Policy):
         """(value of the best choice, value guessed or 0 for pass), by :func:`race_win`."""
         doom_fades = doom_of_fades(view, fades)
         amplified = any("sands" in view.attached[s] for s in fades)
-        pass_value, right, wrong = self.race_outcomes(view.score, view.doom, doom_fades, amplified)
+        pass_value, right, wrong = self.race_outcomes(
+            view.score, view.doom, doom_fades, amplified, view.config
+        )
         if guesses <= 0 or posterior.sum() <= 0:
             return pass_value, 0
         order = np.argsort(-posterior, kind="stable")

@@ -639,6 +639,11 @@ class BatchedBayes:
                 f"accuracy {group.accuracy!r} is not allowed for the batched group; allowed: 0 "
                 "(the rough race value)"
             )
+        if group.race_table is not None:
+            raise ValueError(
+                f"race table {group.race_table.source!r} is not allowed for the batched group; "
+                "allowed: none (the rough race value)"
+            )
         self.params = (float(group.epsilon), float(group.info_value), float(group.power_cost))
         self.model = (float(group.model.doom_weight), float(group.model.power_margin))
         self.num_players, self.num_seats = num_players, num_seats

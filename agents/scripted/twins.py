@@ -108,7 +108,8 @@ def twin_of(
     check_decisions(decisions)
     if type(policy) is BayesGroup:
         if decisions == "group":
-            if type(policy.model) is not HeuristicPlayer or policy.accuracy > 0:
+            rough = policy.accuracy <= 0 and policy.race_table is None
+            if type(policy.model) is not HeuristicPlayer or not rough:
                 return None  # the compiled group: the heuristic player, the rough race
             return BatchedBayesGroup(policy, num_games, config)
         policy = policy.model  # BayesGroup plays as its model

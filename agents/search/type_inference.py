@@ -51,7 +51,7 @@ import numpy as np
 import torch
 
 from shipwreck_agents.convention.team import ConventionPolicy
-from shipwreck_agents.scripted.bayes import BayesGroup, replay_decision
+from shipwreck_agents.scripted.bayes import BayesGroup, RaceTable, replay_decision
 from shipwreck_agents.scripted.heuristic import HeuristicPlayer
 from shipwreck_agents.scripted.knowledge import (
     doom_of_fades,
@@ -325,8 +325,9 @@ class TypeGroup(BayesGroup):
         types: the library, by name (:data:`DEFAULT_TYPES`).
         prior: prior probability of each type (uniform by default).
         epsilon: uniform play mixed into the heuristic and convention models.
-        info_value, power_cost, accuracy, fail_doom: as in :class:`BayesGroup` (the value
-            of the race its decisions weigh: the rough one by default).
+        info_value, power_cost, accuracy, fail_doom, race_table: as in
+            :class:`BayesGroup` (the value of the race its decisions weigh: the rough one
+            by default).
         play_value: how a signalling play is valued (:meth:`play_values`): ``"mass"``, the
             type-weighted mass the readers put on the kept fate less the heuristic's fade
             penalty; ``"race"``, the type-weighted race value of the reply each reader's
@@ -359,6 +360,7 @@ class TypeGroup(BayesGroup):
         quiet: Sequence[str] = (),
         accuracy: float = 0.0,
         fail_doom: int = 1,
+        race_table: RaceTable | None = None,
         play_value: str = "mass",
     ) -> None:
         if play_value not in PLAY_VALUES:
@@ -373,6 +375,7 @@ class TypeGroup(BayesGroup):
             power_cost=power_cost,
             accuracy=accuracy,
             fail_doom=fail_doom,
+            race_table=race_table,
         )
         self.types = tuple(types)
         if not self.types or len(set(self.types)) != len(self.types):
@@ -609,8 +612,8 @@ class TypeGroup(BayesGroup):
         a wrong one's with no fade (0 for a wrong guess with no fade, 1 for a right
         one), the same for every play of the turn, so that ``margin`` reads as it does
         for the mass on the kept fate."""
-        calm, right, wrong = self.race_outcomes(view.score, view.doom, doom)
-        floor = self.race_outcomes(view.score, view.doom, 0)[2]
+        calm, right, wrong = self.race_outcomes(view.score, view.doom, doom, config=view.config)
+        floor = self.race_outcomes(view.score, view.doom, 0, config=view.config)[2]
         stake = right - floor if right > floor else 1.0
         value = 0.0
         for weight, reading in zip(weights, readings, strict=True):

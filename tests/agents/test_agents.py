@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from twins import swapped
@@ -9,7 +11,7 @@ from twins import swapped
 from shipwreck_agents.base import Team
 from shipwreck_agents.evaluation.evaluate import evaluate
 from shipwreck_agents.registry import make_policy, make_team
-from shipwreck_agents.scripted.bayes import BayesGroup, race_value, race_win
+from shipwreck_agents.scripted.bayes import BayesGroup, RaceTable, race_value, race_win
 from shipwreck_agents.scripted.heuristic import HeuristicPlayer
 from shipwreck_agents.scripted.simple import LiteralPolicy, OracleGroup, RandomPolicy
 from shipwreck_env.rules.actions import NUM_ACTIONS, PASS, play_action, predict_action
@@ -297,12 +299,15 @@ def test_the_bayesian_group_weighs_its_choices_by_the_race_it_is_given():
     from shipwreck_agents.scripted.knowledge import doom_of_fades, fading_slots
 
     rough, raced = BayesGroup(), BayesGroup(accuracy=0.95, fail_doom=2)
+    table = _monotone_table(np.random.default_rng(8))
+    tabled = BayesGroup(race_table=RaceTable({"hard": table}, players=3))
+    elsewhere = BayesGroup(race_table=RaceTable({"normal": table}, players=3))
     config = GameConfig(num_players=3, difficulty="hard")
     rng = np.random.default_rng(5)
-    checked = differ = 0
+    checked = differ = differ_table = 0
     for _ in range(6):
-        rough.reset()
-        raced.reset()
+        for group in (rough, raced, tabled, elsewhere):
+            group.reset()
         s = new_game(config, rng)
         while not s.over:
             view = make_view(s, s.decider)
@@ -312,6 +317,8 @@ def test_the_bayesian_group_weighs_its_choices_by_the_race_it_is_given():
                 for group, value in (
                     (rough, race_value),
                     (raced, lambda a, b: race_win(a, b, 0.95, 2)),
+                    (tabled, lambda a, b: RaceTable.value(table, a, b)),
+                    (elsewhere, race_value),  # no table for hard: the rough race
                 ):
                     posterior = group.posterior(view)
                     got, guess = group._predict_value(view, posterior, 1, fades)
@@ -325,8 +332,38 @@ def test_the_bayesian_group_weighs_its_choices_by_the_race_it_is_given():
                     assert (guess > 0) == (name > calm)
                 checked += 1
                 differ += _act_of(rough, s) != _act_of(raced, s)
+                differ_table += _act_of(rough, s) != _act_of(tabled, s)
             step_inplace(s, _act_of(rough, s), rng)
-    assert checked > 40 and differ > 0
+    assert checked > 40 and differ > 0 and differ_table > 0
+
+
+def _monotone_table(rng: np.random.Generator) -> np.ndarray:
+    """A random 7 x 7 win-rate table, non-decreasing in score and non-increasing in doom."""
+    steps = rng.random((7, 7))
+    table = np.cumsum(steps, axis=0)[:, ::-1].cumsum(axis=1)[:, ::-1]
+    return table / table.max()
+
+
+def test_a_race_table_values_the_ends_of_the_game_and_refuses_bad_tables(tmp_path):
+    """7 points win, 7 doom lose, whatever the table; a table is read from a file of the
+    fit (its players and difficulties); a bad shape, a value outside 0..1 or a file that is
+    not a fit is refused by name; a game of another size or difficulty has no table."""
+    table = _monotone_table(np.random.default_rng(1))
+    assert RaceTable.value(table, 7, 3) == 1.0 and RaceTable.value(table, 2, 7) == 0.0
+    assert RaceTable.value(table, 2, 3) == table[2, 3]
+    path = tmp_path / "race.json"
+    path.write_text(json.dumps({"players": 3, "tables": {"hard": table.tolist()}}))
+    loaded = RaceTable.load(path)
+    assert np.array_equal(loaded.table_for(GameConfig(num_players=3, difficulty="hard")), table)
+    assert loaded.table_for(GameConfig(num_players=3, difficulty="normal")) is None
+    assert loaded.table_for(GameConfig(num_players=4, difficulty="hard")) is None
+    with pytest.raises(ValueError, match="race table 'x' at 'hard' is not allowed; allowed: 7 x 7"):
+        RaceTable({"hard": table[:6]}, 3, source="x")
+    with pytest.raises(ValueError, match="win rates from 0 to 1"):
+        RaceTable({"hard": table + 1}, 3, source="x")
+    path.write_text("{}")
+    with pytest.raises(ValueError, match=r"race table .* is not allowed .*fit_race\.py"):
+        RaceTable.load(path)
 
 
 def _act_of(policy, s: State) -> int:

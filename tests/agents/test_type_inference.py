@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -138,6 +139,24 @@ def test_bad_options_are_refused_by_name(kwargs, says):
         TypeGroup(**kwargs)
 
 
+def _tabled_race() -> tuple[dict, Callable[[int, int], float]]:
+    """A measured-race group option (:class:`RaceTable`, hard, 3 players) and its values:
+    the table of the race that scores a later turn with chance 0.9 and costs 2 doom else."""
+    from shipwreck_agents.scripted.bayes import RaceTable, race_win
+
+    table = np.array([[race_win(s, d, 0.9, 2) for d in range(7)] for s in range(7)])
+    return (
+        dict(race_table=RaceTable({"hard": table}, players=3)),
+        lambda score, doom: RaceTable.value(table, score, doom),
+    )
+
+
+def _modelled_race() -> tuple[dict, Callable[[int, int], float]]:
+    from shipwreck_agents.scripted.bayes import race_win
+
+    return dict(accuracy=0.95, fail_doom=2), lambda score, doom: race_win(score, doom, 0.95, 2)
+
+
 # --- one type: exactly the Bayesian group --------------------------------------------------
 
 
@@ -151,8 +170,9 @@ def test_bad_options_are_refused_by_name(kwargs, says):
             lambda: BayesGroup(accuracy=0.95, fail_doom=2),
             dict(accuracy=0.95, fail_doom=2),
         ),
+        ("heuristic", lambda: BayesGroup(**_tabled_race()[0]), _tabled_race()[0]),
     ],
-    ids=["heuristic", "uniform", "heuristic-race"],
+    ids=["heuristic", "uniform", "heuristic-race", "heuristic-table"],
 )
 @pytest.mark.parametrize(
     "config",
@@ -345,31 +365,33 @@ def test_the_player_takes_the_best_valued_play_and_keeps_the_heuristic_s_on_ties
     assert checked > 30 and changed > 0, (checked, changed)
 
 
-@pytest.mark.parametrize("believed", ["heuristic", "convention"])
-def test_a_play_valued_by_the_race_is_the_race_after_the_reader_s_reply(believed):
+@pytest.mark.parametrize(
+    ("believed", "race_of"),
+    [("heuristic", _modelled_race), ("convention", _modelled_race), ("heuristic", _tabled_race)],
+    ids=["heuristic", "convention", "heuristic-table"],
+)
+def test_a_play_valued_by_the_race_is_the_race_after_the_reader_s_reply(believed, race_of):
     """With ``play_value="race"`` and the prior all on one type, each first play's value
     is the race after the reply that type's reader would make, worked out here from the
     reader's own posterior on the turn as the leader would see it: the right guess's
     race when it would name the kept fate, the wrong guess's when it would name another,
     the race after the fades (plus the information's value) when it would pass, in units
     of the turn's stake (a right guess's race less a wrong one's with no fade); and the
-    three occur."""
-    from shipwreck_agents.scripted.bayes import race_win
+    three occur; for a race modelled (:func:`race_win`) or measured (a race table)."""
     from shipwreck_agents.scripted.knowledge import doom_of_fades, fading_slots
     from shipwreck_agents.search.type_inference import _view_after
 
     config = GameConfig(num_players=3, difficulty="hard")
     prior = [float(t == believed) for t in SCRIPTED_TYPES]
     reader = make_reader(believed)
+    race, race_value = race_of()
     seen: set[str] = set()
     checked = 0
     for _, s, _ in _decisions(config, lambda i: _partner("heuristic"), games=6, seed=9):
         if s.decider != s.active_player or s.phase != Phase.PLAY or s.turn_actions:
             continue
         view = make_view(s, s.decider)
-        player = TypeGroup(
-            types=SCRIPTED_TYPES, prior=prior, accuracy=0.95, fail_doom=2, play_value="race"
-        )
+        player = TypeGroup(types=SCRIPTED_TYPES, prior=prior, **race, play_value="race")
         hand = view.my_hands[view.my_seats.index(view.active_seat)]
         leader = view.leader % config.num_players
         for action, value in player.play_values(view).items():
@@ -378,9 +400,9 @@ def test_a_play_valued_by_the_race_is_the_race_after_the_reader_s_reply(believed
             reader.reset()
             belief = reader.posterior(after)
             kept = hand[1] if hand[0] == ACTIONS[action].value else hand[0]
-            right = race_win(view.score + 1, view.doom, 0.95, 2)
-            wrong = race_win(view.score, view.doom + 1 + doom, 0.95, 2)
-            calm = race_win(view.score, view.doom + doom, 0.95, 2) + player.info_value
+            right = race_value(view.score + 1, view.doom)
+            wrong = race_value(view.score, view.doom + 1 + doom)
+            calm = race_value(view.score, view.doom + doom) + player.info_value
             guess = int(np.argmax(belief)) + 1
             sure = belief.max() / belief.sum()
             if sure * right + (1 - sure) * wrong <= calm:
@@ -389,7 +411,7 @@ def test_a_play_valued_by_the_race_is_the_race_after_the_reader_s_reply(believed
                 expected, seen_as = right, "right"
             else:
                 expected, seen_as = wrong, "wrong"
-            floor = race_win(view.score, view.doom + 1, 0.95, 2)
+            floor = race_value(view.score, view.doom + 1)
             stake = right - floor if right > floor else 1.0
             assert value == pytest.approx((expected - floor) / stake), (s.turn, action, seen_as)
             seen.add(seen_as)
@@ -471,6 +493,23 @@ def test_the_spec_sets_the_race_value_and_refuses_bad_ones():
         ValueError, match=r"'2\.5' is not an integer; allowed: an integer from 0 to 7"
     ):
         make_policy("types:race=0.9/2.5")
+    assert make_policy("types").race_table is None
+
+
+def test_the_spec_reads_a_race_table_from_a_file_of_the_fit(tmp_path):
+    from shipwreck_agents.registry import make_policy
+
+    path = tmp_path / "race.json"
+    table = [[round(0.9 * (1 - d / 7) + s / 100, 4) for d in range(7)] for s in range(7)]
+    path.write_text(json.dumps({"players": 3, "tables": {"hard": table}}))
+    group = make_policy(f"types:racetable={path},playrace")
+    assert group.race_table.tables["hard"].tolist() == table and group.play_value == "race"
+    with pytest.raises(ValueError, match=r"race table '/no/such\.json' is not allowed"):
+        make_policy("types:racetable=/no/such.json")
+    shipped = make_policy("types:racetable").race_table  # the package's own table
+    assert shipped.players == 3 and set(shipped.tables) == {"normal", "hard"}
+    for table in shipped.tables.values():
+        assert np.all(np.diff(table, axis=0) >= 0) and np.all(np.diff(table, axis=1) <= 0)
 
 
 def test_quiet_types_are_left_out_of_the_weights_the_player_signals_to(monkeypatch):

@@ -165,6 +165,7 @@ def test_another_model_is_refused():
 
 
 def test_another_race_value_is_refused_and_gets_no_twin():
+    from shipwreck_agents.scripted.bayes import RaceTable
     from shipwreck_agents.scripted.twins import twin_of
     from shipwreck_env.rules.config import GameConfig
 
@@ -173,6 +174,10 @@ def test_another_race_value_is_refused_and_gets_no_twin():
         BatchedBayes(4, 3, 3, group)
     assert twin_of(group, 4, GameConfig(num_players=3), "group") is None
     assert twin_of(BayesGroup(), 4, GameConfig(num_players=3), "group") is not None
+    measured = BayesGroup(race_table=RaceTable({"hard": np.full((7, 7), 0.5)}, 3, source="t"))
+    with pytest.raises(ValueError, match="race table 't' is not allowed for the batched group"):
+        BatchedBayes(4, 3, 3, measured)
+    assert twin_of(measured, 4, GameConfig(num_players=3), "group") is None
 
 
 def test_memory_goes_to_a_python_group_and_back_unchanged():

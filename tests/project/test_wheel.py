@@ -157,7 +157,7 @@ PLAY = textwrap.dedent(
         assert prefix in Path(module.__file__).resolve().parents, module.__file__
     assert prefix in model_path("best").resolve().parents, model_path("best")
     games = {}
-    for spec in ("fast:best", "search:best,samples=4"):
+    for spec in ("fast:best", "search:best,samples=4", "types:racetable"):
         report = evaluate(spec, spec, players=3, difficulties=["hard"], games=1, seed=3,
                           progress=False)
         games[spec] = report["results"]["hard"]["games"]
@@ -197,7 +197,8 @@ def test_an_installed_wheel_plays_the_best_learned_teams(tmp_path: Path) -> None
     """Build the wheel, check it is small and carries the network, install it with no
     dependencies into a fresh venv that sees this venv's libraries (numpy, numba, torch)
     through a ``.pth`` line, and from a folder outside the repository play one game with
-    ``fast:best`` and one with ``search:best`` (4 worlds per search); then the README's
+    ``fast:best``, one with ``search:best`` (4 worlds per search) and one with
+    ``types:racetable`` (the race table shipped beside the network); then the README's
     first example with an empty numba cache (issue 50: no silent minute)."""
     source = _source_copy(tmp_path / "source")
     dist = tmp_path / "dist"
@@ -207,7 +208,7 @@ def test_an_installed_wheel_plays_the_best_learned_teams(tmp_path: Path) -> None
     (wheel,) = dist.glob("*.whl")
     assert wheel.stat().st_size < WHEEL_MB * 2**20, wheel.stat().st_size
     names = zipfile.ZipFile(wheel).namelist()
-    for name in (BEST, _meta(BEST)):
+    for name in (BEST, _meta(BEST), "race_types.json"):
         assert f"shipwreck_agents/models/{name}" in names, sorted(names)
 
     venv = tmp_path / "venv"
@@ -225,7 +226,7 @@ def test_an_installed_wheel_plays_the_best_learned_teams(tmp_path: Path) -> None
     outside.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     games = json.loads(_run([str(python), "-c", PLAY], cwd=outside, env=env))
-    assert games == {"fast:best": 1, "search:best,samples=4": 1}
+    assert games == {"fast:best": 1, "search:best,samples=4": 1, "types:racetable": 1}
     _first_game_with_an_empty_cache(python, outside, env, tmp_path / "numba_cache")
     _first_game_with_an_empty_cache(
         python, outside, env, tmp_path / "numba_cache", FIRST_BATCH, "batch"

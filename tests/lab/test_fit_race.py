@@ -1,0 +1,81 @@
+"""lab/runs/fit_race.py: the value of the race measured from the games a team plays."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import load_script
+
+from shipwreck_agents.evaluation.evaluate import game_seed, play_game
+from shipwreck_agents.evaluation.records import make_record, replay_states
+from shipwreck_agents.registry import make_policy, make_team
+from shipwreck_agents.scripted.bayes import RaceTable, race_value
+from shipwreck_env.rules.config import GameConfig
+
+fit_race = load_script("fit_race", register=True)
+
+
+def test_the_fit_is_the_win_rate_where_games_are_many_and_monotone_everywhere() -> None:
+    """With many games a cell the fit is the measured win rate; cells no game visited
+    take the value of their neighbours with more doom or less score, never the rough
+    race below them; and the result never falls with score nor rises with doom."""
+    rng = np.random.default_rng(3)
+    visits = np.zeros((7, 7))
+    visits[:, 2:] = 10_000
+    rate = np.linspace(0.9, 0.1, 5)[None, :] * np.linspace(0.6, 1.0, 7)[:, None]
+    wins = np.zeros((7, 7))
+    wins[:, 2:] = rate * 10_000
+    table = fit_race.fitted(wins, visits, prior=10.0)
+    np.testing.assert_allclose(table[:, 2:], rate, atol=1e-3)
+    np.testing.assert_allclose(table[:, 0], table[:, 2])  # no game starts below doom 2
+    noisy = fit_race.fitted(rng.integers(0, 5, (7, 7)) * 1.0, np.full((7, 7), 5.0), 1.0)
+    for fit in (table, noisy):
+        assert np.all(np.diff(fit, axis=0) >= 0) and np.all(np.diff(fit, axis=1) <= 0)
+    rough = np.array([[race_value(s, d) for d in range(7)] for s in range(7)])
+    np.testing.assert_allclose(fit_race.fitted(np.zeros((7, 7)), np.zeros((7, 7)), 1.0), rough)
+
+
+def test_turn_starts_are_the_score_and_doom_each_turn_begins_with() -> None:
+    """The evaluator's game notes the start of every turn: the first at the game's
+    starting score and doom, then each turn's as the engine had it when that turn began,
+    and the notes change nothing of the game."""
+    team = make_team("literal")  # guesses often wrong: doom moves between turns
+    dooms = set()
+    for difficulty in ("normal", "hard"):
+        config = GameConfig(num_players=3, difficulty=difficulty)
+        for game in range(4):
+            starts: list[tuple[int, int]] = []
+            actions: list[int] = []
+            seed = (7, difficulty, game)
+            record = play_game(config, team, game_seed(*seed), actions, starts)
+            assert record == play_game(config, team, game_seed(*seed))
+            end = {"score": record.score, "doom": record.doom, "turns": record.turns}
+            end["won"] = record.won
+            states = replay_states(make_record(config, game_seed(*seed), actions, end, {}))
+            began = [
+                (s.score, s.doom)
+                for i, s in enumerate(states)
+                if i == 0 or (s.turn != states[i - 1].turn and not s.over)
+            ]
+            assert starts == began and starts[0] == (0, config.starting_doom)
+            dooms |= {d for _, d in starts}
+    assert len(dooms) >= 3  # turns began at several dooms
+
+
+def test_a_small_fit_writes_a_table_the_team_reads(tmp_path: Path) -> None:
+    out = tmp_path / "race.json"
+    fit_race.main(
+        ["--team", "heuristic+bayes", "--games", "1", "--difficulty", "normal", "--out", str(out)]
+    )
+    record = json.loads(out.read_text())
+    played = record["counts"]["normal"]
+    assert played["games"] == 1 + 2 * len(record["partners"])
+    assert played["visits"][0][2] == played["games"]  # every game starts at 0 points, 2 doom
+    table = RaceTable.load(out)
+    assert table.table_for(GameConfig(num_players=3, difficulty="normal")) is not None
+    assert make_policy(f"types:racetable={out}").race_table.players == 3
+    with pytest.raises(SystemExit):
+        fit_race.main(["--games", "1"])  # --out is required
