@@ -26,7 +26,7 @@ import numpy as np
 from shipwreck_agents.evaluation.adhoc import TRAINING_PARTNERS
 from shipwreck_agents.evaluation.crossplay import cell_games
 from shipwreck_agents.evaluation.evaluate import map_tasks, play_game
-from shipwreck_agents.scripted.bayes import race_value
+from shipwreck_agents.scripted.bayes import RaceTable, race_value, race_win
 from shipwreck_env.rules.config import GameConfig
 
 FIT_SEED = 510_001
@@ -55,6 +55,35 @@ def fitted(wins: np.ndarray, visits: np.ndarray, prior: float) -> np.ndarray:
     return np.maximum.accumulate(value, axis=0)  # more score is never worse
 
 
+def guess_readings(value, doom: int, fade: int, info_value: float = 0.01) -> list[float | None]:
+    """Per score 0-6, the reading at which a group valuing the race by ``value(score,
+    doom)`` names a value rather than pass, on a turn at ``doom`` whose fades cost
+    ``fade`` (None: a right guess is worth no more than a wrong one)."""
+    out: list[float | None] = []
+    for score in range(SIZE):
+        calm = value(score, doom + fade) + info_value
+        right, wrong = value(score + 1, doom), value(score, doom + 1 + fade)
+        out.append(round((calm - wrong) / (right - wrong), 2) if right > wrong else None)
+    return out
+
+
+def show(path: Path) -> None:
+    """Print a fit's tables and, beside the rough race and the convention's (0.95, 2),
+    the reading each needs to guess at the difficulty's starting doom and the next two."""
+    table = RaceTable.load(path)
+    races = {"rough": race_value, "convention": lambda s, d: race_win(s, d, 0.95, 2)}
+    for difficulty, values in table.tables.items():
+        print(f"{difficulty}: win rate from a turn's start, [score][doom]")
+        print(np.array2string(values, precision=2))
+        races["measured"] = lambda s, d, v=values: RaceTable.value(v, s, d)
+        start = GameConfig(difficulty=difficulty).starting_doom
+        for doom in range(start, min(start + 3, SIZE)):
+            for fade in (0, 1):
+                for name, value in races.items():
+                    readings = guess_readings(value, doom, fade)
+                    print(f"  doom {doom} fade {fade} {name:>10}: {readings}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--team", default="types")
@@ -64,8 +93,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--prior", type=float, default=10.0)
     parser.add_argument("--seed", type=int, default=FIT_SEED)
     parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--show", type=Path, help="print this fit's tables and readings; no games")
     args = parser.parse_args(argv)
+    if args.show is not None:
+        show(args.show)
+        return
+    if args.out is None:
+        parser.error("--out is required (or --show FILE)")
     partners = [p.spec for p in TRAINING_PARTNERS]
     cells = [(args.team, args.team)]
     cells += [(p, args.team) for p in partners] + [(args.team, p) for p in partners]

@@ -79,3 +79,28 @@ def test_a_small_fit_writes_a_table_the_team_reads(tmp_path: Path) -> None:
     assert make_policy(f"types:racetable={out}").race_table.players == 3
     with pytest.raises(SystemExit):
         fit_race.main(["--games", "1"])  # --out is required
+
+
+def test_the_readings_shown_are_where_the_group_starts_to_guess(capsys) -> None:
+    """Just above each reading ``--show`` prints, a group with that race values naming
+    its likeliest value over passing (:meth:`BayesGroup.race_outcomes`); just below, not."""
+    from shipwreck_agents.scripted.bayes import BayesGroup
+
+    path = Path(__file__).resolve().parents[2] / "agents" / "models" / "race_types.json"
+    group = BayesGroup(race_table=RaceTable.load(path))
+    config = GameConfig(num_players=3, difficulty="hard")
+    table = group.race_table.table_for(config)
+    checked = 0
+    for doom in (4, 5, 6):
+        for fade in (0, 1):
+            value = lambda s, d: RaceTable.value(table, s, d)  # noqa: E731
+            for score, reading in enumerate(fit_race.guess_readings(value, doom, fade)):
+                calm, right, wrong = group.race_outcomes(score, doom, fade, config=config)
+                if reading is None or not 0.02 < reading < 0.98:
+                    continue
+                for p, guesses in ((reading + 0.01, True), (reading - 0.01, False)):
+                    assert (p * right + (1 - p) * wrong > calm) == guesses, (doom, fade, score)
+                checked += 1
+    assert checked > 20
+    fit_race.main(["--show", str(path)])
+    assert "hard: win rate" in capsys.readouterr().out
