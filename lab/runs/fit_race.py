@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.out is None:
         parser.error("--out is required (or --show FILE)")
-    partners = [p.spec for p in TRAINING_PARTNERS]
+    partners = [p.spec for p in TRAINING_PARTNERS if p.spec != args.team]  # itself: self-play
     cells = [(args.team, args.team)]
     cells += [(p, args.team) for p in partners] + [(args.team, p) for p in partners]
     tables = {}
@@ -114,22 +114,26 @@ def main(argv: list[str] | None = None) -> None:
             for a, b in cells
             for lo in range(0, args.games, chunk)
         ]
-        wins = np.zeros((SIZE, SIZE))
-        visits = np.zeros((SIZE, SIZE))
+        by_cell = {cell: np.zeros((2, SIZE, SIZE)) for cell in cells}  # visits, wins
         won_games = played = 0
-        for games in map_tasks(_cell, tasks, args.jobs):
+        for task, games in zip(tasks, map_tasks(_cell, tasks, args.jobs), strict=True):
+            tally = by_cell[task[1], task[2]]
             for won, starts in games:
                 played += 1
                 won_games += won
                 for score, doom in set(starts):  # a state counts once per game
-                    visits[score, doom] += 1
-                    wins[score, doom] += won
+                    tally[:, score, doom] += (1, won)
+        visits, wins = sum(by_cell.values())
         tables[difficulty] = np.round(fitted(wins, visits, args.prior), 4).tolist()
         counts[difficulty] = {
             "games": played,
             "won": won_games,
             "visits": visits.tolist(),
             "wins": wins.tolist(),
+            "cells": [  # each (newcomer, hosts) cell's own counts, to fit one kind apart
+                {"newcomer": a, "hosts": b, "visits": v.tolist(), "wins": w.tolist()}
+                for (a, b), (v, w) in by_cell.items()
+            ],
         }
         print(f"{difficulty}: {played} games, win rate {won_games / played:.3f}", flush=True)
     record = {

@@ -74,6 +74,10 @@ def test_a_small_fit_writes_a_table_the_team_reads(tmp_path: Path) -> None:
     played = record["counts"]["normal"]
     assert played["games"] == 1 + 2 * len(record["partners"])
     assert played["visits"][0][2] == played["games"]  # every game starts at 0 points, 2 doom
+    cells = played["cells"]
+    assert len(cells) == played["games"] and cells[0]["newcomer"] == cells[0]["hosts"]
+    for key in ("visits", "wins"):  # the cells' counts add up to the whole
+        assert np.array_equal(sum(np.array(c[key]) for c in cells), np.array(played[key]))
     table = RaceTable.load(out)
     assert table.table_for(GameConfig(num_players=3, difficulty="normal")) is not None
     assert make_policy(f"types:racetable={out}").race_table.players == 3
