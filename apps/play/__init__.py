@@ -11,7 +11,7 @@ This package imports ``shipwreck_env`` and ``shipwreck_agents``; the web app
 
 __all__ = ["DEFAULT_TEAMMATES"]
 
-DEFAULT_TEAMMATES = "types"
+DEFAULT_TEAMMATES = "types:racetable"
 """The AI teammates a table seats unless told otherwise: the team with the best pooled
 win rate with the held-out partners of the ad-hoc benchmark (``results/adhoc/README.md``; a
 person is a partner our teams never met). The convention stays selectable by name."""

@@ -23,6 +23,7 @@ __all__ = ["MODELS", "TEAMS", "check_teammates", "offered_teams"]
 _log = logging.getLogger(__name__)
 
 TEAMS = (
+    "types:racetable",
     "types",
     "ally",
     "convention",
