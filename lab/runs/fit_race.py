@@ -71,12 +71,16 @@ def show(path: Path) -> None:
     """Print a fit's tables and, beside the rough race and the convention's (0.95, 2),
     the reading each needs to guess at the difficulty's starting doom and the next two."""
     table = RaceTable.load(path)
+    counts = json.loads(Path(path).read_text()).get("counts", {})
     races = {"rough": race_value, "convention": lambda s, d: race_win(s, d, 0.95, 2)}
     for difficulty, values in table.tables.items():
         print(f"{difficulty}: win rate from a turn's start, [score][doom]")
         print(np.array2string(values, precision=2))
-        races["measured"] = lambda s, d, v=values: RaceTable.value(v, s, d)
         start = GameConfig(difficulty=difficulty).starting_doom
+        for cell in counts.get(difficulty, {}).get("cells", []):  # each cell's games won
+            games, won = cell["visits"][0][start], cell["wins"][0][start]
+            print(f"  {cell['newcomer']} joins {cell['hosts']}: {won / games:.3f} of {games:.0f}")
+        races["measured"] = lambda s, d, v=values: RaceTable.value(v, s, d)
         for doom in range(start, min(start + 3, SIZE)):
             for fade in (0, 1):
                 for name, value in races.items():

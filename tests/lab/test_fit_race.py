@@ -107,4 +107,5 @@ def test_the_readings_shown_are_where_the_group_starts_to_guess(capsys) -> None:
                 checked += 1
     assert checked > 20
     fit_race.main(["--show", str(path)])
-    assert "hard: win rate" in capsys.readouterr().out
+    shown = capsys.readouterr().out
+    assert "hard: win rate" in shown and "  types joins types: " in shown
