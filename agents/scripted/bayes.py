@@ -31,6 +31,7 @@ not using it by ``power_cost``: every question power, Sorrows (one more guess) a
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from functools import cache
@@ -278,17 +279,13 @@ class BayesGroup(Policy):
         ``doom`` on a turn whose fades cost ``fade_doom``."""
         table = self.race_table.table_for(config) if self.race_table is not None else None
         if table is not None:
-            value = RaceTable.value
-            return (
-                value(table, score, doom + fade_doom) + self.info_value,
-                value(table, score + 1 + amplified, doom),
-                value(table, score, doom + 1 + fade_doom),
-            )
-        race = (self.accuracy, self.fail_doom)
+            value = functools.partial(RaceTable.value, table)
+        else:
+            value = functools.partial(race_win, accuracy=self.accuracy, fail_doom=self.fail_doom)
         return (
-            race_win(score, doom + fade_doom, *race) + self.info_value,
-            race_win(score + 1 + amplified, doom, *race),
-            race_win(score, doom + 1 + fade_doom, *race),
+            value(score, doom + fade_doom) + self.info_value,
+            value(score + 1 + amplified, doom),
+            value(score, doom + 1 + fade_doom),
         )
 
     def _predict_value(

@@ -11,7 +11,7 @@ more score, never higher with more doom). The file is read by ``BayesGroup(race_
 and ``types:racetable=PATH``.
 
     .venv/bin/python lab/runs/fit_race.py --team types --games 100 --jobs 2 \
-        --out agents/models/race_types.race.json
+        --out agents/models/race_types.json
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import numpy as np
 from shipwreck_agents.evaluation.adhoc import TRAINING_PARTNERS
 from shipwreck_agents.evaluation.crossplay import cell_games
 from shipwreck_agents.evaluation.evaluate import map_tasks, play_game
-from shipwreck_agents.scripted.bayes import RaceTable, race_value, race_win
+from shipwreck_agents.scripted.bayes import BayesGroup, RaceTable, race_value
 from shipwreck_env.rules.config import GameConfig
 
 FIT_SEED = 510_001
@@ -55,14 +55,16 @@ def fitted(wins: np.ndarray, visits: np.ndarray, prior: float) -> np.ndarray:
     return np.maximum.accumulate(value, axis=0)  # more score is never worse
 
 
-def guess_readings(value, doom: int, fade: int, info_value: float = 0.01) -> list[float | None]:
-    """Per score 0-6, the reading at which a group valuing the race by ``value(score,
-    doom)`` names a value rather than pass, on a turn at ``doom`` whose fades cost
-    ``fade`` (None: a right guess is worth no more than a wrong one)."""
+def guess_readings(
+    group: BayesGroup, doom: int, fade: int, config: GameConfig
+) -> list[float | None]:
+    """Per score 0-6, the reading at which ``group`` (by its own race,
+    :meth:`BayesGroup.race_outcomes`) names a value rather than pass, on a turn of
+    ``config``'s game at ``doom`` whose fades cost ``fade`` (None: a right guess is worth
+    no more than a wrong one)."""
     out: list[float | None] = []
     for score in range(SIZE):
-        calm = value(score, doom + fade) + info_value
-        right, wrong = value(score + 1, doom), value(score, doom + 1 + fade)
+        calm, right, wrong = group.race_outcomes(score, doom, fade, config=config)
         out.append(round((calm - wrong) / (right - wrong), 2) if right > wrong else None)
     return out
 
@@ -72,19 +74,23 @@ def show(path: Path) -> None:
     the reading each needs to guess at the difficulty's starting doom and the next two."""
     table = RaceTable.load(path)
     counts = json.loads(Path(path).read_text()).get("counts", {})
-    races = {"rough": race_value, "convention": lambda s, d: race_win(s, d, 0.95, 2)}
+    races = {
+        "rough": BayesGroup(),
+        "convention": BayesGroup(accuracy=0.95, fail_doom=2),
+        "measured": BayesGroup(race_table=table),
+    }
     for difficulty, values in table.tables.items():
+        config = GameConfig(num_players=table.players, difficulty=difficulty)
         print(f"{difficulty}: win rate from a turn's start, [score][doom]")
         print(np.array2string(values, precision=2))
-        start = GameConfig(difficulty=difficulty).starting_doom
+        start = config.starting_doom
         for cell in counts.get(difficulty, {}).get("cells", []):  # each cell's games won
             games, won = cell["visits"][0][start], cell["wins"][0][start]
             print(f"  {cell['newcomer']} joins {cell['hosts']}: {won / games:.3f} of {games:.0f}")
-        races["measured"] = lambda s, d, v=values: RaceTable.value(v, s, d)
         for doom in range(start, min(start + 3, SIZE)):
             for fade in (0, 1):
-                for name, value in races.items():
-                    readings = guess_readings(value, doom, fade)
+                for name, group in races.items():
+                    readings = guess_readings(group, doom, fade, config)
                     print(f"  doom {doom} fade {fade} {name:>10}: {readings}")
 
 

@@ -93,12 +93,10 @@ def test_the_readings_shown_are_where_the_group_starts_to_guess(capsys) -> None:
     path = Path(__file__).resolve().parents[2] / "agents" / "models" / "race_types.json"
     group = BayesGroup(race_table=RaceTable.load(path))
     config = GameConfig(num_players=3, difficulty="hard")
-    table = group.race_table.table_for(config)
     checked = 0
     for doom in (4, 5, 6):
         for fade in (0, 1):
-            value = lambda s, d: RaceTable.value(table, s, d)  # noqa: E731
-            for score, reading in enumerate(fit_race.guess_readings(value, doom, fade)):
+            for score, reading in enumerate(fit_race.guess_readings(group, doom, fade, config)):
                 calm, right, wrong = group.race_outcomes(score, doom, fade, config=config)
                 if reading is None or not 0.02 < reading < 0.98:
                     continue
